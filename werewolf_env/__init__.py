@@ -1,0 +1,24 @@
+"""werewolf-deception: Werewolf as a PettingZoo AEC environment with grounded deception labels.
+
+    import werewolf_env
+    env = werewolf_env.env()            # wrapped; werewolf_env.raw_env() for the bare AEC env
+    env.reset(seed=0)
+
+See ``werewolf_env.env`` for spaces, rewards and the simultaneous-group API, ``werewolf_env.graph``
+for the phase graph, and ``werewolf_env.log.replay`` to re-run a logged game.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, Team
+from .engine import Game, GameOverError
+from .env import env, raw_env
+from .log import ReplayResult, replay
+from .state import ActionKind
+
+__all__ = [
+    "DEFAULT_NAMES", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "Game", "GameConfig", "GameOverError",
+    "ReplayResult", "Role", "Team", "__version__", "env", "raw_env", "replay",
+]  # fmt: skip

@@ -1,0 +1,386 @@
+"""Action models and the one parser that turns anything a policy sends into a legal action.
+
+Policies answer with one JSON object (a dict, or a string holding one) whose keys depend on the
+action kind (see ``ACTION_MODELS``). ``parse`` never raises: every field that is missing, of the
+wrong type, out of range or illegal (a dead, unknown or forbidden target) is replaced by a
+conservative fallback, and a reason per replaced field is returned so it can go into ``info`` and
+the log. Unknown keys are ignored. Any action may add ``"notes"``: private text for the player's
+own scratchpad.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .claims import SELF_WORDS, extractor_for, normalize_claims
+from .config import Role
+from .state import ActionKind, GameState, Turn
+
+DeceptionType = Literal["none", "omission", "distortion", "fabrication", "misdirection"]
+
+MAX_NOTE_CHARS = 2000
+MAX_REASONING_CHARS = 1000
+MAX_SUMMARY_WORDS = 300
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    notes: str | None = Field(None, description="Private note for your own scratchpad (optional).")
+
+
+class BidAction(_Action):
+    bid: int = Field(description="How much you want the floor (0 = not at all, max_bid = most).")
+
+
+class StatementAction(_Action):
+    statement: str = Field(description="What you say to everyone (at most max_statement_words words).")
+    claims: list[dict[str, Any]] | None = Field(
+        None, description="Optional structured claims: {kind, player, role?, team?, negated?}."
+    )
+
+
+class TargetAction(_Action):
+    target: str | None = Field(description="A player's name or agent id.")
+
+
+class VoteAction(_Action):
+    vote: str | None = Field(description="The player you vote to exile, or null to abstain.")
+
+
+class SelfAnalysisAction(_Action):
+    is_deceptive: bool
+    confidence: float = Field(ge=0.0, le=1.0)
+    deception_type: DeceptionType
+    reasoning: str = ""
+
+
+class PeerAnalysisAction(SelfAnalysisAction):
+    # None is the fallback (keep the observer's current score); parse() records it as one.
+    suspicion: float | None = Field(ge=0.0, le=1.0, description="How likely the speaker is a werewolf (0-1).")
+
+
+class SummaryAction(_Action):
+    summary: str
+
+
+ACTION_MODELS: dict[ActionKind, type[_Action]] = {
+    ActionKind.ELIMINATE: TargetAction,
+    ActionKind.PROTECT: TargetAction,
+    ActionKind.UNMASK: TargetAction,
+    ActionKind.BID: BidAction,
+    ActionKind.STATEMENT: StatementAction,
+    ActionKind.SELF_ANALYSIS: SelfAnalysisAction,
+    ActionKind.PEER_ANALYSIS: PeerAnalysisAction,
+    ActionKind.VOTE: VoteAction,
+    ActionKind.SUMMARY: SummaryAction,
+}
+
+# The conservative answer used for a field that cannot be read (peer suspicion: see ``_fallbacks``).
+_FALLBACK_FIELDS: dict[ActionKind, dict[str, Any]] = {
+    ActionKind.ELIMINATE: {"target": None},
+    ActionKind.PROTECT: {"target": None},
+    ActionKind.UNMASK: {"target": None},
+    ActionKind.BID: {"bid": 0},
+    ActionKind.STATEMENT: {"statement": "", "claims": None},
+    ActionKind.SELF_ANALYSIS: {"is_deceptive": False, "confidence": 0.5, "deception_type": "none", "reasoning": ""},
+    ActionKind.PEER_ANALYSIS: {"is_deceptive": False, "confidence": 0.5, "deception_type": "none", "reasoning": "",
+                               "suspicion": None},
+    ActionKind.VOTE: {"vote": None},
+    ActionKind.SUMMARY: {"summary": ""},
+}  # fmt: skip
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """The action the engine applies (players as seats) and why any part of it was replaced."""
+
+    kind: ActionKind
+    action: dict[str, Any]
+    fallbacks: list[str] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)  # tolerated oddities that changed nothing
+
+    @property
+    def is_fallback(self) -> bool:
+        return bool(self.fallbacks)
+
+
+@lru_cache(maxsize=128)
+def answer_format(kind: ActionKind, max_bid: int = 10) -> str:
+    """The exact JSON object a player must answer with, for observation text and prompts."""
+    formats = {
+        ActionKind.ELIMINATE: '{"target": "<name of the player to eliminate>"}',
+        ActionKind.PROTECT: '{"target": "<name of the player to protect>"}',
+        ActionKind.UNMASK: '{"target": "<name of the player to investigate>"}',
+        ActionKind.BID: f'{{"bid": <integer 0-{max_bid}>}}',
+        ActionKind.STATEMENT: (
+            '{"statement": "<what you say>", "claims": [<optional: {"kind": "role"|"team"|"seer_result"|'
+            '"protected", "player": "<name or me>", "role": "<role>", "team": "werewolf"|"village"}>]}'
+        ),
+        ActionKind.SELF_ANALYSIS: (
+            '{"is_deceptive": <true|false>, "confidence": <0-1>, "deception_type": '
+            '"none"|"omission"|"distortion"|"fabrication"|"misdirection", "reasoning": "<why>"}'
+        ),
+        ActionKind.PEER_ANALYSIS: (
+            '{"is_deceptive": <true|false>, "confidence": <0-1>, "deception_type": '
+            '"none"|"omission"|"distortion"|"fabrication"|"misdirection", "reasoning": "<why>", '
+            '"suspicion": <0-1: how likely the speaker is a werewolf>}'
+        ),
+        ActionKind.VOTE: '{"vote": "<name of the player to exile>" or null to abstain}',
+        ActionKind.SUMMARY: '{"summary": "<your final summary of the game>"}',
+    }
+    return formats[kind][:-1] + ', "notes": "<optional private note>"}'
+
+
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON types (numpy scalars become Python numbers, NaN and unknown objects their repr).
+
+    The engine parses this form of every action, so what the log holds is exactly what was parsed.
+    """
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        return value.encode("utf-8", "replace").decode("utf-8")  # lone surrogates cannot be logged
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return to_jsonable(value.item())
+    if isinstance(value, np.ndarray):
+        return to_jsonable(value.tolist())
+    return repr(value)
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
+
+
+def _as_object(raw: Any, repairs: list[str]) -> tuple[dict[str, Any] | None, str | None]:
+    if isinstance(raw, dict):
+        return raw, None
+    if isinstance(raw, (bytes, bytearray)):
+        raw = raw.decode("utf-8", errors="replace")
+    if not isinstance(raw, str):
+        return None, f"an action must be a JSON object or a string holding one, got {type(raw).__name__}"
+    text = raw
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+        repairs.append("removed a code fence around the JSON")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        start, end = text.find("{"), text.rfind("}")
+        if start < 0 or end <= start:
+            return None, "unparseable JSON: no object found"
+        try:
+            value = json.loads(text[start : end + 1])
+        except (ValueError, RecursionError) as exc:
+            return None, f"unparseable JSON: {exc}"
+        repairs.append("ignored text around the JSON object")
+    if not isinstance(value, dict):
+        return None, f"the JSON must be an object, got {type(value).__name__}"
+    return value, None
+
+
+def resolver(state: GameState):
+    extractor = extractor_for(state.names)
+
+    def resolve(name: Any) -> int | None:
+        if not isinstance(name, str):
+            return None
+        return extractor.seat(" ".join(name.split()))
+
+    return resolve
+
+
+def legal_targets(state: GameState, turn: Turn) -> list[int]:
+    """Seats ``turn.player`` may name for this action kind (empty for kinds without a target)."""
+    # Statements list the living others, so policies know whom they can make claims about.
+    me = turn.player
+    living = state.living()
+    kind = turn.kind
+    if kind is ActionKind.ELIMINATE:
+        return [p for p in living if state.roles[p] is not Role.WEREWOLF]
+    if kind is ActionKind.PROTECT:
+        last = state.last_protected.get(me)
+        if not state.config.doctor_repeat_protect and last is not None:
+            return [p for p in living if p != last]
+        return living
+    if kind in (ActionKind.UNMASK, ActionKind.VOTE, ActionKind.STATEMENT):
+        return [p for p in living if p != me]  # for a statement: the players one can make claims about
+    return []
+
+
+def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
+    """Read ``raw`` as an action of ``turn.kind`` by ``turn.player``; never raises."""
+    kind = turn.kind
+    repairs: list[str] = []
+    obj, error = _as_object(raw, repairs)
+    fallbacks: list[str] = []
+    if obj is None:
+        fallbacks.append(error or "unreadable action")
+        obj = {}
+    values = _validate_fields(kind, obj, fallbacks, state, turn)
+    action: dict[str, Any] = {}
+    notes = values.pop("notes", None)
+    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
+        action["target"] = _target(values["target"], "target", state, turn, fallbacks, nullable_ok=False)
+    elif kind is ActionKind.VOTE:
+        action["vote"] = _target(values["vote"], "vote", state, turn, fallbacks, nullable_ok=True)
+    elif kind is ActionKind.BID:
+        bid = values["bid"]
+        if not 0 <= bid <= state.config.max_bid:
+            fallbacks.append(f"bid: {bid} is outside 0-{state.config.max_bid}; used 0")
+            bid = 0
+        action["bid"] = bid
+    elif kind is ActionKind.STATEMENT:
+        _statement(values, state, turn, action, fallbacks, repairs)
+    elif kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS):
+        action["is_deceptive"] = values["is_deceptive"]
+        action["confidence"] = values["confidence"]
+        action["deception_type"] = values["deception_type"]
+        action["reasoning"] = _clip_chars(values["reasoning"], MAX_REASONING_CHARS, "reasoning", repairs)
+        if kind is ActionKind.PEER_ANALYSIS:
+            suspicion = values["suspicion"]
+            if suspicion is None:  # fallback: keep the observer's current score
+                if not any(f.startswith("suspicion") for f in fallbacks):
+                    fallbacks.append("suspicion: null; kept your current score")
+                subject = state.statements[state.current_statement].speaker  # type: ignore[index]
+                suspicion = float(state.suspicion[turn.player, subject])
+            action["suspicion"] = suspicion
+    elif kind is ActionKind.SUMMARY:
+        words = values["summary"].split()
+        if len(words) > MAX_SUMMARY_WORDS:
+            repairs.append(f"summary cut to {MAX_SUMMARY_WORDS} words")
+            words = words[:MAX_SUMMARY_WORDS]
+        action["summary"] = " ".join(words)
+    if notes is not None:
+        action["notes"] = _clip_chars(notes, MAX_NOTE_CHARS, "notes", repairs)
+    return ParseResult(kind, action, fallbacks, repairs)
+
+
+def _validate_fields(
+    kind: ActionKind, obj: dict[str, Any], fallbacks: list[str], state: GameState, turn: Turn
+) -> dict[str, Any]:
+    """Pydantic validation with a per-field fallback, so one bad field does not cost the others."""
+    model = ACTION_MODELS[kind]
+    defaults = _FALLBACK_FIELDS[kind]
+    data = {k: _plain(v) for k, v in obj.items() if k in model.model_fields}
+    for _ in range(2):
+        try:
+            values = model.model_validate(data).model_dump()
+            return values
+        except ValidationError as exc:
+            for err in exc.errors():
+                name = str(err["loc"][0]) if err["loc"] else ""
+                if name not in data and err["type"] != "missing":
+                    continue
+                if name == "notes":
+                    fallbacks.append(f"notes: {err['msg'].lower()}; ignored")
+                    data.pop("notes", None)
+                    continue
+                if err["type"] == "missing":
+                    shown = "missing"
+                else:
+                    shown = f"{err['msg'].lower()} (got {_short(data.get(name))})"
+                used = "your current score" if name == "suspicion" else _show(defaults.get(name))
+                fallbacks.append(f"{name}: {shown}; used {used}")
+                data[name] = defaults.get(name)
+    return {**defaults, "notes": None}  # not reached: the fallback values always validate
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    return json.dumps(value)
+
+
+def _target(value: Any, key: str, state: GameState, turn: Turn, fallbacks: list[str], nullable_ok: bool) -> int | None:
+    if value is None:
+        return None
+    resolve = resolver(state)
+    name = value.strip().lower()
+    seat = turn.player if name in SELF_WORDS else resolve(value)
+    fallback = "abstain" if nullable_ok else "no target"
+    if seat is None:
+        if name in ("", "none", "nobody", "abstain", "null", "no one", "noone", "skip", "pass"):
+            return None
+        fallbacks.append(f"{key}: unknown player {_short(value)}; used {fallback}")
+        return None
+    if seat not in legal_targets(state, turn):
+        why = _why_illegal(state, turn, seat)
+        fallbacks.append(f"{key}: {state.names[seat]} is not a legal target ({why}); used {fallback}")
+        return None
+    return seat
+
+
+def _why_illegal(state: GameState, turn: Turn, seat: int) -> str:
+    if not state.alive[seat]:
+        return "dead"
+    if seat == turn.player and turn.kind is not ActionKind.PROTECT:
+        return "yourself"
+    if turn.kind is ActionKind.ELIMINATE:
+        return "a werewolf"
+    if turn.kind is ActionKind.PROTECT:
+        return "protected last night"
+    return "not allowed"
+
+
+def _clip_chars(text: str, limit: int, key: str, repairs: list[str]) -> str:
+    if len(text) > limit:
+        repairs.append(f"{key} cut to {limit} characters")
+        return text[:limit]
+    return text
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _statement(
+    values: dict[str, Any],
+    state: GameState,
+    turn: Turn,
+    action: dict[str, Any],
+    fallbacks: list[str],
+    repairs: list[str],
+) -> None:
+    # Whitespace (newlines included) collapses to single spaces: a statement is one transcript line
+    # and cannot forge lines such as "Moderator: ..." in the other players' observations.
+    words = _CONTROL.sub(" ", values["statement"]).split()
+    limit = state.config.max_statement_words
+    action["truncated"] = len(words) > limit
+    if action["truncated"]:
+        repairs.append(f"statement cut from {len(words)} to {limit} words")
+        action["original_words"] = len(words)
+        words = words[:limit]
+    action["statement"] = " ".join(words)
+    claims = values.get("claims")
+    if claims is None:
+        action["claims"] = None
+        return
+    normalized, errors = normalize_claims(claims, resolver(state), turn.player)
+    fallbacks.extend(errors)
+    action["claims"] = normalized

@@ -1,0 +1,267 @@
+"""Werewolf as a PettingZoo AEC environment (``werewolf_v0``).
+
+    from werewolf_env import env
+    e = env(num_players=8)
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, reward, termination, truncation, info = e.last()
+        action = None if termination or truncation else e.action_space(agent).sample()
+        e.step(action)
+
+Agents: ``player_0`` ... ``player_{n-1}``. Dead players stay in ``agents`` (never selected) until the
+game ends, so they receive their team's final reward.
+
+Observation space (per agent): ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32), text=FreeText())``.
+``text`` is everything the player may know, ready to paste into a prompt (role card, rules, players,
+own knowledge, own suspicion scores, public history, own private notes, the current task and the
+exact JSON to answer with). ``observation`` is the numeric encoding for RL (see ``observe.encode``).
+
+Action space: ``JsonActionSpace``: one JSON object (dict or string) whose keys depend on the action
+kind named in ``info["action_kind"]``: ``{"bid": int}``, ``{"statement": str, "claims": [...]}``,
+``{"vote": name | null}``, ``{"target": name}`` (eliminate, protect, unmask), the deception protocol's
+self / peer analysis, ``{"summary": str}``; any may add ``"notes"``. Names or agent ids are accepted.
+Bad input never raises: it is replaced by a conservative fallback recorded in ``info["fallbacks"]``
+and in the log. For a ``Discrete`` space with an action mask, wrap with ``DiscreteActions``.
+
+Rewards: at the end only: +1 to every member of the winning team, -1 to the losers, 0 to all when
+``max_rounds`` runs out (a truncation).
+
+Simultaneous groups: ``simultaneous_agents()`` lists the agents still to answer in the current group
+(one turn's bids, the night actions, the votes, the analyses of one statement, the summaries). Their
+observations do not change while the others in the group answer, so a runner may ask them all at
+once and step them in this order with exactly the sequential result.
+
+Version history:
+- v0: first release.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import answer_format, to_jsonable
+from .config import GameConfig
+from .engine import Game
+from .log import EventLog
+from .observe import OBS_SIZE, Transcript, encode, render_text
+from .spaces import FreeText, JsonActionSpace
+from .state import KIND_PHASE, ActionKind
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "werewolf_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        log_dir: str | Path | None = None,
+        config: GameConfig | None = None,
+        **config_kwargs: Any,
+    ) -> None:
+        super().__init__()
+        if config is not None and config_kwargs:
+            raise TypeError("pass either config=GameConfig(...) or config keywords, not both")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.config = config if config is not None else GameConfig(**config_kwargs)
+        self.render_mode = render_mode
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
+        names = self.config.player_names()
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                    "text": FreeText(),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: JsonActionSpace(names, self.config.max_bid) for agent in self.possible_agents}
+        self.game: Game | None = None
+        self._log: EventLog | None = None
+        self._episode = 0
+        self._seed_rng: np.random.Generator | None = None
+        self._last_fallbacks: dict[str, dict[str, Any]] = {}
+        self._last_log_path: Path | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng()
+            game_seed = int(self._seed_rng.integers(2**31 - 1))
+        self._close_log()
+        self.game = Game(self.config, game_seed)
+        names = self.game.state.names
+        self._transcripts = [Transcript(names, seat) for seat in range(self.config.num_players)]
+        self._public = Transcript(names, None)
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0.0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self._last_fallbacks = {}
+        if self.log_dir is not None:
+            path = self.log_dir / f"game-{self._episode:05d}-seed{game_seed}.ndjson"
+            self._log = EventLog(path, self.game)
+        self._episode += 1
+        self.agent_selection = self._agent(self.game.current.player)  # type: ignore[union-attr]
+        self._update_infos()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._game()
+        self._cumulative_rewards[agent] = 0.0
+        result = game.act(action)
+        if result.fallbacks:
+            self._last_fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
+        else:
+            self._last_fallbacks.pop(agent, None)
+        if self._log is not None:
+            self._log.flush_events()
+        self._clear_rewards()
+        if game.over:
+            truncated = game.state.truncated
+            for a, reward in zip(self.possible_agents, game.rewards(), strict=True):
+                self.rewards[a] = reward
+                self.terminations[a] = not truncated
+                self.truncations[a] = truncated
+            self._close_log()
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self._agent(game.current.player)  # type: ignore[union-attr]
+        self._update_infos()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            print(self.render())
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        game = self._game()
+        seat = self.agent_name_mapping[agent]
+        turn = game.pending_turn(seat)
+        legal = game.legal_targets(turn) if turn is not None else []
+        transcript = self._transcripts[seat].update(game.state.events)
+        return {
+            "observation": encode(game.state, seat, turn, legal),
+            "text": render_text(game.state, seat, transcript, turn, legal),
+        }
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        if self.game is None:
+            return ""
+        return "\n".join(self._public.update(self.game.state.events))
+
+    def close(self) -> None:
+        self._close_log()
+
+    # ------------------------------------------------------------------ runner support
+
+    def simultaneous_agents(self) -> list[str]:
+        """Agents still to answer in the current simultaneous group, in the order they must be stepped."""
+        if self.game is None or self.game.over:
+            return []
+        return [self._agent(t.player) for t in self.game.group]
+
+    def expected_action(self, agent: str) -> str | None:
+        """The action kind ``agent`` must answer with now, or None."""
+        if self.game is None:
+            return None
+        turn = self.game.pending_turn(self.agent_name_mapping[agent])
+        return turn.kind.value if turn is not None else None
+
+    def log_extra(self, agent: str | None, record: dict[str, Any]) -> None:
+        """Attach a policy's record (prompt, raw output, tokens, latency) to the game log, if any."""
+        if self._log is not None:
+            seat = self.agent_name_mapping[agent] if agent is not None else None
+            self._log.record(seat, to_jsonable(record))
+
+    @property
+    def log_path(self) -> Path | None:
+        """The current game's log file (after the game ends: the file it was written to)."""
+        return self._log.path if self._log is not None else self._last_log_path
+
+    # ------------------------------------------------------------------ evaluation (hidden from agents)
+
+    def ground_truth(self) -> dict[str, Any]:
+        """Roles, night outcomes and the grounded lie label of every statement so far."""
+        return self._game().ground_truth()
+
+    def spectator_view(self) -> str:
+        """The whole game with hidden information (roles, night actions, analyses, labels): for debugging."""
+        game = self._game()
+        transcript = Transcript(game.state.names, None)
+        return "\n".join(transcript.update(game.state.events, spectator=True))
+
+    def snapshot(self) -> dict[str, Any]:
+        return self._game().snapshot()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
+    def _agent(self, seat: int) -> str:
+        return self.possible_agents[seat]
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._last_log_path = self._log.path
+            self._log = None
+
+    def _update_infos(self) -> None:
+        game = self._game()
+        state = game.state
+        pending = {t.player: t for t in state.pending}
+        infos = {}
+        for agent in self.agents:
+            seat = self.agent_name_mapping[agent]
+            turn = pending.get(seat)
+            info: dict[str, Any] = {"round": state.round, "phase": state.phase, "action_kind": None}
+            if turn is not None:
+                info["phase"] = KIND_PHASE[turn.kind]
+                info["action_kind"] = turn.kind.value
+                info["legal_targets"] = [state.names[p] for p in game.legal_targets(turn)]
+                if turn.kind is ActionKind.BID:
+                    info["max_bid"] = state.config.max_bid
+                info["answer_format"] = answer_format(turn.kind, state.config.max_bid)
+            fallback = self._last_fallbacks.get(agent)
+            if fallback is not None:
+                info["fallbacks"] = fallback
+            infos[agent] = info
+        self.infos = infos
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment for users: ``raw_env`` behind PettingZoo's order-enforcing wrapper."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))

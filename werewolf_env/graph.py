@@ -1,0 +1,117 @@
+"""The phase graph: every node of a game, its handler, and where it routes next, in one table.
+
+The node names are the benchmark paper's state graph (eliminate, protect, unmask, resolve_night,
+check_winner_night, debate, vote, exile, check_winner_day, summarize, end) with the debate split in
+its three steps: ``bid`` for the floor, ``debate`` (the statement) and ``analyze`` (self and peer
+analyses of that statement), then ``score`` (suspicion updates).
+
+A *collect* node opens turns for players; the engine waits until the whole simultaneous group has
+answered before it runs the next node, except where ``joins_next`` is set: the three night nodes
+add their turns to one group (werewolves, doctor and seer act at the same time, none seeing the
+others), which ``resolve_night`` then resolves.
+
+Run ``python -m werewolf_env.graph`` to print the graph as a Mermaid diagram.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import rules
+from .state import GameState
+
+Guard = Callable[[GameState], bool]
+
+
+def _always(state: GameState) -> bool:
+    return True
+
+
+def _game_decided(state: GameState) -> bool:
+    return state.winner is not None or state.truncated
+
+
+def _debate_continues(state: GameState) -> bool:
+    return state.debate_turn < state.config.max_debate_turns
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    handler: Callable[[GameState], None]
+    kind: str  # "collect" (asks players) or "resolve" (engine only)
+    routes: tuple[tuple[Guard, str, str], ...]  # (guard, label, next node): the first true guard wins
+    joins_next: bool = False
+
+
+PHASE_GRAPH: dict[str, Node] = {
+    "start": Node(rules.start_game, "resolve", ((_always, "", "eliminate"),)),
+    "eliminate": Node(rules.open_eliminate, "collect", ((_always, "", "protect"),), joins_next=True),
+    "protect": Node(rules.open_protect, "collect", ((_always, "", "unmask"),), joins_next=True),
+    "unmask": Node(rules.open_unmask, "collect", ((_always, "", "resolve_night"),)),
+    "resolve_night": Node(rules.resolve_night, "resolve", ((_always, "", "check_winner_night"),)),
+    "check_winner_night": Node(rules.check_winner, "resolve", (
+        (_game_decided, "winner", "summarize"),
+        (_always, "no winner", "bid"),
+    )),
+    "bid": Node(rules.open_bid, "collect", ((_always, "", "debate"),)),
+    "debate": Node(rules.open_statement, "collect", ((_always, "", "analyze"),)),
+    "analyze": Node(rules.open_analyses, "collect", ((_always, "", "score"),)),
+    "score": Node(rules.score_analyses, "resolve", (
+        (_debate_continues, "turns left", "bid"),
+        (_always, "debate over", "vote"),
+    )),
+    "vote": Node(rules.open_vote, "collect", ((_always, "", "exile"),)),
+    "exile": Node(rules.exile, "resolve", ((_always, "", "check_winner_day"),)),
+    "check_winner_day": Node(rules.check_winner, "resolve", (
+        (_game_decided, "winner or max_rounds", "summarize"),
+        (_always, "no winner", "next_round"),
+    )),
+    "next_round": Node(rules.next_round, "resolve", ((_always, "", "eliminate"),)),
+    "summarize": Node(rules.open_summaries, "collect", ((_always, "", "end"),)),
+    "end": Node(rules.end_game, "resolve", ()),
+}  # fmt: skip
+
+
+def route(state: GameState) -> str | None:
+    for guard, _label, target in PHASE_GRAPH[state.phase].routes:
+        if guard(state):
+            return target
+    return None
+
+
+def advance(state: GameState) -> None:
+    """Run nodes until some player must answer or the game is over."""
+    while not state.over:
+        node = PHASE_GRAPH[state.phase]
+        if state.pending and not (node.kind == "collect" and node.joins_next):
+            return
+        target = route(state)
+        if target is None:
+            return
+        state.phase = target
+        PHASE_GRAPH[target].handler(state)
+
+
+def to_mermaid() -> str:
+    """The graph as a Mermaid state diagram (node ids are prefixed: ``end`` is a Mermaid keyword)."""
+    lines = ["stateDiagram-v2"]
+    for name, node in PHASE_GRAPH.items():
+        shape = "asks players" if node.kind == "collect" else "engine"
+        lines.append(f'    state "{name} ({shape})" as n_{name}')
+    lines.append("    [*] --> n_start")
+    for name, node in PHASE_GRAPH.items():
+        for _guard, label, target in node.routes:
+            lines.append(f"    n_{name} --> n_{target}" + (f": {label}" if label else ""))
+    lines.append("    n_end --> [*]")
+    lines.append("    note right of n_eliminate: eliminate, protect and unmask form one simultaneous group")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    sys.stdout.write(to_mermaid() + "\n")
+
+
+if __name__ == "__main__":
+    main()

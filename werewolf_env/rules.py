@@ -1,0 +1,321 @@
+"""The rules: one handler per node of the phase graph, each a pure function of the game state.
+
+Handlers either *open turns* (append ``Turn``s to ``state.pending``, the current simultaneous
+group) or *resolve* what the finished group answered (``state.group_actions``) and emit events.
+They never read a clock, touch a file or draw from a global RNG; the only randomness is the seeded
+``state.rng`` (night-vote and bid ties).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .claims import extractor_for, judge
+from .config import Role, Team
+from .state import PUBLIC, ActionKind, GameState, NightChoices, Statement, Turn
+
+
+def winner_of(state: GameState) -> Team | None:
+    wolves = others = 0
+    for seat, up in enumerate(state.alive):
+        if up:
+            if state.roles[seat] is Role.WEREWOLF:
+                wolves += 1
+            else:
+                others += 1
+    if wolves == 0:
+        return Team.VILLAGE
+    if wolves >= others:
+        return Team.WEREWOLF
+    return None
+
+
+def _open(state: GameState, seats: list[int], kind: ActionKind) -> None:
+    state.pending.extend(Turn(seat, kind) for seat in seats)
+
+
+def _take(state: GameState) -> dict[int, dict[str, Any]]:
+    """The answers of the group that just finished, and a fresh group."""
+    answers = state.group_actions
+    state.group_actions = {}
+    state.group_id += 1
+    return answers
+
+
+def _draw(state: GameState, candidates: list[int], weights: list[float] | None = None) -> int:
+    """Seeded tie-break; no draw (and no RNG use) when there is a single candidate."""
+    if len(candidates) == 1:
+        return candidates[0]
+    if weights is None:
+        return candidates[int(state.rng.integers(len(candidates)))]
+    total = sum(weights)
+    point = state.rng.random() * total
+    for seat, weight in zip(candidates, weights, strict=True):
+        point -= weight
+        if point < 0:
+            return seat
+    return candidates[-1]
+
+
+def _reveal(state: GameState, seat: int) -> dict[str, Any]:
+    if state.config.reveal_role_on_death:
+        state.revealed[seat] = state.roles[seat]
+        return {"role": state.roles[seat].value}
+    return {}
+
+
+# ----------------------------------------------------------------------------------------- night
+
+
+def start_game(state: GameState) -> None:
+    names = list(state.names)
+    state.emit("game_start", None, PUBLIC, names=names, config=state.config.model_dump(mode="json"))
+    state.emit("roles", None, (), roles=[r.value for r in state.roles], seed=state.seed)
+    wolves = [p for p, r in enumerate(state.roles) if r is Role.WEREWOLF]
+    for seat, role in enumerate(state.roles):
+        data: dict[str, Any] = {"role": role.value}
+        if role is Role.WEREWOLF:
+            data["teammates"] = [w for w in wolves if w != seat]
+        state.emit("role_assigned", None, (seat,), **data)
+
+
+def open_eliminate(state: GameState) -> None:
+    state.night = NightChoices()
+    state.emit("night_start", None, PUBLIC)
+    _open(state, state.living_with_role(Role.WEREWOLF), ActionKind.ELIMINATE)
+
+
+def open_protect(state: GameState) -> None:
+    _open(state, state.living_with_role(Role.DOCTOR), ActionKind.PROTECT)
+
+
+def open_unmask(state: GameState) -> None:
+    _open(state, state.living_with_role(Role.SEER), ActionKind.UNMASK)
+
+
+def resolve_night(state: GameState) -> None:
+    answers = _take(state)
+    night = state.night
+    for seat, action in answers.items():
+        role = state.roles[seat]
+        target = action.get("target")
+        if role is Role.WEREWOLF:
+            night.proposals[seat] = target
+        elif role is Role.DOCTOR:
+            night.protections[seat] = target
+        elif role is Role.SEER:
+            night.checks[seat] = target
+
+    votes = Counter(t for t in night.proposals.values() if t is not None)
+    target: int | None = None
+    if votes:
+        top = max(votes.values())
+        target = _draw(state, sorted(t for t, c in votes.items() if c == top))
+    pack = tuple(sorted(night.proposals))
+    if pack:
+        state.emit(
+            "pack_decision",
+            None,
+            pack,
+            proposals={str(w): t for w, t in sorted(night.proposals.items())},
+            target=target,
+        )
+
+    protected = set()
+    for doctor, guarded in sorted(night.protections.items()):
+        state.last_protected[doctor] = guarded
+        state.protect_history.setdefault(doctor, []).append((state.round, guarded))
+        if guarded is not None:
+            protected.add(guarded)
+
+    for seer, checked in sorted(night.checks.items()):
+        if checked is None:
+            continue
+        role = state.roles[checked]
+        result = role.value if state.config.seer_learns_role else role.team.value
+        state.seer_results.setdefault(seer, []).append((state.round, checked, result))
+        state.emit("seer_result", seer, (seer,), target=checked, result=result)
+
+    saved = target is not None and target in protected
+    victim = target if target is not None and not saved else None
+    state.emit("night_outcome", None, (), target=target, protected=sorted(protected), saved=saved)
+    if victim is not None:
+        state.alive[victim] = False
+        state.night_deaths.append((state.round, victim))
+        state.emit("death", None, PUBLIC, victim=victim, cause="night", **_reveal(state, victim))
+    else:
+        state.night_deaths.append((state.round, None))
+        state.emit("death", None, PUBLIC, victim=None, cause="night")
+    state.night = NightChoices()
+
+
+def check_winner(state: GameState) -> None:
+    team = winner_of(state)
+    if team is not None:
+        state.winner = team
+        state.emit("winner", None, PUBLIC, team=team.value)
+    elif state.phase == "check_winner_day" and state.round >= state.config.max_rounds:
+        state.truncated = True
+        state.emit("truncated", None, PUBLIC, max_rounds=state.config.max_rounds)
+
+
+# ------------------------------------------------------------------------------------------- day
+
+
+def open_bid(state: GameState) -> None:
+    if state.debate_turn == 0:
+        state.emit("day_start", None, PUBLIC, max_debate_turns=state.config.max_debate_turns)
+    _open(state, [p for p in state.living() if p != state.last_speaker], ActionKind.BID)
+
+
+def open_statement(state: GameState) -> None:
+    bids = {seat: a["bid"] for seat, a in _take(state).items()}
+    top = max(bids.values())
+    tied = sorted(seat for seat, bid in bids.items() if bid == top)
+    weights = [2.0 if seat in state.last_mentioned else 1.0 for seat in tied]
+    speaker = _draw(state, tied, weights if len(set(weights)) > 1 else None)
+    state.emit("floor", speaker, PUBLIC, speaker=speaker, bid=top, tied=tied)
+    _open(state, [speaker], ActionKind.STATEMENT)
+
+
+def open_analyses(state: GameState) -> None:
+    ((speaker, action),) = _take(state).items()
+    text = action["statement"]
+    extractor = extractor_for(state.names)
+    if action["claims"] is None:
+        claims, source = extractor.extract(text, speaker), "extracted"
+    else:
+        claims, source = action["claims"], "structured"
+    state.debate_turn += 1
+    state.last_speaker = speaker
+    state.last_mentioned = extractor.mentions(text)
+    if not text:
+        state.emit("pass", speaker, PUBLIC, speaker=speaker)
+        state.current_statement = None
+        return
+    statement = Statement(
+        id=len(state.statements),
+        round=state.round,
+        turn=state.debate_turn,
+        speaker=speaker,
+        text=text,
+        claims=claims,
+        claims_source=source,
+        truncated=action["truncated"],
+        verdict=judge(state, speaker, claims),
+    )
+    state.statements.append(statement)
+    state.current_statement = statement.id
+    state.emit(
+        "statement",
+        speaker,
+        PUBLIC,
+        statement_id=statement.id,
+        speaker=speaker,
+        text=text,
+        claims=claims,
+        claims_source=source,
+        truncated=statement.truncated,
+    )
+    state.emit(
+        "ground_truth",
+        speaker,
+        (),
+        statement_id=statement.id,
+        speaker_role=state.roles[speaker].value,
+        **statement.verdict,
+    )
+    if state.config.analysis_self:
+        _open(state, [speaker], ActionKind.SELF_ANALYSIS)
+    if state.config.analysis_peer:
+        _open(state, [p for p in state.living() if p != speaker], ActionKind.PEER_ANALYSIS)
+
+
+def score_analyses(state: GameState) -> None:
+    answers = _take(state)
+    if state.current_statement is None:
+        return
+    statement = state.statements[state.current_statement]
+    speaker = statement.speaker
+    weight = state.config.suspicion_weight
+    for seat in sorted(answers):
+        action = answers[seat]
+        if seat == speaker:
+            continue
+        prior = float(state.suspicion[seat, speaker])
+        score = weight * action["suspicion"] + (1.0 - weight) * prior
+        state.suspicion[seat, speaker] = score
+        state.emit(
+            "suspicion",
+            seat,
+            (seat,),
+            statement_id=statement.id,
+            subject=speaker,
+            prior=prior,
+            reported=action["suspicion"],
+            score=score,
+        )
+    state.current_statement = None
+
+
+def open_vote(state: GameState) -> None:
+    _open(state, state.living(), ActionKind.VOTE)
+
+
+def exile(state: GameState) -> None:
+    votes = {seat: a["vote"] for seat, a in sorted(_take(state).items())}
+    tally = Counter(v for v in votes.values() if v is not None)
+    voters = len(votes)
+    exiled = None
+    if tally:
+        target, count = max(sorted(tally.items()), key=lambda tc: tc[1])
+        if count * 2 > voters:
+            exiled = target
+    record = {
+        "round": state.round,
+        "votes": {str(s): v for s, v in votes.items()},
+        "tally": {str(t): c for t, c in sorted(tally.items())},
+        "abstained": sum(1 for v in votes.values() if v is None),
+        "exiled": exiled,
+    }
+    state.vote_history.append(record)
+    state.emit("votes", None, PUBLIC, **{k: v for k, v in record.items() if k != "round"})
+    state.exiles.append((state.round, exiled))
+    if exiled is not None:
+        state.alive[exiled] = False
+        state.emit("death", None, PUBLIC, victim=exiled, cause="exile", **_reveal(state, exiled))
+    else:
+        state.emit("no_exile", None, PUBLIC, needed=voters // 2 + 1)
+
+
+def next_round(state: GameState) -> None:
+    state.round += 1
+    state.debate_turn = 0
+    state.last_speaker = None
+    state.last_mentioned = frozenset()
+
+
+def open_summaries(state: GameState) -> None:
+    _open(state, state.living(), ActionKind.SUMMARY)
+
+
+def end_game(state: GameState) -> None:
+    for seat, action in sorted(_take(state).items()):
+        state.emit("summary", seat, PUBLIC, text=action["summary"])
+    state.over = True
+    state.emit(
+        "game_over",
+        None,
+        PUBLIC,
+        winner=state.winner.value if state.winner else None,
+        truncated=state.truncated,
+        rewards=rewards(state),
+    )
+
+
+def rewards(state: GameState) -> list[float]:
+    """+1 to every member of the winning team, -1 to the others; 0 for all on truncation."""
+    if state.winner is None:
+        return [0.0] * state.num_players
+    return [1.0 if role.team is state.winner else -1.0 for role in state.roles]

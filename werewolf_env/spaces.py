@@ -1,0 +1,117 @@
+"""Gymnasium spaces for free text and for JSON actions.
+
+``gymnasium.spaces.Text`` only admits a fixed character set, which a prompt or an LLM answer never
+fits, so the text parts of observations and actions use ``FreeText`` (any ``str``).
+
+``JsonActionSpace`` contains any dict or string (the environment reads them all, falling back where
+needed). Its ``sample()`` is a fuzzer: a random JSON object carrying every action key at once, each
+value legal or deliberately broken (unknown names, out-of-range numbers, wrong types), sometimes a
+non-JSON string. Whatever the action kind, the env picks the keys it needs, so random play with
+``sample()`` runs real games and exercises the fallbacks; PettingZoo's ``api_test`` and
+``seed_test`` use exactly that.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from typing import Any
+
+import numpy as np
+from gymnasium.spaces import Space
+
+_PRINTABLE = np.array(list(string.printable))
+_DECEPTION_TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
+_WORDS = ("I", "am", "the", "seer", "doctor", "villager", "werewolf", "is", "innocent", "a", "checked",
+          "protected", "not", "vote", "for", "trust", "suspect", "she", "he", "lying")  # fmt: skip
+
+
+class FreeText(Space[str]):
+    """Any Python string up to ``max_length`` characters (None: unbounded)."""
+
+    def __init__(self, max_length: int | None = None, seed: int | np.random.Generator | None = None) -> None:
+        self.max_length = max_length
+        super().__init__(shape=None, dtype=None, seed=seed)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        length = int(self.np_random.integers(0, min(self.max_length or 64, 64) + 1))
+        return "".join(self.np_random.choice(_PRINTABLE, size=length))
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and (self.max_length is None or len(x) <= self.max_length)
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"FreeText(max_length={self.max_length})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FreeText) and other.max_length == self.max_length
+
+
+class JsonActionSpace(Space[Any]):
+    """JSON actions (a dict or a string); ``sample()`` fuzzes valid and invalid actions."""
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        max_bid: int = 10,
+        invalid_rate: float = 0.2,
+        seed: int | np.random.Generator | None = None,
+    ) -> None:
+        self.names = tuple(names)
+        self.max_bid = max_bid
+        self.invalid_rate = invalid_rate
+        super().__init__(shape=None, dtype=None, seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, (dict, str))
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"JsonActionSpace({len(self.names)} players)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JsonActionSpace) and (other.names, other.max_bid) == (self.names, self.max_bid)
+
+    def sample(self, mask: Any = None, probability: Any = None) -> Any:
+        rng = self.np_random
+        if rng.random() < self.invalid_rate * 0.25:
+            return rng.choice(["", "not json", "{", "[1, 2]", "null", '{"bid": "lots"}', "```json\n{}\n```"])
+
+        def broken() -> bool:
+            return bool(rng.random() < self.invalid_rate)
+
+        def name() -> Any:
+            if broken():
+                return ["Nobody Known", 42, "", "player_99", ["x"]][int(rng.integers(5))]
+            return self.names[int(rng.integers(len(self.names)))]
+
+        def unit() -> Any:
+            return [1.5, -0.2, "high", None][int(rng.integers(4))] if broken() else round(float(rng.random()), 3)
+
+        words = " ".join(_WORDS[int(i)] for i in rng.integers(len(_WORDS), size=int(rng.integers(1, 30))))
+        if rng.random() < 0.5:
+            words += f" {self.names[int(rng.integers(len(self.names)))]} is a werewolf"
+        action = {
+            "target": name(),
+            "vote": None if rng.random() < 0.15 else name(),
+            "bid": int(rng.integers(-2, self.max_bid + 3)) if broken() else int(rng.integers(0, self.max_bid + 1)),
+            "statement": words if not broken() else [None, 7, ""][int(rng.integers(3))],
+            "is_deceptive": bool(rng.random() < 0.5) if not broken() else "perhaps",
+            "confidence": unit(),
+            "deception_type": _DECEPTION_TYPES[int(rng.integers(5))] if not broken() else "lying",
+            "reasoning": "random",
+            "suspicion": unit(),
+            "summary": "random summary",
+        }
+        if rng.random() < 0.3:
+            action["notes"] = f"note {int(rng.integers(1000))}"
+        if rng.random() < 0.5:
+            return json.dumps(action)
+        return action

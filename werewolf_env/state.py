@@ -1,0 +1,159 @@
+"""The single source of truth of one game: plain slotted dataclasses, no validation in the hot path.
+
+Players are referred to by seat index (0..n-1) everywhere inside the engine; agent ids
+(``player_3``) and display names are an edge concern of the adapter and the renderers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from .config import GameConfig, Role, Team
+
+
+class ActionKind(str, Enum):
+    ELIMINATE = "eliminate"
+    PROTECT = "protect"
+    UNMASK = "unmask"
+    BID = "bid"
+    STATEMENT = "statement"
+    SELF_ANALYSIS = "self_analysis"
+    PEER_ANALYSIS = "peer_analysis"
+    VOTE = "vote"
+    SUMMARY = "summary"
+
+
+ACTION_KINDS: tuple[ActionKind, ...] = tuple(ActionKind)
+
+# The phase-graph node in which each kind of action is asked for.
+KIND_PHASE: dict[ActionKind, str] = {
+    ActionKind.ELIMINATE: "eliminate",
+    ActionKind.PROTECT: "protect",
+    ActionKind.UNMASK: "unmask",
+    ActionKind.BID: "bid",
+    ActionKind.STATEMENT: "debate",
+    ActionKind.SELF_ANALYSIS: "analyze",
+    ActionKind.PEER_ANALYSIS: "analyze",
+    ActionKind.VOTE: "vote",
+    ActionKind.SUMMARY: "summarize",
+}
+
+# Who may see an event: ``PUBLIC`` (everyone), or a tuple of seats (``()``: the engine only).
+PUBLIC = None
+Audience = tuple[int, ...] | None
+
+
+@dataclass(slots=True)
+class Event:
+    """One change of state. The log writes these; observations, metrics and replay read them."""
+
+    seq: int
+    round: int
+    phase: str
+    type: str
+    actor: int | None
+    audience: Audience
+    data: dict[str, Any]
+
+    def visible_to(self, seat: int) -> bool:
+        return self.audience is None or seat in self.audience
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "round": self.round,
+            "phase": self.phase,
+            "type": self.type,
+            "actor": self.actor,
+            "audience": "all" if self.audience is None else list(self.audience),
+            "data": self.data,
+        }
+
+
+@dataclass(slots=True, frozen=True)
+class Turn:
+    """One decision the engine waits for: ``player`` must answer with an action of ``kind``."""
+
+    player: int
+    kind: ActionKind
+
+
+@dataclass(slots=True)
+class NightChoices:
+    """What the night's actors chose; cleared every night."""
+
+    proposals: dict[int, int | None] = field(default_factory=dict)  # werewolf -> target
+    protections: dict[int, int | None] = field(default_factory=dict)  # doctor -> target
+    checks: dict[int, int | None] = field(default_factory=dict)  # seer -> target
+
+
+@dataclass(slots=True)
+class Statement:
+    """One public statement with its claims and the engine's ground-truth verdict."""
+
+    id: int
+    round: int
+    turn: int
+    speaker: int
+    text: str
+    claims: list[dict[str, Any]]
+    claims_source: str  # "structured" or "extracted"
+    truncated: bool
+    verdict: dict[str, Any]  # {"lie": bool, "type": str, "claims": [...]}: never shown to agents
+
+
+@dataclass(slots=True)
+class GameState:
+    config: GameConfig
+    seed: int
+    rng: np.random.Generator
+    names: tuple[str, ...]
+    roles: list[Role]
+    alive: list[bool]
+    round: int = 1
+    phase: str = "start"
+    debate_turn: int = 0
+    last_speaker: int | None = None
+    last_mentioned: frozenset[int] = frozenset()
+    pending: list[Turn] = field(default_factory=list)
+    group_id: int = 0
+    group_actions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    night: NightChoices = field(default_factory=NightChoices)
+    last_protected: dict[int, int | None] = field(default_factory=dict)
+    seer_results: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)  # seer -> (round, target, result)
+    protect_history: dict[int, list[tuple[int, int | None]]] = field(default_factory=dict)
+    night_deaths: list[tuple[int, int | None]] = field(default_factory=list)  # (round, victim or None)
+    exiles: list[tuple[int, int | None]] = field(default_factory=list)  # (round, exiled or None)
+    revealed: dict[int, Role] = field(default_factory=dict)
+    suspicion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    notes: list[list[tuple[int, str, str]]] = field(default_factory=list)  # seat -> (round, phase, text)
+    statements: list[Statement] = field(default_factory=list)
+    current_statement: int | None = None
+    vote_history: list[dict[str, Any]] = field(default_factory=list)
+    winner: Team | None = None
+    truncated: bool = False
+    over: bool = False
+    events: list[Event] = field(default_factory=list)
+    turns_taken: int = 0
+
+    @property
+    def num_players(self) -> int:
+        return len(self.roles)
+
+    def living(self) -> list[int]:
+        return [p for p, up in enumerate(self.alive) if up]
+
+    def living_with_role(self, role: Role) -> list[int]:
+        return [p for p, up in enumerate(self.alive) if up and self.roles[p] is role]
+
+    def team_of(self, seat: int) -> Team:
+        return self.roles[seat].team
+
+    def emit(self, type_: str, actor: int | None, audience: Audience, **data: Any) -> Event:
+        event = Event(len(self.events), self.round, self.phase, type_, actor, audience, data)
+        self.events.append(event)
+        return event

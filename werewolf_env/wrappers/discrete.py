@@ -1,0 +1,182 @@
+"""``DiscreteActions``: a ``Discrete`` action space with an action mask, for RL libraries.
+
+Every action kind maps integers onto its answers (``decode``); ``observe`` returns
+``{"observation": Box, "action_mask": int8 Box}`` (plus ``"text"`` with ``keep_text=True``):
+
+* eliminate / protect / unmask / vote: index ``p`` names seat ``p``; index ``MAX_PLAYERS`` abstains
+  (votes only);
+* bid: index ``b`` bids ``b``;
+* statement: a small fixed set of templated statements, each with its structured claims: nothing
+  to add; "I am the seer / the doctor / a villager"; and per seat: suspect them of being a werewolf,
+  vouch for them, or claim a seer result (werewolf or innocent) about them;
+* self analysis: 0 = honest, 1-4 = deceptive of type omission / distortion / fabrication / misdirection;
+* peer analysis: index ``k`` in 0-10 reports suspicion ``k/10``, flags the statement deceptive from 6
+  up (type "fabrication"; the discrete variant does not choose among lie types for peers), with
+  confidence ``|k/10 - 0.5| * 2``;
+* summary: 0.
+
+A masked-out or out-of-range index is passed on anyway and becomes the env's recorded fallback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils.env import AECEnv
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from ..claims import make_claim
+from ..config import MAX_PLAYERS
+from ..observe import OBS_SIZE
+from ..state import ActionKind
+
+ABSTAIN = MAX_PLAYERS
+SELF_TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
+_ROLE_TEMPLATES = (("I am the seer.", "seer"), ("I am the doctor.", "doctor"), ("I am a villager.", "villager"))
+_PER_SEAT = 4  # suspect, vouch, seer result werewolf, seer result innocent
+_FIRST_SEAT_TEMPLATE = 1 + len(_ROLE_TEMPLATES)
+NUM_STATEMENTS = _FIRST_SEAT_TEMPLATE + _PER_SEAT * MAX_PLAYERS
+_TARGET_KINDS = (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, ActionKind.VOTE)
+
+
+class DiscreteActions(BaseWrapper):
+    def __init__(self, env: AECEnv, keep_text: bool = False) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        self.base = base
+        self.keep_text = keep_text
+        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, NUM_STATEMENTS, 11)
+        obs = {
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+        }
+        if keep_text:
+            obs["text"] = base.observation_spaces[base.possible_agents[0]]["text"]
+        self._observation_spaces = {a: spaces.Dict(obs) for a in base.possible_agents}
+        self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in base.possible_agents}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        inner = self.env.observe(agent)
+        out = {"observation": inner["observation"], "action_mask": self.action_mask(agent)}
+        if self.keep_text:
+            out["text"] = inner["text"]
+        return out
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if action is None or self.terminations.get(agent) or self.truncations.get(agent):
+            self.env.step(action)
+            return
+        self.env.step(self.decode(agent, action))
+
+    # ------------------------------------------------------------------
+
+    def _turn(self, agent: str):
+        game = self.base.game
+        return game.pending_turn(self.base.agent_name_mapping[agent]) if game is not None else None
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        turn = self._turn(agent)
+        if turn is None:
+            return mask
+        game = self.base.game
+        kind = turn.kind
+        if kind in _TARGET_KINDS:
+            for seat in game.legal_targets(turn):
+                mask[seat] = 1
+            if kind is ActionKind.VOTE:
+                mask[ABSTAIN] = 1
+        elif kind is ActionKind.BID:
+            mask[: game.state.config.max_bid + 1] = 1
+        elif kind is ActionKind.STATEMENT:
+            mask[:_FIRST_SEAT_TEMPLATE] = 1
+            state = game.state
+            for seat in state.living():
+                if seat != turn.player:
+                    start = _FIRST_SEAT_TEMPLATE + _PER_SEAT * seat
+                    mask[start : start + _PER_SEAT] = 1
+        elif kind is ActionKind.SELF_ANALYSIS:
+            mask[: len(SELF_TYPES)] = 1
+        elif kind is ActionKind.PEER_ANALYSIS:
+            mask[:11] = 1
+        else:
+            mask[0] = 1
+        return mask
+
+    def decode(self, agent: str, action: Any) -> dict[str, Any]:
+        """The JSON action an integer stands for in ``agent``'s current turn."""
+        turn = self._turn(agent)
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            return {"invalid_discrete_action": repr(action)}
+        if turn is None:
+            return {}
+        names = self.base.game.state.names
+        kind = turn.kind
+
+        def seat_name(seat: int) -> str | None:
+            return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+        if kind in _TARGET_KINDS:
+            key = "vote" if kind is ActionKind.VOTE else "target"
+            return {key: None if index == ABSTAIN else seat_name(index)}
+        if kind is ActionKind.BID:
+            return {"bid": index}
+        if kind is ActionKind.STATEMENT:
+            return self._statement(index, turn.player, names)
+        if kind is ActionKind.SELF_ANALYSIS:
+            kind_name = SELF_TYPES[index] if 0 <= index < len(SELF_TYPES) else "invalid"
+            return {
+                "is_deceptive": index > 0,
+                "confidence": 0.8,
+                "deception_type": kind_name,
+                "reasoning": "discrete action",
+            }
+        if kind is ActionKind.PEER_ANALYSIS:
+            level = index / 10
+            return {
+                "is_deceptive": index >= 6,
+                "confidence": round(abs(level - 0.5) * 2, 3),
+                "deception_type": "fabrication" if index >= 6 else "none",
+                "reasoning": "discrete action",
+                "suspicion": level,
+            }
+        return {"summary": "Good game."}
+
+    @staticmethod
+    def _statement(index: int, speaker: int, names: tuple[str, ...]) -> dict[str, Any]:
+        if index == 0 or not 0 <= index < NUM_STATEMENTS:
+            return {"statement": "I have nothing to add.", "claims": []}
+        if index < _FIRST_SEAT_TEMPLATE:
+            text, role = _ROLE_TEMPLATES[index - 1]
+            return {"statement": text, "claims": [_claim("role", "me", role=role)]}
+        seat, variant = divmod(index - _FIRST_SEAT_TEMPLATE, _PER_SEAT)
+        if seat >= len(names):
+            return {"statement": "I have nothing to add.", "claims": []}
+        name = names[seat]
+        if variant == 0:
+            return {"statement": f"I suspect {name} is a werewolf.", "claims": [_claim("team", name, team="werewolf")]}
+        if variant == 1:
+            return {"statement": f"I believe {name} is innocent.", "claims": [_claim("team", name, team="village")]}
+        team = "werewolf" if variant == 2 else "village"
+        result = "a werewolf" if variant == 2 else "innocent"
+        return {
+            "statement": f"I am the seer. I checked {name}, {result}.",
+            "claims": [_claim("role", "me", role="seer"), _claim("seer_result", name, team=team)],
+        }
+
+
+def _claim(kind: str, player: str, role: str | None = None, team: str | None = None) -> dict[str, Any]:
+    claim = make_claim(kind, 0, role, team)
+    claim["player"] = player
+    return {k: v for k, v in claim.items() if v is not None}
