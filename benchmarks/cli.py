@@ -51,8 +51,9 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     werewolves = max(1, round(args.players / 4))
     try:
-        env = raw_env(num_players=args.players, num_werewolves=werewolves, analysis=args.analysis,
-                      log_dir=args.out / "games")
+        env = raw_env(
+            num_players=args.players, num_werewolves=werewolves, analysis=args.analysis, log_dir=args.out / "games"
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -83,8 +84,16 @@ def run_command(args: argparse.Namespace) -> int:
         fallbacks += sum(1 for e in game_actions if "fallbacks" in e.data)
         check = replay(env.log_path)  # type: ignore[arg-type]
         replayed_ok += bool(check)
-        games.append({"seed": seed, "winner": winner, "rounds": env.game.state.round,  # type: ignore[union-attr]
-                      "statements": len(truth["statements"]), "log": str(env.log_path), "replay_ok": check.ok})
+        games.append(
+            {
+                "seed": seed,
+                "winner": winner,
+                "rounds": env.game.state.round,  # type: ignore[union-attr]
+                "statements": len(truth["statements"]),
+                "log": str(env.log_path),
+                "replay_ok": check.ok,
+            }
+        )
     elapsed = time.perf_counter() - started
 
     n = args.games
@@ -102,12 +111,18 @@ def run_command(args: argparse.Namespace) -> int:
     def pct(k: int, total: int) -> str:
         return f"{k} ({100 * k / total:.0f}%)" if total else "0"
 
-    print(f"werewolf-deception {__version__}: {n} games, {args.players} players ({werewolves} werewolves), "
-          f"random policies, analysis={args.analysis}, {elapsed:.1f}s")
-    print(f"  winners: village {pct(winners['village'], n)}, werewolves {pct(winners['werewolf'], n)}, "
-          f"undecided {pct(winners['undecided'], n)}")
-    print(f"  statements: {total_statements}; grounded lies: {pct(sum(lies.values()), total_statements)} "
-          f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})")
+    print(
+        f"werewolf-deception {__version__}: {n} games, {args.players} players ({werewolves} werewolves), "
+        f"random policies, analysis={args.analysis}, {elapsed:.1f}s"
+    )
+    print(
+        f"  winners: village {pct(winners['village'], n)}, werewolves {pct(winners['werewolf'], n)}, "
+        f"undecided {pct(winners['undecided'], n)}"
+    )
+    print(
+        f"  statements: {total_statements}; grounded lies: {pct(sum(lies.values()), total_statements)} "
+        f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"
+    )
     for role, count in sorted(statements_by_role.items()):
         print(f"    {role:<9} {count:>5} statements, {pct(lies_by_role[role], count)} lies")
     print(f"  actions: {actions}; invalid answers replaced by fallbacks: {fallbacks}")

@@ -42,7 +42,7 @@ class BidAction(_Action):
 
 class StatementAction(_Action):
     statement: str = Field(description="What you say to everyone (at most max_statement_words words).")
-    claims: list[dict[str, Any]] | None = Field(
+    claims: list[Any] | None = Field(  # items are checked one by one in claims.normalize_claims
         None, description="Optional structured claims: {kind, player, role?, team?, negated?}."
     )
 
@@ -144,6 +144,14 @@ def to_jsonable(value: Any) -> Any:
 
     The engine parses this form of every action, so what the log holds is exactly what was parsed.
     """
+    kind = type(value)
+    if kind is str:
+        if value.isascii():
+            return value
+    elif kind is int or kind is bool or value is None:
+        return value
+    elif kind is dict:
+        return {k if type(k) is str else str(k): to_jsonable(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, str):
@@ -205,22 +213,27 @@ def resolver(state: GameState):
     return resolve
 
 
+_KINDS_WITH_TARGETS = frozenset(
+    {ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, ActionKind.VOTE, ActionKind.STATEMENT}
+)
+
+
 def legal_targets(state: GameState, turn: Turn) -> list[int]:
     """Seats ``turn.player`` may name for this action kind (empty for kinds without a target)."""
     # Statements list the living others, so policies know whom they can make claims about.
+    kind = turn.kind
+    if kind not in _KINDS_WITH_TARGETS:
+        return []
     me = turn.player
     living = state.living()
-    kind = turn.kind
     if kind is ActionKind.ELIMINATE:
         return [p for p in living if state.roles[p] is not Role.WEREWOLF]
     if kind is ActionKind.PROTECT:
         last = state.last_protected.get(me)
         if not state.config.doctor_repeat_protect and last is not None:
             return [p for p in living if p != last]
-        return living
-    if kind in (ActionKind.UNMASK, ActionKind.VOTE, ActionKind.STATEMENT):
-        return [p for p in living if p != me]  # for a statement: the players one can make claims about
-    return []
+        return list(living)
+    return [p for p in living if p != me]  # unmask, vote, statement (the players one can make claims about)
 
 
 def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
@@ -275,6 +288,9 @@ def _validate_fields(
     kind: ActionKind, obj: dict[str, Any], fallbacks: list[str], state: GameState, turn: Turn
 ) -> dict[str, Any]:
     """Pydantic validation with a per-field fallback, so one bad field does not cost the others."""
+    fast = _fast_fields(kind, obj)
+    if fast is not None:
+        return fast
     model = ACTION_MODELS[kind]
     defaults = _FALLBACK_FIELDS[kind]
     data = {k: _plain(v) for k, v in obj.items() if k in model.model_fields}
@@ -299,6 +315,62 @@ def _validate_fields(
                 fallbacks.append(f"{name}: {shown}; used {used}")
                 data[name] = defaults.get(name)
     return {**defaults, "notes": None}  # not reached: the fallback values always validate
+
+
+_DECEPTION_TYPES = frozenset(DeceptionType.__args__)  # type: ignore[attr-defined]
+_TARGET_KEYS = {
+    ActionKind.ELIMINATE: "target", ActionKind.PROTECT: "target", ActionKind.UNMASK: "target", ActionKind.VOTE: "vote",
+}  # fmt: skip
+
+
+def _unit(value: Any) -> float | None:
+    """A JSON number in [0, 1] as float, else None (NaN fails the comparison)."""
+    if type(value) in (int, float) and 0.0 <= value <= 1.0:
+        return float(value)
+    return None
+
+
+def _fast_fields(kind: ActionKind, obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The usual well-typed answer, read without pydantic; None sends it through full validation.
+
+    Accepts only exact JSON types, for which pydantic would return the same values, so both paths
+    agree (a test checks this); anything unusual (coercible strings, missing keys, bad values) goes
+    the slow way, which also words the fallback reasons.
+    """
+    notes = obj.get("notes")
+    if notes is not None and type(notes) is not str:
+        return None
+    key = _TARGET_KEYS.get(kind)
+    if key is not None:
+        if key not in obj:
+            return None
+        value = obj[key]
+        return {key: value, "notes": notes} if value is None or type(value) is str else None
+    if kind is ActionKind.BID:
+        bid = obj.get("bid")
+        return {"bid": bid, "notes": notes} if type(bid) is int else None
+    if kind is ActionKind.STATEMENT:
+        text, claims = obj.get("statement"), obj.get("claims")
+        if type(text) is str and (claims is None or type(claims) is list):
+            return {"statement": text, "claims": claims, "notes": notes}
+        return None
+    if kind is ActionKind.SUMMARY:
+        summary = obj.get("summary")
+        return {"summary": summary, "notes": notes} if type(summary) is str else None
+    deceptive, kind_name = obj.get("is_deceptive"), obj.get("deception_type")
+    confidence, reasoning = _unit(obj.get("confidence")), obj.get("reasoning", "")
+    if type(deceptive) is not bool or confidence is None or kind_name not in _DECEPTION_TYPES:
+        return None
+    if type(reasoning) is not str:
+        return None
+    values = {"is_deceptive": deceptive, "confidence": confidence, "deception_type": kind_name,
+              "reasoning": reasoning, "notes": notes}  # fmt: skip
+    if kind is ActionKind.PEER_ANALYSIS:
+        suspicion = _unit(obj.get("suspicion"))
+        if suspicion is None:
+            return None
+        values["suspicion"] = suspicion
+    return values
 
 
 def _plain(value: Any) -> Any:
@@ -340,10 +412,10 @@ def _target(value: Any, key: str, state: GameState, turn: Turn, fallbacks: list[
 def _why_illegal(state: GameState, turn: Turn, seat: int) -> str:
     if not state.alive[seat]:
         return "dead"
-    if seat == turn.player and turn.kind is not ActionKind.PROTECT:
-        return "yourself"
     if turn.kind is ActionKind.ELIMINATE:
         return "a werewolf"
+    if seat == turn.player and turn.kind is not ActionKind.PROTECT:
+        return "yourself"
     if turn.kind is ActionKind.PROTECT:
         return "protected last night"
     return "not allowed"

@@ -19,7 +19,7 @@ from .actions import ParseResult, legal_targets, parse, to_jsonable
 from .config import GameConfig
 from .graph import advance
 from .rules import rewards, start_game
-from .state import KIND_PHASE, GameState, Turn
+from .state import KIND_NAME, KIND_PHASE, Event, GameState, Turn
 
 
 class GameOverError(RuntimeError):
@@ -82,17 +82,19 @@ class Game:
         turn = state.pending[0]
         raw = to_jsonable(raw)
         result = parse(raw, turn, state)
-        data: dict[str, Any] = {"kind": turn.kind.value, "raw": raw, "parsed": result.action}
+        action = result.action
+        data: dict[str, Any] = {"kind": KIND_NAME[turn.kind], "raw": raw, "parsed": action}
         if result.fallbacks:
             data["fallbacks"] = result.fallbacks
         if result.repairs:
             data["repairs"] = result.repairs
-        event = state.emit("action", turn.player, (turn.player,), **data)
-        event.phase = KIND_PHASE[turn.kind]
-        notes = result.action.get("notes")
+        phase = KIND_PHASE[turn.kind]
+        events = state.events
+        events.append(Event(len(events), state.round, phase, "action", turn.player, (turn.player,), data))
+        notes = action.get("notes")
         if notes:
-            state.notes[turn.player].append((state.round, event.phase, notes))
-        state.group_actions[turn.player] = result.action
+            state.notes[turn.player].append((state.round, phase, notes))
+        state.group_actions[turn.player] = action
         state.pending.pop(0)
         state.turns_taken += 1
         if not state.pending:

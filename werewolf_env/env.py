@@ -14,7 +14,7 @@ game ends, so they receive their team's final reward.
 Observation space (per agent): ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32), text=FreeText())``.
 ``text`` is everything the player may know, ready to paste into a prompt (role card, rules, players,
 own knowledge, own suspicion scores, public history, own private notes, the current task and the
-exact JSON to answer with). ``observation`` is the numeric encoding for RL (see ``observe.encode``).
+exact JSON to answer with). ``observation`` is the numeric encoding for RL (blocks listed in ``observe.OBS_LAYOUT``).
 
 Action space: ``JsonActionSpace``: one JSON object (dict or string) whose keys depend on the action
 kind named in ``info["action_kind"]``: ``{"bid": int}``, ``{"statement": str, "claims": [...]}``,
@@ -49,9 +49,9 @@ from .actions import answer_format, to_jsonable
 from .config import GameConfig
 from .engine import Game
 from .log import EventLog
-from .observe import OBS_SIZE, Transcript, encode, render_text
+from .observe import OBS_SIZE, ObservationRenderer, Transcript
 from .spaces import FreeText, JsonActionSpace
-from .state import KIND_PHASE, ActionKind
+from .state import KIND_NAME, KIND_PHASE, ActionKind, Turn
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -96,6 +96,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._seed_rng: np.random.Generator | None = None
         self._last_fallbacks: dict[str, dict[str, Any]] = {}
         self._last_log_path: Path | None = None
+        self._info_group = -1
+        self._info_template: dict[str, Any] | None = None
+        self._info_template_key: tuple[ActionKind, int] | None = None
+        self._info_seats: set[int] = set()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -115,9 +119,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             game_seed = int(self._seed_rng.integers(2**31 - 1))
         self._close_log()
         self.game = Game(self.config, game_seed)
-        names = self.game.state.names
-        self._transcripts = [Transcript(names, seat) for seat in range(self.config.num_players)]
-        self._public = Transcript(names, None)
+        self._renderer = ObservationRenderer(self.game.state)
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -145,7 +147,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._last_fallbacks.pop(agent, None)
         if self._log is not None:
             self._log.flush_events()
-        self._clear_rewards()
         if game.over:
             truncated = game.state.truncated
             for a, reward in zip(self.possible_agents, game.rewards(), strict=True):
@@ -156,8 +157,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self._agent(game.current.player)  # type: ignore[union-attr]
-        self._update_infos()
-        self._accumulate_rewards()
+        self._update_infos(agent)
+        if game.over:  # rewards are paid only at the end, so only then is there anything to accumulate
+            self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 
@@ -166,18 +168,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         seat = self.agent_name_mapping[agent]
         turn = game.pending_turn(seat)
         legal = game.legal_targets(turn) if turn is not None else []
-        transcript = self._transcripts[seat].update(game.state.events)
-        return {
-            "observation": encode(game.state, seat, turn, legal),
-            "text": render_text(game.state, seat, transcript, turn, legal),
-        }
+        return {"observation": self._renderer.vector(seat, turn, legal), "text": self._renderer.text(seat, turn, legal)}
 
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
         if self.game is None:
             return ""
-        return "\n".join(self._public.update(self.game.state.events))
+        return self._renderer.public_text()
 
     def close(self) -> None:
         self._close_log()
@@ -217,8 +215,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def spectator_view(self) -> str:
         """The whole game with hidden information (roles, night actions, analyses, labels): for debugging."""
         game = self._game()
-        transcript = Transcript(game.state.names, None)
-        return "\n".join(transcript.update(game.state.events, spectator=True))
+        return Transcript(game.state.names, None, spectator=True).update(game.state.events)
 
     def snapshot(self) -> dict[str, Any]:
         return self._game().snapshot()
@@ -239,27 +236,55 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._last_log_path = self._log.path
             self._log = None
 
-    def _update_infos(self) -> None:
+    def _update_infos(self, actor: str | None = None) -> None:
+        """Rebuild only the infos that can have changed: within a group only the actor's (the others'
+        turns and legal targets stay fixed until the group ends), after it the old and new members'."""
+        state = self._game().state
+        if actor is not None and not state.over and state.group_id == self._info_group:
+            self.infos[actor] = self._info(self.agent_name_mapping[actor], None)  # it has answered
+            return
+        pending = {t.player: t for t in state.pending}
+        if actor is None or state.over:
+            changed = set(range(state.num_players))
+            self.infos = {}
+        else:
+            changed = self._info_seats | set(pending) | {self.agent_name_mapping[actor]}
+        self._info_group = state.group_id
+        self._info_seats = set(pending)
+        for seat in changed:
+            agent = self.possible_agents[seat]
+            if agent in self.agents:
+                self.infos[agent] = self._info(seat, pending.get(seat))
+
+    def _info(self, seat: int, turn: Turn | None) -> dict[str, Any]:
         game = self._game()
         state = game.state
-        pending = {t.player: t for t in state.pending}
-        infos = {}
-        for agent in self.agents:
-            seat = self.agent_name_mapping[agent]
-            turn = pending.get(seat)
-            info: dict[str, Any] = {"round": state.round, "phase": state.phase, "action_kind": None}
-            if turn is not None:
-                info["phase"] = KIND_PHASE[turn.kind]
-                info["action_kind"] = turn.kind.value
-                info["legal_targets"] = [state.names[p] for p in game.legal_targets(turn)]
-                if turn.kind is ActionKind.BID:
-                    info["max_bid"] = state.config.max_bid
-                info["answer_format"] = answer_format(turn.kind, state.config.max_bid)
-            fallback = self._last_fallbacks.get(agent)
-            if fallback is not None:
-                info["fallbacks"] = fallback
-            infos[agent] = info
-        self.infos = infos
+        info: dict[str, Any] = {"action_kind": None}
+        if turn is not None:
+            kind = turn.kind
+            # Kinds without targets give every member of the group the same info: build it once.
+            key = (kind, state.group_id) if kind in _NO_TARGET_KINDS else None
+            template = self._info_template if key is not None and self._info_template_key == key else None
+            if template is None:
+                template = {
+                    "action_kind": KIND_NAME[kind],
+                    "phase": KIND_PHASE[kind],
+                    "round": state.round,
+                    "legal_targets": [state.names[p] for p in game.legal_targets(turn)],
+                    "answer_format": answer_format(kind, state.config.max_bid),
+                }
+                if kind is ActionKind.BID:
+                    template["max_bid"] = state.config.max_bid
+                if key is not None:
+                    self._info_template, self._info_template_key = template, key
+            info = {**template, "legal_targets": list(template["legal_targets"])}
+        fallback = self._last_fallbacks.get(self.possible_agents[seat])
+        if fallback is not None:
+            info["fallbacks"] = fallback
+        return info
+
+
+_NO_TARGET_KINDS = frozenset({ActionKind.BID, ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS, ActionKind.SUMMARY})
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -7,6 +7,7 @@ lines that are rendered once per event (``Transcript``), so long games stay chea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 from .actions import answer_format
 from .config import MAX_PLAYERS, ROLE_INDEX, ROLES, GameConfig, Role
 from .state import ACTION_KINDS, ActionKind, Event, GameState, Turn
-from .visibility import knowledge, visible
+from .visibility import knowledge_masks, visible
 
 ROLE_CARDS: dict[Role, str] = {
     Role.WEREWOLF: (
@@ -87,91 +88,81 @@ def _name(names: tuple[str, ...], seat: int | None, viewer: int | None = None) -
     return names[seat]
 
 
-def event_line(event: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
-    """One transcript line for ``event`` as ``viewer`` sees it (None: spectator), or None to skip."""
-    d = event.data
-    t = event.type
-    n = lambda seat: _name(names, seat, viewer)  # noqa: E731
-    if t == "game_start":
-        return f"The game begins with {len(d['names'])} players: {', '.join(d['names'])}."
-    if t == "roles":
-        return "[hidden] Roles: " + ", ".join(f"{names[i]}={r}" for i, r in enumerate(d["roles"]))
-    if t == "role_assigned":
-        if viewer is None:
-            return None
-        mates = d.get("teammates")
-        if mates:
-            return f"You are a werewolf. Your fellow werewolves: {', '.join(names[m] for m in mates)}."
-        if mates is not None:
-            return "You are the only werewolf."
-        return f"Your role: {d['role']}."
-    if t == "night_start":
-        return f"--- Night {event.round} ---"
-    if t == "day_start":
-        return f"--- Day {event.round} ---"
-    if t == "pack_decision":
-        props = ", ".join(f"{n(int(w))} -> {n(tgt)}" for w, tgt in d["proposals"].items())
-        prefix = "[werewolves] " if viewer is None else ""
-        return f"{prefix}The pack's proposals: {props}. Target: {n(d['target'])}."
-    if t == "seer_result":
-        who = "You" if viewer is not None else f"[seer {names[event.actor]}]"  # type: ignore[index]
-        result = d["result"]
-        verdict = "a werewolf" if result == "werewolf" else "not a werewolf" if result == "village" else f"the {result}"
-        return f"{who} investigated {n(d['target'])}: {verdict}."
-    if t == "night_outcome":
-        return (
-            f"[hidden] Night target {n(d['target'])}, protected {[names[p] for p in d['protected']]}, "
-            f"saved={d['saved']}."
-        )
-    if t == "death":
-        role = f" They were the {d['role']}." if "role" in d else ""
-        if d["cause"] == "night":
-            if d["victim"] is None:
-                return "Dawn: nobody died in the night."
-            return f"Dawn: {n(d['victim'])} was killed in the night.{role}"
-        return f"{n(d['victim'])} is exiled.{role}"
-    if t == "floor":
-        return f"{n(d['speaker'])} takes the floor (bid {d['bid']})."
-    if t == "statement":
-        cut = " [cut to the word limit]" if d["truncated"] else ""
-        return f'{n(d["speaker"])}: "{d["text"]}"{cut}'
-    if t == "pass":
-        return f"{n(d['speaker'])} says nothing."
-    if t == "ground_truth":
-        label = d["type"] if d["lie"] else "honest"
-        return f"[hidden] statement {d['statement_id']} by a {d['speaker_role']}: {label}"
-    if t == "votes":
-        cast = ", ".join(f"{n(int(s))} -> {n(v) if v is not None else 'abstain'}" for s, v in d["votes"].items())
-        tally = ", ".join(f"{n(int(s))} {c}" for s, c in d["tally"].items()) or "no votes"
-        return f"Votes: {cast}. Tally: {tally}; abstained: {d['abstained']}."
-    if t == "no_exile":
-        return f"No majority ({d['needed']} votes needed): nobody is exiled."
-    if t == "winner":
-        return f"The {d['team']} team wins."
-    if t == "truncated":
-        return f"The game ends undecided after {d['max_rounds']} rounds."
-    if t == "summary":
-        return f'{n(event.actor)} (final summary): "{d["text"]}"'
-    if t == "game_over":
-        return "Game over."
-    if t == "action":
-        return _own_action_line(event, viewer, names)
-    if t == "suspicion":
-        if viewer is not None:
-            return None  # shown as the current scores instead
-        return (
-            f"[{names[event.actor]}'s suspicion of {names[d['subject']]}: "  # type: ignore[index]
-            f"{d['prior']:.2f} -> {d['score']:.2f}]"
-        )
-    return None
+LineFn = Callable[[Event, "int | None", tuple[str, ...]], "str | None"]
 
 
-def _own_action_line(event: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
-    d = event.data
+def _n(names: tuple[str, ...], seat: int | None, viewer: int | None) -> str:
+    return _name(names, seat, viewer)
+
+
+def _role_assigned(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
+    if viewer is None:
+        return None
+    mates = e.data.get("teammates")
+    if mates:
+        return f"You are a werewolf. Your fellow werewolves: {', '.join(names[m] for m in mates)}."
+    if mates is not None:
+        return "You are the only werewolf."
+    return f"Your role: {e.data['role']}."
+
+
+def _pack(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    d = e.data
+    props = ", ".join(f"{_n(names, int(w), viewer)} -> {_n(names, t, viewer)}" for w, t in d["proposals"].items())
+    prefix = "[werewolves] " if viewer is None else ""
+    return f"{prefix}The pack's proposals: {props}. Target: {_n(names, d['target'], viewer)}."
+
+
+def _seer(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    who = "You" if viewer is not None else f"[seer {names[e.actor]}]"  # type: ignore[index]
+    result = e.data["result"]
+    verdict = "a werewolf" if result == "werewolf" else "not a werewolf" if result == "village" else f"the {result}"
+    return f"{who} investigated {_n(names, e.data['target'], viewer)}: {verdict}."
+
+
+def _death(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    d = e.data
+    role = f" They were the {d['role']}." if "role" in d else ""
+    if d["cause"] == "night":
+        if d["victim"] is None:
+            return "Dawn: nobody died in the night."
+        return f"Dawn: {_n(names, d['victim'], viewer)} was killed in the night.{role}"
+    return f"{_n(names, d['victim'], viewer)} is exiled.{role}"
+
+
+def _statement(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    d = e.data
+    cut = " [cut to the word limit]" if d["truncated"] else ""
+    return f'{_n(names, d["speaker"], viewer)}: "{d["text"]}"{cut}'
+
+
+def _votes(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    d = e.data
+    cast = ", ".join(
+        f"{_n(names, int(s), viewer)} -> {_n(names, v, viewer) if v is not None else 'abstain'}"
+        for s, v in d["votes"].items()
+    )
+    tally = ", ".join(f"{_n(names, int(s), viewer)} {c}" for s, c in d["tally"].items()) or "no votes"
+    return f"Votes: {cast}. Tally: {tally}; abstained: {d['abstained']}."
+
+
+def _suspicion(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
+    if viewer is not None:
+        return None  # players see their current scores instead
+    d = e.data
+    return f"[{names[e.actor]}'s suspicion of {names[d['subject']]}: {d['prior']:.2f} -> {d['score']:.2f}]"  # type: ignore[index]
+
+
+def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
+    """A player's own action, as a reminder (bids only when they were invalid: they are noise)."""
+    d = e.data
     kind = d["kind"]
     p = d["parsed"]
-    who = "You" if viewer is not None else f"[{names[event.actor]}]"  # type: ignore[index]
-    target = lambda key: names[p[key]] if p.get(key) is not None else "nobody"  # noqa: E731
+    who = "You" if viewer is not None else f"[{names[e.actor]}]"  # type: ignore[index]
+
+    def target(key: str) -> str:
+        return names[p[key]] if p.get(key) is not None else "nobody"
+
     line = None
     if kind == "eliminate":
         line = f"{who} proposed to eliminate {target('target')}."
@@ -180,7 +171,7 @@ def _own_action_line(event: Event, viewer: int | None, names: tuple[str, ...]) -
     elif kind == "unmask":
         line = None if viewer is not None else f"{who} investigated {target('target')}."
     elif kind == "bid":
-        line = f"{who} bid {p['bid']}."
+        line = None if viewer is not None else f"{who} bid {p['bid']}."
     elif kind == "vote":
         line = f"{who} voted for {target('vote') if p['vote'] is not None else 'nobody (abstain)'}."
     elif kind in ("self_analysis", "peer_analysis"):
@@ -195,62 +186,335 @@ def _own_action_line(event: Event, viewer: int | None, names: tuple[str, ...]) -
     return line
 
 
+_LINES: dict[str, LineFn] = {
+    "game_start": lambda e, v, names: f"The game begins with {len(names)} players: {', '.join(names)}.",
+    "roles": lambda e, v, names: "[hidden] Roles: " + ", ".join(
+        f"{n}={r}" for n, r in zip(names, e.data["roles"], strict=True)
+    ),
+    "role_assigned": _role_assigned,
+    "night_start": lambda e, v, names: f"--- Night {e.round} ---",
+    "day_start": lambda e, v, names: f"--- Day {e.round} ---",
+    "pack_decision": _pack,
+    "seer_result": _seer,
+    "night_outcome": lambda e, v, names: (
+        f"[hidden] Night target {_n(names, e.data['target'], v)}, "
+        f"protected {[names[p] for p in e.data['protected']]}, saved={e.data['saved']}."
+    ),
+    "death": _death,
+    "floor": lambda e, v, names: f"{_n(names, e.data['speaker'], v)} takes the floor (bid {e.data['bid']}).",
+    "statement": _statement,
+    "pass": lambda e, v, names: f"{_n(names, e.data['speaker'], v)} says nothing.",
+    "ground_truth": lambda e, v, names: (
+        f"[hidden] statement {e.data['statement_id']} by a {e.data['speaker_role']}: "
+        f"{e.data['type'] if e.data['lie'] else 'honest'}"
+    ),
+    "votes": _votes,
+    "no_exile": lambda e, v, names: f"No majority ({e.data['needed']} votes needed): nobody is exiled.",
+    "winner": lambda e, v, names: f"The {e.data['team']} team wins.",
+    "truncated": lambda e, v, names: f"The game ends undecided after {e.data['max_rounds']} rounds.",
+    "summary": lambda e, v, names: f'{_n(names, e.actor, v)} (final summary): "{e.data["text"]}"',
+    "game_over": lambda e, v, names: "Game over.",
+    "action": _own_action,
+    "suspicion": _suspicion,
+}  # fmt: skip
+
+
+def named_seats(event: Event) -> set[int | None]:
+    """Seats a public event's line names: they read "(you)" after their name, so their line differs."""
+    d = event.data
+    named = {event.actor, d.get("speaker"), d.get("victim")}
+    if event.type == "votes":
+        named.update(int(s) for s in d["votes"])
+        named.update(int(s) for s in d["tally"])
+    return named
+
+
+def event_line(event: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
+    """One transcript line for ``event`` as ``viewer`` sees it (None: spectator), or None to skip."""
+    render = _LINES.get(event.type)
+    return render(event, viewer, names) if render is not None else None
+
+
 class Transcript:
-    """Per-viewer transcript lines, rendered once per event as the game goes on."""
+    """One viewer's transcript lines, rendered once per event, and their running join."""
 
-    __slots__ = ("cursor", "lines", "names", "viewer")
+    __slots__ = ("cursor", "lines", "names", "spectator", "text", "viewer")
 
-    def __init__(self, names: tuple[str, ...], viewer: int | None, public_only: bool = False) -> None:
+    def __init__(self, names: tuple[str, ...], viewer: int | None, spectator: bool = False) -> None:
         self.names = names
-        self.viewer = viewer
+        self.viewer = viewer  # None: the public (spectator without hidden information)
+        self.spectator = spectator  # everything, hidden events included
         self.lines: list[str] = []
+        self.text = ""
         self.cursor = 0
 
-    def update(self, events: list[Event], spectator: bool = False) -> list[str]:
+    def update(self, events: list[Event]) -> str:
         viewer = self.viewer
-        for event in events[self.cursor :]:
-            if spectator or (event.audience is None if viewer is None else visible(event, viewer)):
-                line = event_line(event, viewer, self.names)
+        names = self.names
+        new = []
+        everything = self.spectator
+        for i in range(self.cursor, len(events)):
+            event = events[i]
+            if everything or (event.audience is None if viewer is None else visible(event, viewer)):
+                line = event_line(event, viewer, names)
                 if line is not None:
-                    self.lines.append(line)
+                    new.append(line)
         self.cursor = len(events)
-        return self.lines
+        if new:
+            self.lines.extend(new)
+            self.text = "\n".join(new) if not self.text else self.text + "\n" + "\n".join(new)
+        return self.text
 
 
-def render_text(state: GameState, seat: int, transcript: list[str], turn: Turn | None, legal: list[int]) -> str:
-    """Everything ``seat`` may know, ready to paste into a prompt."""
-    config = state.config
-    names = state.names
-    role = state.roles[seat]
-    parts = [
-        f"== Werewolf: you are {names[seat]} (player_{seat}) ==",
-        ROLE_CARDS[role],
-        rules_text(config),
-        "PLAYERS: "
-        + ", ".join(
-            f"{names[p]}{' (you)' if p == seat else ''}{'' if state.alive[p] else ' [dead]'}"
-            for p in range(state.num_players)
-        ),
-    ]
-    facts = _facts(state, seat)
-    if facts:
-        parts.append("WHAT YOU KNOW:\n" + "\n".join(f"- {f}" for f in facts))
-    if config.show_suspicion:
-        scores = ", ".join(
-            f"{names[p]} {state.suspicion[seat, p]:.2f}"
-            for p in range(state.num_players)
-            if p != seat and state.alive[p]
-        )
-        parts.append(f"YOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): {scores}")
-    parts.append("HISTORY:\n" + ("\n".join(transcript) if transcript else "(nothing yet)"))
-    notes = state.notes[seat]
-    if notes and config.max_notes_shown:
-        shown = notes[-config.max_notes_shown :]
-        older = len(notes) - len(shown)
-        header = "YOUR PRIVATE NOTES" + (f" (latest {len(shown)}; {older} older not shown)" if older else "") + ":"
-        parts.append(header + "\n" + "\n".join(f"- [round {r}, {ph}] {text}" for r, ph, text in shown))
-    parts.append(_now(state, seat, turn, legal))
-    return "\n\n".join(parts)
+class _SeatVector:
+    """One seat's numeric observation and the versions of the sources each block was built from."""
+
+    __slots__ = ("known", "living", "statements", "suspicion", "vec", "votes")
+
+    def __init__(self, vec: np.ndarray) -> None:
+        self.vec = vec
+        self.living = self.suspicion = self.statements = self.votes = -1
+        self.known: tuple[int, ...] | None = None
+
+
+class ObservationRenderer:
+    """Renders one game's observations, caching every part at the grain at which it changes.
+
+    ``text(seat, ...)`` and ``vector(seat, ...)`` are the only ways observations are made; both read
+    only events visible to ``seat`` (through ``Transcript``) and ``visibility.knowledge``.
+    """
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        names = state.names
+        n = state.num_players
+        # Transcripts: every new event is rendered once and fanned out to the seats that may see it.
+        self._cursor = 0
+        self._pending: list[list[str]] = [[] for _ in range(n)]
+        self._history = [""] * n
+        self._public_lines: list[str] = []
+        self._now_cache: dict[tuple[Any, ...], str] = {}
+        self._turn_rows: dict[tuple[Any, ...], np.ndarray] = {}
+        rules = rules_text(state.config)
+        self._static_text = [
+            f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{ROLE_CARDS[state.roles[seat]]}\n\n{rules}"
+            for seat in range(n)
+        ]
+        self._players: dict[tuple[int, int], str] = {}
+        self._suspicion: dict[int, tuple[tuple[int, int], str]] = {}
+        self._facts: dict[int, tuple[tuple[int, ...], str]] = {}
+        self._known: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
+        self._claims_done = 0
+        self._claimed = np.zeros(n * NUM_ROLES, dtype=np.float32)
+        self._accusation_counts = np.zeros(n, dtype=np.float32)
+        self._accused = np.zeros(n, dtype=np.float32)
+        self._votes: tuple[int, np.ndarray] | None = None
+        self._vectors = []
+        for seat in range(n):
+            vec = np.zeros(OBS_SIZE, dtype=np.float32)
+            vec[_SLICES["role"][0] + ROLE_INDEX[state.roles[seat]]] = 1.0
+            vec[_SLICES["seat"][0] + seat] = 1.0
+            vec[_SLICES["present"][0] : _SLICES["present"][0] + n] = 1.0
+            self._vectors.append(_SeatVector(vec))
+
+    # ------------------------------------------------------------------ text
+
+    def text(self, seat: int, turn: Turn | None, legal: list[int]) -> str:
+        """Everything ``seat`` may know, ready to paste into a prompt."""
+        state = self.state
+        config = state.config
+        parts = [self._static_text[seat], self._players_line(seat)]
+        facts = self._facts_text(seat)
+        if facts:
+            parts.append(facts)
+        if config.show_suspicion:
+            parts.append(self._suspicion_line(seat))
+        history = self._history_text(seat)
+        parts.append("HISTORY:\n" + (history or "(nothing yet)"))
+        notes = state.notes[seat]
+        if notes and config.max_notes_shown:
+            shown = notes[-config.max_notes_shown :]
+            older = len(notes) - len(shown)
+            header = "YOUR PRIVATE NOTES" + (f" (latest {len(shown)}; {older} older not shown)" if older else "") + ":"
+            parts.append(header + "\n" + "\n".join(f"- [round {r}, {ph}] {text}" for r, ph, text in shown))
+        # Everything the task section depends on; shared by seats (all bidders read the same task).
+        now_key = (
+            turn.kind if turn is not None else None, tuple(legal), state.round, state.phase, state.debate_turn,
+            state.current_statement, state.over,
+        )  # fmt: skip
+        now = self._now_cache.get(now_key)
+        if now is None:
+            now = self._now_cache[now_key] = _now(state, turn, legal)
+        parts.append(now)
+        return "\n\n".join(parts)
+
+    def _suspicion_line(self, seat: int) -> str:
+        state = self.state
+        key = (state.suspicion_version, len(state.living()))
+        cached = self._suspicion.get(seat)
+        if cached is None or cached[0] != key:
+            row = state.suspicion[seat].tolist()
+            names = state.names
+            scores = ", ".join(f"{names[p]} {row[p]:.2f}" for p in state.living() if p != seat)
+            cached = self._suspicion[seat] = (
+                key,
+                f"YOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): {scores}",
+            )
+        return cached[1]
+
+    def public_text(self) -> str:
+        """What a spectator sees: every public event, no hidden information."""
+        self._sync()
+        return "\n".join(self._public_lines)
+
+    def _history_text(self, seat: int) -> str:
+        self._sync()
+        pending = self._pending[seat]
+        if pending:
+            old = self._history[seat]
+            new = "\n".join(pending)
+            self._history[seat] = new if not old else old + "\n" + new
+            pending.clear()
+        return self._history[seat]
+
+    def _sync(self) -> None:
+        """Render the events since the last call once each, and hand each line to its readers."""
+        events = self.state.events
+        names = self.state.names
+        pending = self._pending
+        for i in range(self._cursor, len(events)):
+            event = events[i]
+            audience = event.audience
+            if audience is None:
+                line = event_line(event, None, names)
+                if line is None:
+                    continue
+                self._public_lines.append(line)
+                named = named_seats(event)
+                for seat, lines in enumerate(pending):
+                    lines.append(event_line(event, seat, names) if seat in named else line)  # type: ignore[arg-type]
+            else:
+                for seat in audience:
+                    line = event_line(event, seat, names)
+                    if line is not None:
+                        pending[seat].append(line)
+        self._cursor = len(events)
+
+    def _players_line(self, seat: int) -> str:
+        state = self.state
+        key = (seat, state.alive.count(False))
+        line = self._players.get(key)
+        if line is None:
+            names = state.names
+            line = "PLAYERS: " + ", ".join(
+                f"{names[p]}{' (you)' if p == seat else ''}{'' if state.alive[p] else ' [dead]'}"
+                for p in range(state.num_players)
+            )
+            self._players[key] = line
+        return line
+
+    def _facts_text(self, seat: int) -> str:
+        state = self.state
+        key = (len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())), len(state.revealed))
+        cached = self._facts.get(seat)
+        if cached is None or cached[0] != key:
+            facts = _facts(state, seat)
+            text = "WHAT YOU KNOW:\n" + "\n".join(f"- {f}" for f in facts) if facts else ""
+            cached = self._facts[seat] = (key, text)
+        return cached[1]
+
+    # ------------------------------------------------------------------ numbers
+
+    def vector(self, seat: int, turn: Turn | None, legal: list[int]) -> np.ndarray:
+        """Fixed-size float32 vector in [0, 1], padded to MAX_PLAYERS seats (see ``OBS_LAYOUT``).
+
+        Each seat keeps one vector and only the blocks whose source changed are rewritten; the
+        caller gets a copy.
+        """
+        state = self.state
+        n = state.num_players
+        sv = self._vectors[seat]
+        vec = sv.vec
+        living = len(state.living())
+        if sv.living != living:
+            start = _SLICES["alive"][0]
+            vec[start : start + n] = state.alive
+            sv.living = living
+        masks = knowledge_masks(state, seat)
+        if sv.known is not masks:
+            start = _SLICES["known_roles"][0]
+            vec[start : start + n * NUM_ROLES] = _MASK_ROWS[list(masks)].ravel()
+            sv.known = masks
+        if state.config.show_suspicion and sv.suspicion != state.suspicion_version:
+            start = _SLICES["suspicion"][0]
+            vec[start : start + n] = state.suspicion[seat]
+            vec[start + seat] = 0.0
+            sv.suspicion = state.suspicion_version
+        if sv.statements != len(state.statements):
+            claimed, accused = self._claims_blocks()
+            start = _SLICES["claimed_roles"][0]
+            vec[start : start + n * NUM_ROLES] = claimed
+            start = _SLICES["accused"][0]
+            vec[start : start + n] = accused
+            sv.statements = len(state.statements)
+        if sv.votes != len(state.vote_history):
+            start = _SLICES["last_votes"][0]
+            vec[start : start + n] = self._votes_block()
+            sv.votes = len(state.vote_history)
+        # The per-turn tail (kind, clock, legal targets) is one cached row shared by all seats.
+        key = (turn.kind if turn is not None else None, tuple(legal), state.round, state.debate_turn)
+        row = self._turn_rows.get(key)
+        if row is None:
+            row = self._turn_rows[key] = self._turn_row(turn, legal)
+        vec[_TAIL:] = row
+        return vec.copy()
+
+    def _turn_row(self, turn: Turn | None, legal: list[int]) -> np.ndarray:
+        state = self.state
+        row = np.zeros(OBS_SIZE - _TAIL, dtype=np.float32)
+        row[_SLICES["kind"][0] - _TAIL + (_KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS)] = 1.0
+        row[_SLICES["round"][0] - _TAIL] = min(state.round / state.config.max_rounds, 1.0)
+        row[_SLICES["debate_turn"][0] - _TAIL] = state.debate_turn / state.config.max_debate_turns
+        start = _SLICES["legal"][0] - _TAIL
+        for p in legal:
+            row[start + p] = 1.0
+        return row
+
+    def _claims_blocks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Roles publicly claimed per seat, and public accusations received (normalised)."""
+        state = self.state
+        done = self._claims_done
+        if done == len(state.statements):
+            return self._claimed, self._accused
+        claimed, counts = self._claimed, self._accusation_counts
+        for st in state.statements[done:]:
+            for claim in st.claims:
+                if claim["negated"]:
+                    continue
+                subject = claim["player"]
+                if claim["kind"] == "role" and subject == st.speaker:
+                    claimed[subject * NUM_ROLES + ROLE_INDEX[Role(claim["role"])]] = 1.0
+                elif claim["kind"] in ("team", "seer_result") and claim["team"] == "werewolf":
+                    counts[subject] += 1.0
+                if claim["kind"] == "seer_result":
+                    claimed[st.speaker * NUM_ROLES + ROLE_INDEX[Role.SEER]] = 1.0
+        self._claims_done = len(state.statements)
+        top = counts.max()
+        self._accused = counts / top if top else counts.copy()
+        return claimed, self._accused
+
+    def _votes_block(self) -> np.ndarray:
+        """Share of the last day's votes each seat received."""
+        state = self.state
+        if self._votes is None or self._votes[0] != len(state.vote_history):
+            block = np.zeros(state.num_players, dtype=np.float32)
+            if state.vote_history:
+                last = state.vote_history[-1]
+                voters = max(len(last["votes"]), 1)
+                for target, count in last["tally"].items():
+                    block[int(target)] = count / voters
+            self._votes = (len(state.vote_history), block)
+        return self._votes[1]
 
 
 def _facts(state: GameState, seat: int) -> list[str]:
@@ -270,7 +534,7 @@ def _facts(state: GameState, seat: int) -> list[str]:
     return facts
 
 
-def _now(state: GameState, seat: int, turn: Turn | None, legal: list[int]) -> str:
+def _now(state: GameState, turn: Turn | None, legal: list[int]) -> str:
     if state.over:
         return "NOW: the game is over."
     phase = "night" if state.phase in ("eliminate", "protect", "unmask") else "day"
@@ -290,86 +554,30 @@ def _now(state: GameState, seat: int, turn: Turn | None, legal: list[int]) -> st
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------------------- numeric encoding
+# ------------------------------------------------------------------------------- numeric layout
 
 NUM_ROLES = len(ROLES)
 NUM_KINDS = len(ACTION_KINDS)
 _KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
+
+# Blocks of the numeric observation, in order: own role, own seat, seats present, alive, possible
+# roles per seat as this player knows them, own suspicion scores, roles publicly claimed per seat,
+# public accusations received (normalised), share of the last day's votes received; then the
+# per-turn tail: expected action kind (last slot: none), round / max_rounds, debate turn / max,
+# legal targets of the current turn.
+OBS_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("role", NUM_ROLES), ("seat", MAX_PLAYERS), ("present", MAX_PLAYERS), ("alive", MAX_PLAYERS),
+    ("known_roles", MAX_PLAYERS * NUM_ROLES), ("suspicion", MAX_PLAYERS),
+    ("claimed_roles", MAX_PLAYERS * NUM_ROLES), ("accused", MAX_PLAYERS), ("last_votes", MAX_PLAYERS),
+    ("kind", NUM_KINDS + 1), ("round", 1), ("debate_turn", 1), ("legal", MAX_PLAYERS),
+)  # fmt: skip
+_MASK_ROWS = np.array(
+    [[float(mask >> i & 1) for i in range(NUM_ROLES)] for mask in range(1 << NUM_ROLES)], dtype=np.float32
+)  # row ``mask``: which of ROLES the bitmask allows
 _SLICES: dict[str, tuple[int, int]] = {}
-
-
-def _layout() -> int:
-    sizes = [
-        ("role", NUM_ROLES), ("seat", MAX_PLAYERS), ("present", MAX_PLAYERS), ("alive", MAX_PLAYERS),
-        ("kind", NUM_KINDS + 1), ("round", 1), ("debate_turn", 1),
-        ("known_roles", MAX_PLAYERS * NUM_ROLES), ("suspicion", MAX_PLAYERS),
-        ("claimed_roles", MAX_PLAYERS * NUM_ROLES), ("accused", MAX_PLAYERS), ("last_votes", MAX_PLAYERS),
-        ("legal", MAX_PLAYERS),
-    ]  # fmt: skip
-    start = 0
-    for key, size in sizes:
-        _SLICES[key] = (start, start + size)
-        start += size
-    return start
-
-
-OBS_SIZE = _layout()
-
-
-def encode(state: GameState, seat: int, turn: Turn | None, legal: list[int]) -> np.ndarray:
-    """Fixed-size float32 vector in [0, 1]; padded to MAX_PLAYERS seats so policies transfer across sizes.
-
-    Blocks (see ``_SLICES``): own role, own seat, seats present, alive, expected action kind (last
-    slot: none), round / max_rounds, debate turn / max, possible roles per seat as this player knows
-    them, own suspicion scores, roles publicly claimed per seat, public accusations received
-    (normalised), last day's votes received (normalised), legal targets of the current turn.
-    """
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    n = state.num_players
-
-    def put(key: str, values: Any, offset: int = 0) -> None:
-        start, _end = _SLICES[key]
-        obs[start + offset : start + offset + len(values)] = values
-
-    obs[_SLICES["role"][0] + ROLE_INDEX[state.roles[seat]]] = 1.0
-    obs[_SLICES["seat"][0] + seat] = 1.0
-    put("present", [1.0] * n)
-    put("alive", [1.0 if a else 0.0 for a in state.alive])
-    kind_index = _KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS
-    obs[_SLICES["kind"][0] + kind_index] = 1.0
-    obs[_SLICES["round"][0]] = min(state.round / state.config.max_rounds, 1.0)
-    obs[_SLICES["debate_turn"][0]] = state.debate_turn / state.config.max_debate_turns
-    known = knowledge(state, seat)
-    base = _SLICES["known_roles"][0]
-    for p, roles in enumerate(known):
-        for role in roles:
-            obs[base + p * NUM_ROLES + ROLE_INDEX[role]] = 1.0
-    if state.config.show_suspicion:
-        row = state.suspicion[seat]
-        put("suspicion", [0.0 if p == seat else float(row[p]) for p in range(n)])
-    claimed_base = _SLICES["claimed_roles"][0]
-    accused = [0] * n
-    for st in state.statements:
-        for claim in st.claims:
-            if claim["negated"]:
-                continue
-            subject = claim["player"]
-            if claim["kind"] == "role" and subject == st.speaker:
-                obs[claimed_base + subject * NUM_ROLES + ROLE_INDEX[Role(claim["role"])]] = 1.0
-            elif claim["kind"] in ("team", "seer_result") and claim["team"] == "werewolf":
-                accused[subject] += 1
-            if claim["kind"] == "seer_result":
-                obs[claimed_base + st.speaker * NUM_ROLES + ROLE_INDEX[Role.SEER]] = 1.0
-    top = max(accused, default=0)
-    if top:
-        put("accused", [a / top for a in accused])
-    if state.vote_history:
-        last = state.vote_history[-1]
-        voters = max(len(last["votes"]), 1)
-        base = _SLICES["last_votes"][0]
-        for target, count in last["tally"].items():
-            obs[base + int(target)] = count / voters
-    base = _SLICES["legal"][0]
-    for p in legal:
-        obs[base + p] = 1.0
-    return obs
+_offset = 0
+for _key, _size in OBS_LAYOUT:
+    _SLICES[_key] = (_offset, _offset + _size)
+    _offset += _size
+OBS_SIZE = _offset
+_TAIL = _SLICES["kind"][0]  # start of the per-turn tail

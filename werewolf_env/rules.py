@@ -141,7 +141,7 @@ def resolve_night(state: GameState) -> None:
     victim = target if target is not None and not saved else None
     state.emit("night_outcome", None, (), target=target, protected=sorted(protected), saved=saved)
     if victim is not None:
-        state.alive[victim] = False
+        state.kill(victim)
         state.night_deaths.append((state.round, victim))
         state.emit("death", None, PUBLIC, victim=victim, cause="night", **_reveal(state, victim))
     else:
@@ -183,13 +183,14 @@ def open_analyses(state: GameState) -> None:
     ((speaker, action),) = _take(state).items()
     text = action["statement"]
     extractor = extractor_for(state.names)
+    extracted, mentioned = extractor.scan(text, speaker)
     if action["claims"] is None:
-        claims, source = extractor.extract(text, speaker), "extracted"
+        claims, source = extracted, "extracted"
     else:
         claims, source = action["claims"], "structured"
     state.debate_turn += 1
     state.last_speaker = speaker
-    state.last_mentioned = extractor.mentions(text)
+    state.last_mentioned = mentioned
     if not text:
         state.emit("pass", speaker, PUBLIC, speaker=speaker)
         state.current_statement = None
@@ -246,6 +247,7 @@ def score_analyses(state: GameState) -> None:
         prior = float(state.suspicion[seat, speaker])
         score = weight * action["suspicion"] + (1.0 - weight) * prior
         state.suspicion[seat, speaker] = score
+        state.suspicion_version += 1
         state.emit(
             "suspicion",
             seat,
@@ -283,7 +285,7 @@ def exile(state: GameState) -> None:
     state.emit("votes", None, PUBLIC, **{k: v for k, v in record.items() if k != "round"})
     state.exiles.append((state.round, exiled))
     if exiled is not None:
-        state.alive[exiled] = False
+        state.kill(exiled)
         state.emit("death", None, PUBLIC, victim=exiled, cause="exile", **_reveal(state, exiled))
     else:
         state.emit("no_exile", None, PUBLIC, needed=voters // 2 + 1)

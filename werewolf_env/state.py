@@ -29,6 +29,8 @@ class ActionKind(str, Enum):
 
 ACTION_KINDS: tuple[ActionKind, ...] = tuple(ActionKind)
 
+KIND_NAME: dict[ActionKind, str] = {kind: kind.value for kind in ActionKind}  # enum .value is slow in hot loops
+
 # The phase-graph node in which each kind of action is asked for.
 KIND_PHASE: dict[ActionKind, str] = {
     ActionKind.ELIMINATE: "eliminate",
@@ -139,13 +141,23 @@ class GameState:
     over: bool = False
     events: list[Event] = field(default_factory=list)
     turns_taken: int = 0
+    suspicion_version: int = 0  # bumped on every suspicion update (observation caches key on it)
+    _living: list[int] | None = None
+    knowledge_cache: dict[int, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)  # see visibility
 
     @property
     def num_players(self) -> int:
         return len(self.roles)
 
     def living(self) -> list[int]:
-        return [p for p, up in enumerate(self.alive) if up]
+        """Living seats in seat order (cached: deaths go through ``kill``; do not mutate the list)."""
+        if self._living is None:
+            self._living = [p for p, up in enumerate(self.alive) if up]
+        return self._living
+
+    def kill(self, seat: int) -> None:
+        self.alive[seat] = False
+        self._living = None
 
     def living_with_role(self, role: Role) -> list[int]:
         return [p for p, up in enumerate(self.alive) if up and self.roles[p] is role]

@@ -23,47 +23,82 @@ def visible(event: Event, seat: int) -> bool:
     return event.audience is None or seat in event.audience
 
 
+_BIT = {role: 1 << i for i, role in enumerate(ROLES)}
+_MASK_ROLES = [frozenset(r for r in ROLES if mask & _BIT[r]) for mask in range(1 << len(ROLES))]
+_WOLF = _BIT[Role.WEREWOLF]
+
+
 def knowledge(state: GameState, seat: int) -> list[frozenset[Role]]:
-    """Possible roles of every seat as far as ``seat`` knows (its own entry is exact)."""
+    """Possible roles of every seat as far as ``seat`` knows (its own entry is exact).
+
+    It changes only with this seat's seer results, revealed roles and night deaths, so it is
+    memoised on the state (the claim judge and the observation renderer both ask often).
+    """
+    return [_MASK_ROLES[m] for m in knowledge_masks(state, seat)]
+
+
+def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
+    """``knowledge`` as role bitmasks (bit i: ``ROLES[i]`` is possible), memoised on the state."""
+    key = (len(state.seer_results.get(seat, ())), len(state.revealed), len(state.night_deaths))
+    cached = state.knowledge_cache.get(seat)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    masks = tuple(_knowledge_masks(state, seat))
+    state.knowledge_cache[seat] = (key, masks)
+    return masks
+
+
+def _knowledge_masks(state: GameState, seat: int) -> list[int]:
     counts = state.config.role_counts()
-    present = frozenset(role for role, count in counts.items() if count > 0)
-    village = present & VILLAGE_ROLES
-    own = state.roles[seat]
-    possible: list[set[Role]] = [set(present) for _ in state.roles]
-    possible[seat] = {own}
+    present = 0
+    for role, count in counts.items():
+        if count:
+            present |= _BIT[role]
+    village = present & ~_WOLF
+    roles = state.roles
+    own = roles[seat]
     if own is Role.WEREWOLF:
-        for p, role in enumerate(state.roles):
-            possible[p] = {Role.WEREWOLF} if role is Role.WEREWOLF else set(village)
+        possible = [_WOLF if r is Role.WEREWOLF else village for r in roles]
+    else:
+        possible = [present] * len(roles)
+    possible[seat] = _BIT[own]
     for _round, target, result in state.seer_results.get(seat, ()):
-        if result in ("werewolf", "village"):
-            possible[target] &= {Role.WEREWOLF} if result == "werewolf" else village
+        if result == "werewolf":
+            possible[target] &= _WOLF
+        elif result == "village":
+            possible[target] &= village
         else:
-            possible[target] = {Role(result)}
+            possible[target] = _BIT[Role(result)]
     for p, role in state.revealed.items():
-        possible[p] = {role}
+        possible[p] = _BIT[role]
     for _round, victim in state.night_deaths:
         if victim is not None:
-            possible[victim].discard(Role.WEREWOLF)
+            possible[victim] &= ~_WOLF
     _propagate_counts(possible, counts)
-    return [frozenset(s) for s in possible]
+    return possible
 
 
-def _propagate_counts(possible: list[set[Role]], counts: dict[Role, int]) -> None:
+def _propagate_counts(possible: list[int], counts: dict[Role, int]) -> None:
     """Role counts are public: a role whose seats are all known is impossible elsewhere, and a role
     with exactly as many candidates as seats is certain for them."""
     changed = True
     while changed:
         changed = False
         for role, count in counts.items():
-            certain = [p for p, s in enumerate(possible) if s == {role}]
-            if len(certain) == count:
-                for s in possible:
-                    if role in s and len(s) > 1:
-                        s.discard(role)
-                        changed = True
-            candidates = [p for p, s in enumerate(possible) if role in s]
-            if len(candidates) == count:
-                for p in candidates:
-                    if len(possible[p]) > 1:
-                        possible[p] = {role}
-                        changed = True
+            bit = _BIT[role]
+            certain = candidates = 0
+            for mask in possible:
+                if mask & bit:
+                    candidates += 1
+                    if mask == bit:
+                        certain += 1
+            if certain == count and candidates > count:
+                for p, mask in enumerate(possible):
+                    if mask & bit and mask != bit:
+                        possible[p] = mask & ~bit
+                changed = True
+            elif candidates == count and certain < count:
+                for p, mask in enumerate(possible):
+                    if mask & bit:
+                        possible[p] = bit
+                changed = True

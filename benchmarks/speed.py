@@ -1,0 +1,177 @@
+"""Speed benchmark: full games with random legal actions, every observation rendered.
+
+    python benchmarks/speed.py [--games 200] [--players 8]
+
+Prints one JSON object: games/s, steps/s and peak memory for ``analysis=off`` and ``analysis=full``
+(every step calls ``env.last()``, which renders the text and numeric observation), the same for
+the bare rules engine without observations (what counterfactual rollouts use), and, when
+``textarena`` is installed (``pip install -e ".[compare]"``), TextArena's ``SecretMafia-v0`` with
+8 players and random legal moves, with the ratios. Target: our steps/s with analysis off at least
+TextArena's (our games are longer, so games/s is reported but not the target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents import RandomAgent
+from werewolf_env import Game, GameConfig, raw_env
+
+
+def _peak_mb(run: Any) -> float:
+    """Peak traced Python memory of one call of ``run`` (tracing slows it; timed runs do not trace)."""
+    tracemalloc.start()
+    run()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return round(peak / 2**20, 3)
+
+
+def bench_env(games: int, players: int, analysis: str) -> dict[str, Any]:
+    werewolves = max(1, round(players / 4))
+    env = raw_env(num_players=players, num_werewolves=werewolves, analysis=analysis)
+    policies = [RandomAgent(seat) for seat in range(players)]
+
+    def play(seed: int) -> int:
+        env.reset(seed=seed)
+        steps = 0
+        for agent in env.agent_iter():
+            obs, _reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(policies[env.agent_name_mapping[agent]].act(obs, info))
+            steps += 1
+        return steps
+
+    play(10**6)  # warm caches
+    started = time.perf_counter()
+    steps = sum(play(seed) for seed in range(games))
+    elapsed = time.perf_counter() - started
+    return {
+        "games": games, "steps": steps, "seconds": round(elapsed, 3),
+        "games_per_s": round(games / elapsed, 2), "steps_per_s": round(steps / elapsed, 1),
+        "steps_per_game": round(steps / games, 1), "peak_mb_one_game": _peak_mb(lambda: play(10**6 + 1)),
+    }  # fmt: skip
+
+
+def bench_engine(games: int, players: int) -> dict[str, Any]:
+    """The rules engine alone: no observation text, no env adapter (the rollout path)."""
+    config = GameConfig(num_players=players, num_werewolves=max(1, round(players / 4)), analysis="off")
+    policy = RandomAgent(0)
+
+    def play(seed: int) -> int:
+        game = Game(config, seed)
+        steps = 0
+        while not game.over:
+            turn = game.current
+            info = {"action_kind": turn.kind.value, "max_bid": config.max_bid,
+                    "legal_targets": [game.state.names[p] for p in game.legal_targets(turn)]}  # fmt: skip
+            game.act(policy.act({}, info))
+            steps += 1
+        return steps
+
+    started = time.perf_counter()
+    steps = sum(play(seed) for seed in range(games))
+    elapsed = time.perf_counter() - started
+    return {"games": games, "steps": steps, "seconds": round(elapsed, 3),
+            "games_per_s": round(games / elapsed, 2), "steps_per_s": round(steps / elapsed, 1)}  # fmt: skip
+
+
+def bench_textarena(games: int, players: int) -> dict[str, Any] | None:
+    try:
+        import textarena as ta
+    except ImportError:
+        return None
+    rng = random.Random(0)
+    words = "I think we should vote for someone quiet today because they seem suspicious".split()
+
+    def play(seed: int) -> int:
+        env = ta.make("SecretMafia-v0")
+        env.reset(num_players=players, seed=seed)
+        steps = 0
+        done = False
+        while not done:
+            _pid, _observation = env.get_observation()  # renders the player's text observation
+            alive = env.state.game_state["alive_players"]
+            if rng.random() < 0.5:
+                action = " ".join(rng.choice(words) for _ in range(rng.randint(3, 15))) + f" [{rng.choice(alive)}]"
+            else:
+                action = f"[{rng.choice(alive)}]"
+            done, _info = env.step(action)
+            steps += 1
+        env.close()
+        return steps
+
+    play(10**6)
+    started = time.perf_counter()
+    steps = sum(play(seed) for seed in range(games))
+    elapsed = time.perf_counter() - started
+    return {
+        "env": "SecretMafia-v0", "version": getattr(ta, "__version__", "?"), "games": games, "steps": steps,
+        "seconds": round(elapsed, 3), "games_per_s": round(games / elapsed, 2),
+        "steps_per_s": round(steps / elapsed, 1), "steps_per_game": round(steps / games, 1),
+        "peak_mb_one_game": _peak_mb(lambda: play(10**6 + 1)),
+    }  # fmt: skip
+
+
+def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median and best of repeated runs (this kind of machine is noisy: single runs vary by 30%)."""
+    rates = sorted(r["steps_per_s"] for r in runs)
+    games = sorted(r["games_per_s"] for r in runs)
+    out = {k: v for k, v in runs[0].items() if k not in ("seconds", "steps_per_s", "games_per_s")}
+    out.update({
+        "games": sum(r["games"] for r in runs), "steps": sum(r["steps"] for r in runs),
+        "steps_per_s": rates[len(rates) // 2], "steps_per_s_best": rates[-1],
+        "games_per_s": games[len(games) // 2], "games_per_s_best": games[-1],
+    })  # fmt: skip
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="games per benchmark and round")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; medians are reported")
+    parser.add_argument("--players", type=int, default=8)
+    args = parser.parse_args(argv)
+    benches: dict[str, Any] = {
+        "analysis_off": lambda: bench_env(args.games, args.players, "off"),
+        "analysis_full": lambda: bench_env(args.games, args.players, "full"),
+        "engine_only": lambda: bench_engine(args.games, args.players),
+    }
+    try:
+        import textarena  # noqa: F401
+
+        benches["textarena"] = lambda: bench_textarena(args.games, args.players)
+    except ImportError:
+        pass
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in benches}
+    for _ in range(args.rounds):  # interleaved, so drift in machine speed hits every benchmark alike
+        for name, bench in benches.items():
+            runs[name].append(bench())
+    result: dict[str, Any] = {
+        "python": platform.python_version(), "machine": platform.machine(), "players": args.players,
+        "rounds": args.rounds, **{name: _summary(r) for name, r in runs.items()},
+    }  # fmt: skip
+    if "textarena" in result:
+        ours, theirs = result["analysis_off"], result["textarena"]
+        result["ratio_steps_per_s_off_vs_textarena"] = round(ours["steps_per_s"] / theirs["steps_per_s"], 2)
+        result["ratio_games_per_s_off_vs_textarena"] = round(ours["games_per_s"] / theirs["games_per_s"], 2)
+    else:
+        result["textarena"] = "not installed (pip install -e '.[compare]')"
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,92 @@
+"""Shared helpers: scripted games with fixed roles, and random games."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agents import RandomAgent
+from werewolf_env import Game, GameConfig
+from werewolf_env.config import Role
+from werewolf_env.spaces import JsonActionSpace
+from werewolf_env.state import ActionKind, Turn
+
+W, S, D, V = Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER
+# Seats: 0 Alice W, 1 Bob W, 2 Carla S, 3 Dmitri D, 4 Emma V, 5 Farid V, 6 Grace V, 7 Hiro V
+STANDARD_ROLES = (W, W, S, D, V, V, V, V)
+
+Script = Callable[[Game, Turn], Any]
+
+
+def quiet(game: Game, turn: Turn) -> Any:
+    """A default answer that changes nothing: no kill, no protection, bid 0, silence, abstain."""
+    kind = turn.kind
+    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
+        return {"target": None}
+    if kind is ActionKind.BID:
+        return {"bid": 0}
+    if kind is ActionKind.STATEMENT:
+        return {"statement": "I have nothing to add."}
+    if kind is ActionKind.SELF_ANALYSIS:
+        return {"is_deceptive": False, "confidence": 0.9, "deception_type": "none"}
+    if kind is ActionKind.PEER_ANALYSIS:
+        return {"is_deceptive": False, "confidence": 0.9, "deception_type": "none", "suspicion": 0.5}
+    if kind is ActionKind.VOTE:
+        return {"vote": None}
+    return {"summary": "done"}
+
+
+def scripted(overrides: dict[tuple[ActionKind, int | None, int | None], Any]) -> Script:
+    """Answers from ``overrides`` keyed by (kind, round or None, seat or None), else ``quiet``."""
+
+    def script(game: Game, turn: Turn) -> Any:
+        rnd = game.state.round
+        for key in ((turn.kind, rnd, turn.player), (turn.kind, None, turn.player), (turn.kind, rnd, None),
+                    (turn.kind, None, None)):  # fmt: skip
+            if key in overrides:
+                value = overrides[key]
+                return value(game, turn) if callable(value) else value
+        return quiet(game, turn)
+
+    return script
+
+
+def run_until(game: Game, script: Script, stop: Callable[[Game], bool] | None = None, limit: int = 10_000) -> None:
+    steps = 0
+    while not game.over and not (stop and stop(game)):
+        turn = game.current
+        assert turn is not None
+        game.act(script(game, turn))
+        steps += 1
+        assert steps < limit, "the game did not end"
+
+
+def fixed_game(roles: tuple[Role, ...] = STANDARD_ROLES, seed: int = 0, **config: Any) -> Game:
+    counts = {r: roles.count(r) for r in Role}
+    cfg = GameConfig(
+        num_players=len(roles), num_werewolves=counts[W], num_seers=counts[S], num_doctors=counts[D],
+        roles=roles, **config,
+    )  # fmt: skip
+    return Game(cfg, seed)
+
+
+def random_policy(seed: int, fuzz: float = 0.3) -> Callable[[Any, dict[str, Any]], Any]:
+    """A mix of random legal answers and fuzzed (often invalid) ones."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    legal = RandomAgent(seed)
+    fuzzers: dict[tuple[str, ...], JsonActionSpace] = {}
+
+    def act(game: Game, turn: Turn) -> Any:
+        names = game.state.names
+        if rng.random() < fuzz:
+            space = fuzzers.get(names)
+            if space is None:
+                space = fuzzers[names] = JsonActionSpace(names, seed=int(rng.integers(1 << 30)))
+            return space.sample()
+        legal_names = [names[p] for p in game.legal_targets(turn)]
+        info = {"action_kind": turn.kind.value, "legal_targets": legal_names, "max_bid": game.state.config.max_bid}
+        return legal.act({}, info)
+
+    return act

@@ -1,0 +1,205 @@
+"""The action parser: any input gives a legal action, and every replaced field a reason."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.helpers import fixed_game, quiet, run_until
+from werewolf_env.actions import legal_targets, parse
+from werewolf_env.engine import Game
+from werewolf_env.state import ActionKind, Turn
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=True) | st.text(max_size=40),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    max_leaves=12,
+)
+field_names = st.sampled_from([
+    "target", "vote", "bid", "statement", "claims", "is_deceptive", "confidence", "deception_type",
+    "reasoning", "suspicion", "summary", "notes", "other",
+])  # fmt: skip
+names = st.sampled_from(["Alice", "bob", " EMMA ", "player_3", "player_99", "me", "Nobody", "", "abstain"])
+action_dicts = st.dictionaries(field_names, json_values | names, max_size=8)
+raw_actions = action_dicts | action_dicts.map(json.dumps) | st.text(max_size=80) | json_values
+
+
+def game_at(kind: ActionKind) -> Game:
+    """A standard game advanced to the first turn of ``kind``."""
+    game = fixed_game()
+    run_until(game, quiet, stop=lambda g: g.current.kind is kind)
+    return game
+
+
+GAMES = {kind: game_at(kind) for kind in ActionKind}
+
+
+def check_legal(game: Game, turn: Turn, action: dict[str, Any]) -> None:
+    kind = turn.kind
+    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
+        assert action["target"] is None or action["target"] in legal_targets(game.state, turn)
+    elif kind is ActionKind.VOTE:
+        assert action["vote"] is None or action["vote"] in legal_targets(game.state, turn)
+    elif kind is ActionKind.BID:
+        assert isinstance(action["bid"], int) and 0 <= action["bid"] <= game.state.config.max_bid
+    elif kind is ActionKind.STATEMENT:
+        assert isinstance(action["statement"], str)
+        assert len(action["statement"].split()) <= game.state.config.max_statement_words
+        assert "\n" not in action["statement"]
+    elif kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS):
+        assert isinstance(action["is_deceptive"], bool)
+        assert 0.0 <= action["confidence"] <= 1.0 and not math.isnan(action["confidence"])
+        assert action["deception_type"] in ("none", "omission", "distortion", "fabrication", "misdirection")
+        if kind is ActionKind.PEER_ANALYSIS:
+            assert 0.0 <= action["suspicion"] <= 1.0
+    else:
+        assert isinstance(action["summary"], str)
+    if "notes" in action:
+        assert isinstance(action["notes"], str) and len(action["notes"]) <= 2000
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(raw=raw_actions)
+def test_any_input_gives_a_legal_action(kind: ActionKind, raw: Any) -> None:
+    game = GAMES[kind]
+    turn = game.current
+    result = parse(raw, turn, game.state)
+    check_legal(game, turn, result.action)
+    json.dumps(result.action, allow_nan=False)  # parsed actions are plain JSON
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+@settings(max_examples=60, deadline=None)
+@given(raw=raw_actions)
+def test_parsing_is_idempotent(kind: ActionKind, raw: Any) -> None:
+    """Feeding a parsed action back in gives the same action with no new fallback."""
+    game = GAMES[kind]
+    turn = game.current
+    first = parse(raw, turn, game.state).action
+    again_input = dict(first)
+    for key in ("target", "vote"):
+        if again_input.get(key) is not None:
+            again_input[key] = game.state.names[again_input[key]]
+    again_input.pop("truncated", None)
+    again_input.pop("original_words", None)
+    second = parse(again_input, turn, game.state)
+    assert not second.fallbacks, second.fallbacks
+    expected = {k: v for k, v in first.items() if k != "original_words"}
+    if kind is ActionKind.STATEMENT:
+        expected["truncated"] = False  # the second pass gets the already-cut text
+    assert second.action == expected
+
+
+def test_fallback_reasons_name_the_field() -> None:
+    game = GAMES[ActionKind.PEER_ANALYSIS]
+    result = parse({"is_deceptive": "maybe", "confidence": 2, "suspicion": 0.4}, game.current, game.state)
+    reasons = " | ".join(result.fallbacks)
+    assert "is_deceptive" in reasons and "confidence" in reasons and "deception_type: missing" in reasons
+    assert result.action["suspicion"] == 0.4, "valid fields survive invalid neighbours"
+    assert result.action["confidence"] == 0.5 and result.action["deception_type"] == "none"
+
+
+def test_unparseable_and_wrong_shapes() -> None:
+    game = GAMES[ActionKind.BID]
+    turn = game.current
+    for raw in ("not json", "[1, 2]", 42, None, b"\xff\xfe", "{"):
+        result = parse(raw, turn, game.state)
+        assert result.action == {"bid": 0}
+        assert result.fallbacks
+
+
+def test_tolerated_wrappings() -> None:
+    game = GAMES[ActionKind.BID]
+    turn = game.current
+    fenced = parse('```json\n{"bid": 7}\n```', turn, game.state)
+    assert fenced.action == {"bid": 7} and not fenced.fallbacks and fenced.repairs
+    chatty = parse('Sure! Here is my answer: {"bid": 4} Hope it helps.', turn, game.state)
+    assert chatty.action == {"bid": 4} and not chatty.fallbacks
+    assert parse({"bid": np.int64(3)}, turn, game.state).action == {"bid": 3}
+    assert parse({"bid": 5, "extra": "ignored"}, turn, game.state).action == {"bid": 5}
+
+
+def test_out_of_range_bid_falls_back_to_zero() -> None:
+    game = GAMES[ActionKind.BID]
+    for bid in (11, -1, 10**9):
+        result = parse({"bid": bid}, game.current, game.state)
+        assert result.action["bid"] == 0 and "outside 0-10" in result.fallbacks[0]
+
+
+def test_targets_by_name_or_id_case_insensitive() -> None:
+    game = GAMES[ActionKind.VOTE]
+    turn = game.current  # Alice votes
+    assert parse({"vote": " emma "}, turn, game.state).action["vote"] == 4
+    assert parse({"vote": "player_4"}, turn, game.state).action["vote"] == 4
+    assert parse({"vote": None}, turn, game.state).action == {"vote": None}
+    self_vote = parse({"vote": "Alice"}, turn, game.state)
+    assert self_vote.action["vote"] is None and "yourself" in self_vote.fallbacks[0]
+    unknown = parse({"vote": "Zed"}, turn, game.state)
+    assert unknown.action["vote"] is None and "unknown player" in unknown.fallbacks[0]
+    missing = parse({}, turn, game.state)
+    assert missing.action["vote"] is None and missing.fallbacks == ["vote: missing; used null"]
+
+
+def test_dead_targets_are_refused() -> None:
+    game = fixed_game()
+    from tests.helpers import scripted
+
+    run_until(game, scripted({(ActionKind.ELIMINATE, 1, None): {"target": "Emma"}}),
+              stop=lambda g: g.current.kind is ActionKind.VOTE)  # fmt: skip
+    result = parse({"vote": "Emma"}, game.current, game.state)
+    assert result.action["vote"] is None and "(dead)" in result.fallbacks[0]
+
+
+def test_nan_and_infinite_numbers_fall_back() -> None:
+    game = GAMES[ActionKind.PEER_ANALYSIS]
+    result = game.act({"is_deceptive": True, "confidence": float("nan"), "deception_type": "none",
+                       "suspicion": float("inf")})  # fmt: skip
+    assert result.action["confidence"] == 0.5
+    assert 0.0 <= result.action["suspicion"] <= 1.0
+    assert len(result.fallbacks) == 2
+
+
+def test_notes_are_kept_privately_and_bad_notes_ignored() -> None:
+    game = fixed_game()
+    game.act({"target": "Emma", "notes": "Emma seems sharp"})
+    game.act({"target": "Emma", "notes": 12})
+    assert game.state.notes[0] == [(1, "eliminate", "Emma seems sharp")]
+    assert game.state.notes[1] == []
+    bad = next(e for e in game.state.events if e.type == "action" and e.actor == 1)
+    assert bad.data["fallbacks"][0].startswith("notes:")
+
+
+unit = st.one_of(st.floats(0, 1), st.integers(0, 1), st.floats(allow_nan=True), st.integers(-3, 3), st.booleans())
+well_typed = st.fixed_dictionaries(
+    {},
+    optional={
+        "target": st.none() | names, "vote": st.none() | names, "bid": st.integers(-3, 14) | st.booleans(),
+        "statement": st.text(max_size=30), "claims": st.none() | st.lists(st.integers(), max_size=2),
+        "is_deceptive": st.booleans() | st.integers(0, 1), "confidence": unit, "suspicion": unit,
+        "deception_type": st.sampled_from(["none", "omission", "distortion", "fabrication", "misdirection", "x"]),
+        "reasoning": st.text(max_size=10) | st.integers(), "summary": st.text(max_size=10),
+        "notes": st.none() | st.text(max_size=10) | st.integers(),
+    },
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+@settings(max_examples=200, deadline=None)
+@given(raw=well_typed)
+def test_fast_path_agrees_with_pydantic(kind: ActionKind, raw: dict[str, Any]) -> None:
+    from werewolf_env.actions import ACTION_MODELS, _fast_fields
+
+    fast = _fast_fields(kind, raw)
+    if fast is None:
+        return
+    model = ACTION_MODELS[kind]
+    slow = model.model_validate({k: v for k, v in raw.items() if k in model.model_fields}).model_dump()
+    assert fast == slow
+    assert [type(v) for v in fast.values()] == [type(slow[k]) for k in fast]

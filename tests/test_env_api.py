@@ -1,0 +1,143 @@
+"""The PettingZoo contract: api_test and seed_test on several configs, spaces, infos, rendering."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+from pydantic import ValidationError
+
+import werewolf_env
+from werewolf_env import GameConfig
+from werewolf_env.graph import PHASE_GRAPH, to_mermaid
+from werewolf_env.wrappers import DiscreteActions
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "six": {"num_players": 6, "num_werewolves": 1, "max_debate_turns": 3, "analysis": "self"},
+    "twelve": {"num_players": 12, "num_werewolves": 3, "num_doctors": 2, "reveal_role_on_death": True,
+               "doctor_repeat_protect": False, "seer_learns_role": True, "max_rounds": 6},
+    "five_off": {"num_players": 5, "num_werewolves": 1, "analysis": "off", "show_suspicion": False},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["default", "six", "twelve"])
+def test_api_test(name: str) -> None:
+    api_test(werewolf_env.env(**CONFIGS[name]), num_cycles=400)
+
+
+@pytest.mark.parametrize("name", ["default", "six", "twelve"])
+def test_seed_test(name: str) -> None:
+    seed_test(lambda: werewolf_env.env(**CONFIGS[name]), num_cycles=400)
+
+
+@pytest.mark.parametrize("name", ["default", "five_off"])
+def test_discrete_wrapper_api_and_seed(name: str) -> None:
+    api_test(DiscreteActions(werewolf_env.raw_env(**CONFIGS[name])), num_cycles=400)
+    seed_test(lambda: DiscreteActions(werewolf_env.raw_env(**CONFIGS[name])), num_cycles=400)
+
+
+def test_raw_env_metadata_and_agents() -> None:
+    env = werewolf_env.raw_env()
+    assert env.metadata["name"] == "werewolf_v0"
+    env.reset(seed=1)
+    assert env.agents == [f"player_{i}" for i in range(8)]
+    obs = env.observe(env.agent_selection)
+    assert env.observation_space(env.agent_selection).contains(obs)
+    assert obs["observation"].dtype == np.float32
+    info = env.infos[env.agent_selection]
+    assert info["action_kind"] == "eliminate" and info["phase"] == "eliminate"
+    assert '"target"' in info["answer_format"] and info["legal_targets"]
+    assert info["answer_format"] in obs["text"]
+
+
+def test_masked_discrete_play_needs_no_fallbacks() -> None:
+    env = DiscreteActions(werewolf_env.raw_env())
+    env.reset(seed=3)
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, info = env.last()
+        assert "fallbacks" not in info, info
+        env.step(None if term or trunc else env.action_space(agent).sample(obs["action_mask"]))
+    assert not env.agents
+
+
+def test_game_ends_with_every_agent_removed_and_rewards_paid() -> None:
+    env = werewolf_env.env()
+    env.reset(seed=5)
+    total: dict[str, float] = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        _obs, reward, term, trunc, _info = env.last()
+        total[agent] += reward
+        env.step(None if term or trunc else env.action_space(agent).sample())
+    assert not env.agents
+    truth = env.unwrapped.ground_truth()
+    roles = truth["roles"]
+    if truth["winner"] is None:
+        assert set(total.values()) == {0.0}
+    else:
+        for seat, agent in enumerate(env.possible_agents):
+            won = (roles[seat] == "werewolf") == (truth["winner"] == "werewolf")
+            assert total[agent] == (1.0 if won else -1.0)
+
+
+def test_reset_without_seed_continues_a_seeded_sequence() -> None:
+    a, b = werewolf_env.raw_env(), werewolf_env.raw_env()
+    a.reset(seed=11)
+    b.reset(seed=11)
+    a.reset()
+    b.reset()
+    assert a.game.state.seed == b.game.state.seed != 11
+    assert a.game.state.roles == b.game.state.roles
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_players": 4}, "greater than or equal to 5"),
+        ({"num_players": 17}, "less than or equal to 16"),
+        ({"num_players": 6, "num_werewolves": 3}, "werewolves must be fewer"),
+        ({"num_werewolves": 0}, "greater than or equal to 1"),
+        ({"num_players": 5, "num_werewolves": 2, "num_seers": 2, "num_doctors": 2}, "do not fit"),
+        ({"names": ("A", "B")}, "names has 2 entries"),
+        ({"names": ("Al", "al", "C", "D", "E", "F", "G", "H")}, "unique"),
+        ({"names": ("me", "B", "C", "D", "E", "F", "G", "H")}, "reserved word"),
+        ({"roles": ("werewolf",) * 8}, "do not match"),
+        ({"analysis": "sometimes"}, "analysis"),
+        ({"colour": "red"}, "Extra inputs are not permitted"),
+    ],
+)
+def test_impossible_configs_are_refused_clearly(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        GameConfig(**kwargs)
+    with pytest.raises(ValidationError):
+        werewolf_env.raw_env(**kwargs)
+
+
+def test_render_is_the_public_transcript_and_spectator_sees_all() -> None:
+    env = werewolf_env.raw_env(render_mode="ansi")
+    env.reset(seed=2)
+    for agent in env.agent_iter():
+        _o, _r, term, trunc, _i = env.last()
+        env.step(None if term or trunc else env.action_space(agent).sample())
+    public = env.render()
+    assert "The game begins" in public and "[hidden]" not in public and "You " not in public
+    spectator = env.spectator_view()
+    assert "[hidden] Roles:" in spectator and "[hidden] statement" in spectator
+    assert len(spectator.splitlines()) > len(public.splitlines())
+
+
+def test_graph_table_and_mermaid() -> None:
+    for node in ("eliminate", "protect", "unmask", "resolve_night", "check_winner_night", "bid", "debate",
+                 "analyze", "vote", "exile", "check_winner_day", "summarize", "end"):  # fmt: skip
+        assert node in PHASE_GRAPH
+    for name, node in PHASE_GRAPH.items():
+        for _guard, _label, target in node.routes:
+            assert target in PHASE_GRAPH, f"{name} routes to unknown {target}"
+    text = to_mermaid()
+    assert text.startswith("stateDiagram-v2") and "n_check_winner_day --> n_summarize" in text
+    out = subprocess.run([sys.executable, "-m", "werewolf_env.graph"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == text
