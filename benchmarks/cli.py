@@ -22,14 +22,18 @@ from werewolf_env.env import raw_env
 from werewolf_env.log import replay
 
 
-def play(env: raw_env, policies: list[Any], seed: int) -> None:
+def play(env: raw_env, policies: list[Any], seed: int) -> int:
+    """One game in the plain PettingZoo loop, one policy per seat; returns the number of actions."""
     env.reset(seed=seed)
+    steps = 0
     for agent in env.agent_iter():
         obs, _reward, termination, truncation, info = env.last()
         if termination or truncation:
             env.step(None)
             continue
         env.step(policies[env.agent_name_mapping[agent]].act(obs, info))
+        steps += 1
+    return steps
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import RandomAgent
+from benchmarks.cli import play
 from werewolf_env import Game, GameConfig, raw_env
 
 
@@ -41,27 +42,15 @@ def bench_env(games: int, players: int, analysis: str) -> dict[str, Any]:
     werewolves = max(1, round(players / 4))
     env = raw_env(num_players=players, num_werewolves=werewolves, analysis=analysis)
     policies = [RandomAgent(seat) for seat in range(players)]
-
-    def play(seed: int) -> int:
-        env.reset(seed=seed)
-        steps = 0
-        for agent in env.agent_iter():
-            obs, _reward, termination, truncation, info = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            env.step(policies[env.agent_name_mapping[agent]].act(obs, info))
-            steps += 1
-        return steps
-
-    play(10**6)  # warm caches
+    play(env, policies, 10**6)  # warm caches
     started = time.perf_counter()
-    steps = sum(play(seed) for seed in range(games))
+    steps = sum(play(env, policies, seed) for seed in range(games))
     elapsed = time.perf_counter() - started
     return {
         "games": games, "steps": steps, "seconds": round(elapsed, 3),
         "games_per_s": round(games / elapsed, 2), "steps_per_s": round(steps / elapsed, 1),
-        "steps_per_game": round(steps / games, 1), "peak_mb_one_game": _peak_mb(lambda: play(10**6 + 1)),
+        "steps_per_game": round(steps / games, 1),
+        "peak_mb_one_game": _peak_mb(lambda: play(env, policies, 10**6 + 1)),
     }  # fmt: skip
 
 

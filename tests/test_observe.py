@@ -1,0 +1,76 @@
+"""Observations: the cached renderer must say exactly what a fresh one says, and knowledge is sound."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import werewolf_env
+from tests.helpers import random_policy
+from werewolf_env.observe import OBS_LAYOUT, OBS_SIZE, ObservationRenderer, Transcript
+from werewolf_env.visibility import knowledge
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), players=st.sampled_from([5, 8, 11]),
+       analysis=st.sampled_from(["full", "off"]), reveal=st.booleans())  # fmt: skip
+def test_cached_observations_equal_fresh_ones(seed: int, players: int, analysis: str, reveal: bool) -> None:
+    env = werewolf_env.raw_env(
+        num_players=players, num_werewolves=max(1, players // 4), analysis=analysis, reveal_role_on_death=reveal
+    )
+    env.reset(seed=seed)
+    policy = random_policy(seed, fuzz=0.2)
+    rng = np.random.default_rng(seed)
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        game = env.game
+        # look at a random seat too, not only the one acting, so caches are exercised out of order
+        for seat in {env.agent_name_mapping[agent], int(rng.integers(players))}:
+            cached = env.observe(f"player_{seat}")
+            fresh_renderer = ObservationRenderer(game.state)
+            turn = game.pending_turn(seat)
+            legal = game.legal_targets(turn) if turn is not None else []
+            assert cached["text"] == fresh_renderer.text(seat, turn, legal)
+            assert np.array_equal(cached["observation"], fresh_renderer.vector(seat, turn, legal))
+            # the fan-out transcript equals the reference per-viewer transcript
+            reference = Transcript(game.state.names, seat).update(game.state.events)
+            assert fresh_renderer._history_text(seat) == reference
+        env.step(policy(game, game.current))
+
+
+def test_public_render_equals_reference_transcript() -> None:
+    env = werewolf_env.raw_env(render_mode="ansi")
+    env.reset(seed=4)
+    for agent in env.agent_iter():
+        _o, _r, term, trunc, _i = env.last(observe=False)
+        env.step(None if term or trunc else env.action_space(agent).sample())
+    assert env.render() == Transcript(env.game.state.names, None).update(env.game.state.events)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), players=st.integers(5, 16), learns_role=st.booleans(), reveal=st.booleans())
+def test_knowledge_never_excludes_the_truth(seed: int, players: int, learns_role: bool, reveal: bool) -> None:
+    """Whatever a player knows is consistent with the hidden roles (so it can be sampled from)."""
+    env = werewolf_env.raw_env(num_players=players, num_werewolves=max(1, (players - 1) // 3),
+                               seer_learns_role=learns_role, reveal_role_on_death=reveal)  # fmt: skip
+    env.reset(seed=seed)
+    policy = random_policy(seed, fuzz=0.0)
+    state = env.game.state
+    while not env.game.over:
+        for seat in range(players):
+            known = knowledge(state, seat)
+            assert all(state.roles[p] in known[p] for p in range(players))
+            assert known[seat] == frozenset({state.roles[seat]})
+        env.step(policy(env.game, env.game.current))
+
+
+def test_observation_layout_is_consistent() -> None:
+    assert sum(size for _, size in OBS_LAYOUT) == OBS_SIZE
+    env = werewolf_env.raw_env(num_players=16, num_werewolves=5)
+    env.reset(seed=0)
+    obs = env.observe("player_15")["observation"]
+    assert obs.shape == (OBS_SIZE,) and ((obs >= 0) & (obs <= 1)).all()
