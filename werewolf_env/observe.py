@@ -1,8 +1,13 @@
 """Observations: the prompt-ready text and the fixed-size numeric vector, from one player's view.
 
-Both read only ``visibility.visible`` events and ``visibility.knowledge``; nothing else about the
-state reaches a player. The text is assembled lazily in ``observe()`` from per-player transcript
-lines that are rendered once per event (``Transcript``), so long games stay cheap to observe.
+What a player's observation is made of, and nothing else: the events whose audience includes the
+player (the history), ``visibility.knowledge`` (possible roles), the player's own state (role, notes,
+suspicion row, own night results) and public state (who is alive, statements and their claims,
+votes, round). The hygiene tests in ``tests/test_hygiene.py`` guard this.
+
+``ObservationRenderer`` renders each event once and hands the line to every seat that may see it,
+and caches every other part at the grain at which it changes, because ``observe()`` runs on every
+step; ``tests/test_observe.py`` checks that the cached result always equals a fresh one.
 """
 
 from __future__ import annotations

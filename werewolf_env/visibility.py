@@ -2,9 +2,9 @@
 
 Two questions are answered here and nowhere else:
 
-* ``visible(event, seat)``: may this player see this event? Observations are rendered only from the
-  events this returns true for (plus the player's own role card), so information hygiene reduces to
-  the audiences the rules engine gives its events.
+* ``visible(event, seat)``: may this player see this event? An event's ``audience`` (everyone, some
+  seats, or nobody but the engine) is set by the rules engine when it emits it; a player's history
+  holds only the events visible to it, so information hygiene reduces to those audiences.
 * ``knowledge(state, seat)``: which roles each seat can still have, from this player's point of view
   (own role, werewolf teammates, own seer results, publicly revealed roles, the public rule that night
   victims are never werewolves, and the role counts). The claim judge uses it to decide which claims
