@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 
@@ -9,14 +10,27 @@ class Policy:
     """A policy answers one turn: ``act(observation, info)`` returns a JSON action (dict or string).
 
     ``observation`` is the env's ``{"text", "observation"}`` dict; ``info`` names the expected
-    ``action_kind``, the ``legal_targets`` and the ``answer_format``. ``aact`` is the async form; the
-    default runs ``act``, so sync policies work in async runners too.
+    ``action_kind``, the ``legal_targets`` and the ``answer_format`` (and, with
+    ``raw_env(info_events=True)``, the newly visible ``events``). ``aact`` is the async form.
+    Implement either: the default ``aact`` runs ``act``, the default ``act`` runs ``aact``.
+
+    Class attributes the runner reads:
+    * ``needs_events``: the policy reads ``info["events"]`` (the runner then turns them on);
+    * ``endpoint``: calls to the same endpoint share one concurrency limit (None: no limit).
     """
 
     name = "policy"
+    needs_events = False
+    endpoint: str | None = None
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
-        raise NotImplementedError
+        if type(self).aact is Policy.aact:
+            raise NotImplementedError(f"{type(self).__name__} implements neither act nor aact")
+        return asyncio.run(self.aact(observation, info))
 
     async def aact(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
         return self.act(observation, info)
+
+    def drain_records(self) -> list[dict[str, Any]]:
+        """Records to attach to the game log since the last call (LLM calls, errors); default none."""
+        return []

@@ -174,7 +174,8 @@ def to_jsonable(value: Any) -> Any:
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL | re.IGNORECASE)
 
 
-def _as_object(raw: Any, repairs: list[str]) -> tuple[dict[str, Any] | None, str | None]:
+def as_object(raw: Any, repairs: list[str]) -> tuple[dict[str, Any] | None, str | None]:
+    """A JSON object from a dict or a string (tolerating code fences and text around it), or (None, why)."""
     if isinstance(raw, dict):
         return raw, None
     if isinstance(raw, (bytes, bytearray)):
@@ -240,7 +241,7 @@ def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
     """Read ``raw`` as an action of ``turn.kind`` by ``turn.player``; never raises."""
     kind = turn.kind
     repairs: list[str] = []
-    obj, error = _as_object(raw, repairs)
+    obj, error = as_object(raw, repairs)
     fallbacks: list[str] = []
     if obj is None:
         fallbacks.append(error or "unreadable action")

@@ -26,6 +26,10 @@ and in the log. For a ``Discrete`` space with an action mask, wrap with ``Discre
 Rewards: at the end only: +1 to every member of the winning team, -1 to the losers, 0 to all when
 ``max_rounds`` runs out (a truncation).
 
+Structured events: with ``raw_env(info_events=True)``, ``info["events"]`` on each of a player's
+turns holds the events visible to it since its previous turn, as plain JSON (the log's format): what
+a scripted policy reads instead of parsing text. Off by default, because it costs time per step.
+
 Simultaneous groups: ``simultaneous_agents()`` lists the agents still to answer in the current group
 (one turn's bids, the night actions, the votes, the analyses of one statement, the summaries). Their
 observations do not change while the others in the group answer, so a runner may ask them all at
@@ -37,6 +41,7 @@ Version history:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -48,10 +53,11 @@ from pettingzoo.utils import wrappers
 from .actions import answer_format, to_jsonable
 from .config import GameConfig
 from .engine import Game
-from .log import EventLog
+from .log import EventLog, dumps
 from .observe import OBS_SIZE, ObservationRenderer, Transcript
 from .spaces import FreeText, JsonActionSpace
 from .state import KIND_NAME, KIND_PHASE, ActionKind, Turn
+from .visibility import visible
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -66,6 +72,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         render_mode: str | None = None,
         log_dir: str | Path | None = None,
         config: GameConfig | None = None,
+        info_events: bool = False,
         **config_kwargs: Any,
     ) -> None:
         super().__init__()
@@ -76,6 +83,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.config = config if config is not None else GameConfig(**config_kwargs)
         self.render_mode = render_mode
         self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.info_events = info_events
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -126,6 +134,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self._last_fallbacks = {}
+        self._event_cursor = [0] * self.config.num_players
         if self.log_dir is not None:
             path = self.log_dir / f"game-{self._episode:05d}-seed{game_seed}.ndjson"
             self._log = EventLog(path, self.game)
@@ -256,6 +265,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             if agent in self.agents:
                 self.infos[agent] = self._info(seat, pending.get(seat))
 
+    def _new_events(self, seat: int) -> list[dict[str, Any]]:
+        """The events ``seat`` may see that it has not been given yet, as plain JSON (as in the log)."""
+        events = self._game().state.events
+        # A JSON round trip: agents get copies, never the engine's own event data.
+        new = [json.loads(dumps(e.to_json())) for e in events[self._event_cursor[seat] :] if visible(e, seat)]
+        self._event_cursor[seat] = len(events)
+        return new
+
     def _info(self, seat: int, turn: Turn | None) -> dict[str, Any]:
         game = self._game()
         state = game.state
@@ -278,6 +295,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 if key is not None:
                     self._info_template, self._info_template_key = template, key
             info = {**template, "legal_targets": list(template["legal_targets"])}
+            if self.info_events:
+                info["events"] = self._new_events(seat)
         fallback = self._last_fallbacks.get(self.possible_agents[seat])
         if fallback is not None:
             info["fallbacks"] = fallback

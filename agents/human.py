@@ -1,0 +1,109 @@
+"""``HumanAgent``: play one seat in the terminal.
+
+Each turn shows what is new since the player's last turn (the whole observation the first time),
+then asks for an answer, re-asking until it is valid. Answers can be JSON, or shorthand:
+
+* eliminate / protect / unmask / vote: a name (``none`` to abstain from a vote);
+* bid: a number; statement and summary: the text itself;
+* analyses: ``yes|no [confidence] [type] [suspicion]``, e.g. ``yes 0.8 fabrication 0.9``.
+
+End of input (Ctrl-D) answers nothing for the rest of the game, and the env's fallback plays.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from .base import Policy
+from .llm import validate
+
+_TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
+
+
+class HumanAgent(Policy):
+    name = "human"
+
+    def __init__(self, input: TextIO | None = None, output: TextIO | None = None,
+                 friction: Any = None) -> None:  # fmt: skip
+        self.input = input or sys.stdin
+        self.output = output or sys.stdout
+        self.friction = friction  # optional callable(observation, info) -> warning text (see the detector)
+        self._shown_history = 0
+        self._closed = False
+
+    def _say(self, text: str) -> None:
+        self.output.write(text + "\n")
+        self.output.flush()
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
+        kind = info.get("action_kind")
+        if kind is None or self._closed:
+            return {}
+        self._say(self._new_part(observation["text"]))
+        if self.friction is not None:
+            warning = self.friction(observation, info)
+            if warning:
+                self._say(f"!! {warning}")
+        while True:
+            self.output.write(f"[{kind}] your answer> ")
+            self.output.flush()
+            line = self.input.readline()
+            if not line:
+                self._closed = True
+                self._say("(no more input: the game plays on without you)")
+                return {}
+            answer = shorthand(line.strip(), kind)
+            action, error = validate(json.dumps(answer) if isinstance(answer, dict) else answer, kind, info)
+            if error is None:
+                return action  # type: ignore[return-value]
+            self._say(f"Not valid: {error}. Try again (JSON or shorthand).")
+
+    def _new_part(self, text: str) -> str:
+        """The first time everything; later only the history lines not shown yet and the task."""
+        _, _, rest = text.partition("HISTORY:\n")
+        history, _, tail = rest.partition("\n\nNOW:")
+        lines = history.splitlines()
+        if self._shown_history == 0:
+            self._shown_history = len(lines)
+            return text
+        new = lines[self._shown_history :]
+        self._shown_history = len(lines)
+        return "\n".join([*new, "", f"NOW:{tail}"])
+
+
+def shorthand(line: str, kind: str) -> dict[str, Any] | str:
+    """A JSON answer from what a person types; JSON itself passes through unchanged."""
+    if line.startswith("{"):
+        return line
+    if kind in ("eliminate", "protect", "unmask"):
+        return {"target": line}
+    if kind == "vote":
+        return {"vote": None if line.lower() in ("", "none", "abstain", "null", "nobody") else line}
+    if kind == "bid":
+        try:
+            return {"bid": int(line)}
+        except ValueError:
+            return {"bid": line}
+    if kind == "statement":
+        return {"statement": line}
+    if kind == "summary":
+        return {"summary": line}
+    words = line.split()
+    answer: dict[str, Any] = {"is_deceptive": bool(words) and words[0].lower() in ("y", "yes", "true", "1")}
+    numbers = [float(w) for w in words[1:] if _is_number(w)]
+    types = [w.lower() for w in words[1:] if w.lower() in _TYPES]
+    answer["confidence"] = numbers[0] if numbers else 0.5
+    answer["deception_type"] = types[0] if types else ("fabrication" if answer["is_deceptive"] else "none")
+    if kind == "peer_analysis":
+        answer["suspicion"] = numbers[1] if len(numbers) > 1 else (0.7 if answer["is_deceptive"] else 0.3)
+    return answer
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True

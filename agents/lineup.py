@@ -1,0 +1,132 @@
+"""Lineups: which policy plays which seat, as plain data (dict, TOML or JSON).
+
+    {"default": {"kind": "heuristic"},
+     "teams": {"werewolf": {"kind": "llm", "model": "m1", "base_url": "http://127.0.0.1:8080/v1"}},
+     "roles": {"seer": {"kind": "llm", "model": "m2", "base_url": "http://127.0.0.1:8081/v1"}},
+     "seats": {"player_0": {"kind": "human"}}}
+
+A seat's spec is the first of: ``seats[agent id]``, ``roles[its role]``, ``teams[its team]``,
+``default``. Kinds: ``random``, ``heuristic``, ``llm`` and ``human``; the other keys are that policy's
+options. API keys never belong in a lineup: an ``llm`` spec names an environment variable
+(``api_key_env``, default ``OPENAI_API_KEY``) or a key file (``api_key_file``), and lineups are
+written to run directories as they are, so a literal ``api_key`` is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from werewolf_env.config import Role, Team
+
+from .base import Policy
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+Kind = Literal["random", "heuristic", "llm", "human"]
+
+
+class AgentSpec(BaseModel):
+    """One policy: its kind and its options (passed on as keywords)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    kind: Kind
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+    def label(self) -> str:
+        """A short name for reports: the kind, or ``llm:<model>``."""
+        if self.kind == "llm":
+            return f"llm:{self.options.get('model', '?')}"
+        return self.kind
+
+
+class Lineup(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    default: AgentSpec = Field(default_factory=lambda: AgentSpec(kind="heuristic"))
+    teams: dict[Team, AgentSpec] = Field(default_factory=dict)
+    roles: dict[Role, AgentSpec] = Field(default_factory=dict)
+    seats: dict[str, AgentSpec] = Field(default_factory=dict)
+
+    @field_validator("default", "teams", "roles", "seats", mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        """Allow ``"heuristic"`` for ``{"kind": "heuristic"}`` anywhere a spec goes."""
+        if isinstance(value, str):
+            return {"kind": value}
+        if isinstance(value, dict) and "kind" not in value:
+            return {k: {"kind": v} if isinstance(v, str) else v for k, v in value.items()}
+        return value
+
+    @field_validator("default", "teams", "roles", "seats")
+    @classmethod
+    def _no_literal_keys(cls, value: Any) -> Any:
+        specs = value.values() if isinstance(value, dict) else [value]
+        for spec in specs:
+            if "api_key" in spec.options:
+                raise ValueError(
+                    "a lineup must not hold an API key (it is written to the run directory): "
+                    "use api_key_env (an environment variable name) or api_key_file"
+                )
+        return value
+
+    def spec_for(self, agent: str, role: Role) -> AgentSpec:
+        return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
+
+    def needs_events(self) -> bool:
+        return any(s.kind == "heuristic" for s in self._all())
+
+    def _all(self) -> list[AgentSpec]:
+        return [self.default, *self.teams.values(), *self.roles.values(), *self.seats.values()]
+
+
+def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
+    """A lineup from a Lineup, a dict, a TOML / JSON file path, or a kind name ("heuristic")."""
+    if source is None:
+        return Lineup()
+    if isinstance(source, Lineup):
+        return source
+    if isinstance(source, dict):
+        return Lineup.model_validate(source)
+    text = str(source)
+    if text in ("random", "heuristic", "llm", "human"):
+        return Lineup(default=AgentSpec(kind=text))  # type: ignore[arg-type]
+    path = Path(text)
+    if not path.is_file():
+        raise ValueError(f"no lineup file {path} (and {text!r} is not a policy kind)")
+    raw = path.read_text(encoding="utf-8")
+    data = tomllib.loads(raw) if path.suffix.lower() == ".toml" else json.loads(raw)
+    return Lineup.model_validate(data)
+
+
+def make_policy(spec: AgentSpec, seed: int, cache_dir: str | Path | None = None) -> Policy:
+    """A fresh policy for one seat of one game, seeded for reproducibility."""
+    options = spec.options
+    if spec.kind == "random":
+        from .random_agent import RandomAgent
+
+        return RandomAgent(seed=seed)
+    if spec.kind == "heuristic":
+        from .heuristic import HeuristicAgent
+
+        return HeuristicAgent(seed=seed, **options)
+    if spec.kind == "llm":
+        from .llm import LLMAgent
+
+        if cache_dir is not None:
+            options.setdefault("cache_dir", cache_dir)
+        return LLMAgent(seed=seed, **options)
+    from .human import HumanAgent
+
+    return HumanAgent(**options)

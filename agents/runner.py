@@ -1,0 +1,168 @@
+"""The game runner: one game to the end, asking each simultaneous group of agents at once.
+
+    result = await play_game({"num_players": 8}, "heuristic", seed=1, log_dir="runs/x")
+    result = play_game_sync({"num_players": 8}, lineup_dict, seed=1)
+
+Within a group (one turn's bids, the night, the votes, the analyses of one statement, the
+summaries) the runner asks every member at once, at most ``concurrency`` calls in flight per
+endpoint, then steps the env in the env's order. The env guarantees that the members'
+observations do not depend on each other's answers, so the result is identical to sequential
+play (a test checks it for concurrency 1 and 16).
+
+A policy that raises does not end the game: the error is logged and the env's recorded fallback
+answers for it (except ``KeyboardInterrupt``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from werewolf_env import GameConfig
+from werewolf_env.env import raw_env
+
+from .base import Policy
+from .lineup import Lineup, load_lineup, make_policy
+
+
+@dataclass
+class PlayerOutcome:
+    seat: int
+    agent: str
+    name: str
+    role: str
+    team: str
+    policy: str
+    alive: bool
+    reward: float
+    won: bool
+
+
+@dataclass
+class GameResult:
+    seed: int
+    winner: str | None  # "village", "werewolf" or None (undecided after max_rounds)
+    truncated: bool
+    rounds: int
+    steps: int
+    fallbacks: int
+    seconds: float
+    log_path: str | None
+    players: list[PlayerOutcome] = field(default_factory=list)
+    policy_errors: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def seat_seed(game_seed: int, seat: int) -> int:
+    """Each seat's policy seed: distinct per seat and game, the same on every rerun."""
+    return (game_seed * 1_000_003 + seat * 7919) % (2**31 - 1)
+
+
+async def play_game(
+    env_config: GameConfig | dict[str, Any] | None,
+    lineup: Lineup | dict[str, Any] | str | Path | None,
+    seed: int,
+    log_dir: str | Path | None = None,
+    concurrency: int = 8,
+    cache_dir: str | Path | None = None,
+    policies: list[Policy] | None = None,
+) -> GameResult:
+    """Play one game to the end and return its result (and write its log when ``log_dir`` is set).
+
+    ``policies`` overrides the lineup with ready-made policy objects, one per seat.
+    """
+    config = env_config if isinstance(env_config, GameConfig) else GameConfig(**(env_config or {}))
+    spec = load_lineup(lineup)
+    env = raw_env(config=config, log_dir=log_dir, info_events=True)
+    env.reset(seed=seed)
+    game = env.game
+    assert game is not None
+    roles = game.state.roles
+    if policies is None:
+        specs = [spec.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
+        policies = [make_policy(s, seat_seed(seed, seat), cache_dir) for seat, s in enumerate(specs)]
+        labels = [s.label() for s in specs]
+    else:
+        if len(policies) != config.num_players:
+            raise ValueError(f"{len(policies)} policies for {config.num_players} seats")
+        labels = [p.name for p in policies]
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    limits: dict[str | None, asyncio.Semaphore] = {}
+    started = time.perf_counter()
+    steps = errors = 0
+    try:
+        while env.agents:
+            members = env.simultaneous_agents()
+            if not members:  # the game is over: retire every agent
+                env.step(None)
+                continue
+            asked = [(agent, env.observe(agent), env.infos[agent]) for agent in members]
+            answers = await asyncio.gather(*(
+                _ask(policies[env.agent_name_mapping[agent]], obs, info, limits, concurrency)
+                for agent, obs, info in asked
+            ))  # fmt: skip
+            for (agent, _obs, _info), (action, records, failed) in zip(asked, answers, strict=True):
+                for record in records:
+                    env.log_extra(agent, record)
+                errors += failed
+                env.step(action)
+                steps += 1
+    finally:
+        env.close()
+    state = game.state
+    rewards = game.rewards()
+    players = [
+        PlayerOutcome(
+            seat=seat, agent=env.possible_agents[seat], name=state.names[seat], role=roles[seat].value,
+            team=roles[seat].team.value, policy=labels[seat], alive=state.alive[seat], reward=rewards[seat],
+            won=state.winner is not None and roles[seat].team is state.winner,
+        )
+        for seat in range(config.num_players)
+    ]  # fmt: skip
+    fallbacks = sum(1 for e in state.events if e.type == "action" and "fallbacks" in e.data)
+    return GameResult(
+        seed=seed, winner=state.winner.value if state.winner else None, truncated=state.truncated,
+        rounds=state.round, steps=steps, fallbacks=fallbacks, seconds=round(time.perf_counter() - started, 4),
+        log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors,
+    )  # fmt: skip
+
+
+def play_game_sync(*args: Any, **kwargs: Any) -> GameResult:
+    """``play_game`` for code without an event loop."""
+    return asyncio.run(play_game(*args, **kwargs))
+
+
+async def _ask(
+    policy: Policy,
+    obs: dict[str, Any],
+    info: dict[str, Any],
+    limits: dict[str | None, asyncio.Semaphore],
+    concurrency: int,
+) -> tuple[Any, list[dict[str, Any]], int]:
+    """One policy's answer, its log records, and 1 if it raised (the env then falls back)."""
+    key = policy.endpoint
+    limit = limits.get(key)
+    if limit is None:
+        limit = limits[key] = asyncio.Semaphore(concurrency)
+    guard = limit if key is not None else contextlib.nullcontext()
+    async with guard:
+        try:
+            action = await policy.aact(obs, info)
+            return action, policy.drain_records(), 0
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:
+            records = policy.drain_records()
+            records.append({
+                "type": "policy_error", "policy": policy.name, "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(limit=5),
+            })  # fmt: skip
+            return {"policy_error": type(exc).__name__}, records, 1
