@@ -152,6 +152,12 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go out in two writes; without this, Nagle's algorithm and the
+            # client's delayed ACK add ~40 ms to every answer.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def log_message(self, format: str, *args: Any) -> None:
             return
 
@@ -231,3 +237,27 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 pass  # the client gave up (its timeout): nothing to answer
 
     return Handler
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m agents.fake_openai``: serve until interrupted; prints the base URL first."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A scripted OpenAI-compatible server on 127.0.0.1.")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    parser.add_argument("--fault-rate", type=float, default=0.0, help="share of requests given a random fault")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rates = {fault: args.fault_rate / len(FAULTS) for fault in FAULTS} if args.fault_rate else {}
+    server = FakeOpenAIServer(latency=args.latency, faults=FaultPlan(rates=rates, seed=args.seed)).start()
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -24,6 +24,7 @@ import json
 import os
 import random
 import time
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -168,7 +169,7 @@ class LLMAgent(Policy):
         }
         if self.temperature > 0:
             request["sample"] = [self.seed, self._calls]
-        key = ResponseCache.key(request)
+        key = ResponseCache.key(request) if self.cache is not None else ""
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -185,7 +186,13 @@ class LLMAgent(Policy):
         while True:
             call_started = time.monotonic()
             try:
-                response = await self.client.chat.completions.create(**self._arguments(messages, kind, fmt))
+                # The SDK's low-level post: the same client, retries off, the same error classes as
+                # chat.completions.create, but no per-call re-validation of the whole prompt and no
+                # typed response models: a few ms of CPU per call that, on one event loop, delay
+                # every other call in flight (benchmarks/llm_concurrency.py).
+                response = await self.client.post(
+                    "/chat/completions", body=self._arguments(messages, kind, fmt), cast_to=dict
+                )
             except openai.BadRequestError as exc:
                 if fmt != "none" and "response_format" in str(exc):
                     fmt = _STEP_DOWN[fmt]  # the server cannot do this format: step down and try again
@@ -211,15 +218,15 @@ class LLMAgent(Policy):
                 errors.append(self._scrub(f"{type(exc).__name__}: {exc}"))
                 return None, self._meta(fmt, started, retries, errors, failure=f"HTTP {exc.status_code}")
             break
-        choice = response.choices[0] if response.choices else None
-        message = choice.message if choice is not None else None
-        content = message.content if message is not None else None
-        usage = response.usage.model_dump() if response.usage is not None else None
+        choices = response.get("choices") if isinstance(response, dict) else None
+        message = (choices[0] or {}).get("message") or {} if choices else {}
+        content = message.get("content")
+        usage = response.get("usage") if isinstance(response, dict) else None
         meta = self._meta(fmt, started, retries, errors)
         meta["usage"] = usage
         meta["call_latency_s"] = round(time.monotonic() - call_started, 4)
-        if content is None:
-            refusal = getattr(message, "refusal", None) if message is not None else None
+        if not isinstance(content, str):
+            refusal = message.get("refusal")
             meta["refusal"] = refusal
             return (f"(refused: {refusal})" if refusal else ""), meta
         if self.cache is not None:
@@ -244,10 +251,9 @@ class LLMAgent(Policy):
         if fmt == "json_object":
             args["response_format"] = {"type": "json_object"}
         elif fmt == "json_schema":
-            schema = ACTION_MODELS[ActionKind(kind)].model_json_schema()
-            args["response_format"] = {"type": "json_schema", "json_schema": {"name": kind, "schema": schema}}
+            args["response_format"] = {"type": "json_schema", "json_schema": {"name": kind, "schema": _schema(kind)}}
         if self.extra_body:
-            args["extra_body"] = self.extra_body
+            args.update(self.extra_body)  # the raw body: server-specific fields go in as they are
         return args
 
     def _delay(self, retries: int, exc: Exception) -> float:
@@ -281,6 +287,12 @@ class LLMAgent(Policy):
         if self._api_key and self._api_key not in ("not-needed",) and len(self._api_key) >= 4:
             text = text.replace(self._api_key, "***")
         return text[:500]
+
+
+@cache
+def _schema(kind: str) -> dict[str, Any]:
+    """The JSON schema of an action kind (pydantic builds it in milliseconds: once is enough)."""
+    return ACTION_MODELS[ActionKind(kind)].model_json_schema()
 
 
 def _read_key(env_name: str, key_file: str | None) -> str:

@@ -55,6 +55,7 @@ class GameResult:
     log_path: str | None
     players: list[PlayerOutcome] = field(default_factory=list)
     policy_errors: int = 0
+    groups: int = 0  # simultaneous groups asked: the sequential rounds of calls the game needed
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,13 +98,14 @@ async def play_game(
         raise ValueError("concurrency must be at least 1")
     limits: dict[str | None, asyncio.Semaphore] = {}
     started = time.perf_counter()
-    steps = errors = 0
+    steps = errors = groups = 0
     try:
         while env.agents:
             members = env.simultaneous_agents()
             if not members:  # the game is over: retire every agent
                 env.step(None)
                 continue
+            groups += 1
             asked = [(agent, env.observe(agent), env.infos[agent]) for agent in members]
             answers = await asyncio.gather(*(
                 _ask(policies[env.agent_name_mapping[agent]], obs, info, limits, concurrency)
@@ -131,7 +133,7 @@ async def play_game(
     return GameResult(
         seed=seed, winner=state.winner.value if state.winner else None, truncated=state.truncated,
         rounds=state.round, steps=steps, fallbacks=fallbacks, seconds=round(time.perf_counter() - started, 4),
-        log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors,
+        log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors, groups=groups,
     )  # fmt: skip
 
 

@@ -1,14 +1,18 @@
 """``werewolf-bench``: the benchmark's command line.
 
-``werewolf-bench run`` plays a small benchmark offline, logs every game, replay-checks the logs and
-prints a readable summary with the grounded deception figures::
+``werewolf-bench run`` plays a small benchmark (offline, heuristic agents by default), logs every
+game, replay-checks the logs and prints a readable summary with the grounded deception figures::
 
     werewolf-bench run --games 20 --out runs/demo
+    werewolf-bench run --agents random
+    werewolf-bench run --lineup lineup.toml          # per-seat / per-team policies and models
+    werewolf-bench run --model gpt-4o-mini --base-url https://api.openai.com/v1
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
@@ -16,10 +20,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agents import RandomAgent
-from werewolf_env import __version__
+from agents import GameResult, load_lineup, play_game
+from werewolf_env import GameConfig, __version__
 from werewolf_env.env import raw_env
-from werewolf_env.log import replay
+from werewolf_env.log import read_log, replay
 
 
 def play(env: raw_env, policies: list[Any], seed: int) -> int:
@@ -39,11 +43,17 @@ def play(env: raw_env, policies: list[Any], seed: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="werewolf-bench", description="Werewolf deception benchmark.")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="play games offline, log and replay-check them, print a summary")
+    run = commands.add_parser("run", help="play games, log and replay-check them, print a summary")
     run.add_argument("--games", type=int, default=20, help="number of games (default 20)")
     run.add_argument("--players", type=int, default=8)
     run.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed + i")
     run.add_argument("--analysis", choices=["full", "self", "peer", "off"], default="full")
+    who = run.add_mutually_exclusive_group()
+    who.add_argument("--agents", choices=["heuristic", "random"], help="one model-free policy for every seat")
+    who.add_argument("--lineup", help="a lineup file (TOML or JSON): policies per seat, role or team")
+    who.add_argument("--model", help="an LLM for every seat (with --base-url; key from $OPENAI_API_KEY)")
+    run.add_argument("--base-url", help="OpenAI-compatible endpoint for --model")
+    run.add_argument("--concurrency", type=int, default=8, help="games and calls in flight (default 8)")
     run.add_argument("--out", type=Path, default=Path("runs/demo"))
     args = parser.parse_args(argv)
     return run_command(args)
@@ -55,84 +65,89 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     werewolves = max(1, round(args.players / 4))
     try:
-        env = raw_env(
-            num_players=args.players, num_werewolves=werewolves, analysis=args.analysis, log_dir=args.out / "games"
-        )
+        config = GameConfig(num_players=args.players, num_werewolves=werewolves, analysis=args.analysis)
+        if args.model:
+            lineup = load_lineup({"default": {"kind": "llm", "model": args.model, "base_url": args.base_url}})
+        else:
+            lineup = load_lineup(args.lineup or args.agents or "heuristic")
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
+    label = args.model or args.lineup or args.agents or "heuristic"
     started = time.perf_counter()
+    results = asyncio.run(_run_games(config, lineup, args))
+    elapsed = time.perf_counter() - started
+    summary = summarize(results, config, label, elapsed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print_summary(summary, args.out)
+    return 0 if summary["replay_ok"] == len(results) else 1
+
+
+async def _run_games(config: GameConfig, lineup: Any, args: argparse.Namespace) -> list[GameResult]:
+    limit = asyncio.Semaphore(max(1, args.concurrency))
+
+    async def one(seed: int) -> GameResult:
+        async with limit:
+            return await play_game(config, lineup, seed, log_dir=args.out / "games", concurrency=args.concurrency)
+
+    return list(await asyncio.gather(*(one(args.seed + i) for i in range(args.games))))
+
+
+def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed: float) -> dict[str, Any]:
     winners: Counter[str] = Counter()
     lies: Counter[str] = Counter()
     lies_by_role: Counter[str] = Counter()
     statements_by_role: Counter[str] = Counter()
-    games: list[dict[str, Any]] = []
-    actions = fallbacks = 0
-    replayed_ok = 0
-    for i in range(args.games):
-        seed = args.seed + i
-        policies = [RandomAgent(seed * 1000 + seat) for seat in range(args.players)]
-        play(env, policies, seed)
-        truth = env.ground_truth()
-        winner = truth["winner"] or "undecided"
-        winners[winner] += 1
-        for st in truth["statements"]:
-            statements_by_role[st["speaker_role"]] += 1
-            if st["lie"]:
-                lies[st["type"]] += 1
-                lies_by_role[st["speaker_role"]] += 1
-        events = env.game.state.events  # type: ignore[union-attr]
-        game_actions = [e for e in events if e.type == "action"]
-        actions += len(game_actions)
-        fallbacks += sum(1 for e in game_actions if "fallbacks" in e.data)
-        check = replay(env.log_path)  # type: ignore[arg-type]
-        replayed_ok += bool(check)
-        games.append(
-            {
-                "seed": seed,
-                "winner": winner,
-                "rounds": env.game.state.round,  # type: ignore[union-attr]
-                "statements": len(truth["statements"]),
-                "log": str(env.log_path),
-                "replay_ok": check.ok,
-            }
-        )
-    elapsed = time.perf_counter() - started
-
-    n = args.games
-    total_statements = sum(statements_by_role.values())
-    summary = {
-        "version": __version__, "games": n, "players": args.players, "werewolves": werewolves,
-        "analysis": args.analysis, "policies": "random", "seconds": round(elapsed, 3),
-        "winners": dict(winners), "statements": total_statements, "lies": dict(lies),
-        "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
-        "actions": actions, "fallbacks": fallbacks, "replay_ok": replayed_ok, "per_game": games,
+    replay_ok = 0
+    for result in results:
+        winners[result.winner or "undecided"] += 1
+        for record in read_log(result.log_path):  # type: ignore[arg-type]
+            if record["type"] == "ground_truth":
+                role = record["data"]["speaker_role"]
+                statements_by_role[role] += 1
+                if record["data"]["lie"]:
+                    lies[record["data"]["type"]] += 1
+                    lies_by_role[role] += 1
+        replay_ok += bool(replay(result.log_path))  # type: ignore[arg-type]
+    return {
+        "version": __version__, "games": len(results), "players": config.num_players,
+        "werewolves": config.num_werewolves, "analysis": config.analysis, "lineup": label,
+        "seconds": round(elapsed, 3), "winners": dict(winners), "statements": sum(statements_by_role.values()),
+        "lies": dict(lies), "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
+        "actions": sum(r.steps for r in results), "fallbacks": sum(r.fallbacks for r in results),
+        "policy_errors": sum(r.policy_errors for r in results), "replay_ok": replay_ok,
+        "per_game": [r.to_json() for r in results],
     }  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
+
+def print_summary(s: dict[str, Any], out: Path) -> None:
     def pct(k: int, total: int) -> str:
         return f"{k} ({100 * k / total:.0f}%)" if total else "0"
 
+    n = s["games"]
+    winners = s["winners"]
     print(
-        f"werewolf-deception {__version__}: {n} games, {args.players} players ({werewolves} werewolves), "
-        f"random policies, analysis={args.analysis}, {elapsed:.1f}s"
+        f"werewolf-deception {s['version']}: {n} games, {s['players']} players ({s['werewolves']} werewolves), "
+        f"lineup {s['lineup']}, analysis={s['analysis']}, {s['seconds']:.1f}s"
     )
     print(
-        f"  winners: village {pct(winners['village'], n)}, werewolves {pct(winners['werewolf'], n)}, "
-        f"undecided {pct(winners['undecided'], n)}"
+        f"  winners: village {pct(winners.get('village', 0), n)}, werewolves {pct(winners.get('werewolf', 0), n)}, "
+        f"undecided {pct(winners.get('undecided', 0), n)}"
     )
+    lies = Counter(s["lies"])
     print(
-        f"  statements: {total_statements}; grounded lies: {pct(sum(lies.values()), total_statements)} "
+        f"  statements: {s['statements']}; grounded lies: {pct(sum(lies.values()), s['statements'])} "
         f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"
     )
-    for role, count in sorted(statements_by_role.items()):
-        print(f"    {role:<9} {count:>5} statements, {pct(lies_by_role[role], count)} lies")
-    print(f"  actions: {actions}; invalid answers replaced by fallbacks: {fallbacks}")
-    print(f"  replay check: {replayed_ok}/{n} logs rebuild the identical game")
-    print(f"  logs: {args.out / 'games'}/   summary: {args.out / 'summary.json'}")
-    return 0 if replayed_ok == n else 1
+    for role, count in sorted(s["statements_by_role"].items()):
+        print(f"    {role:<9} {count:>5} statements, {pct(s['lies_by_role'].get(role, 0), count)} lies")
+    print(
+        f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
+        f"policy errors: {s['policy_errors']}"
+    )
+    print(f"  replay check: {s['replay_ok']}/{n} logs rebuild the identical game")
+    print(f"  logs: {out / 'games'}/   summary: {out / 'summary.json'}")
 
 
 if __name__ == "__main__":
