@@ -18,15 +18,14 @@ or by seeded rates, one of
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import random
 import re
 import socket
 import threading
-import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULTS = ("malformed", "wrong_keys", "invalid_target", "refusal", "429", "500", "drop", "timeout")
@@ -95,6 +94,9 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
 
 
 class FakeOpenAIServer:
+    """Serves on its own asyncio loop in a background thread (one loop, no thread per connection, so
+    many calls in flight all get their latency on time)."""
+
     def __init__(self, latency: float = 0.0, faults: FaultPlan | None = None, hang: float = 5.0,
                  retry_after: float = 0.05, reject_response_format: bool = False,
                  answer: Any = None) -> None:  # fmt: skip
@@ -108,27 +110,46 @@ class FakeOpenAIServer:
         self.faults_sent: list[tuple[int, str]] = []
         self._count = 0
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._port = 0
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "start the server first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        assert self._port, "start the server first"
+        return f"http://127.0.0.1:{self._port}/v1"
 
     def start(self) -> FakeOpenAIServer:
-        handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
+        ready = threading.Event()
+        loop = self._loop = asyncio.new_event_loop()
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            server = loop.run_until_complete(asyncio.start_server(self._connection, "127.0.0.1", 0))
+            self._port = server.sockets[0].getsockname()[1]
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                server.close()
+                pending = asyncio.all_tasks(loop)  # open connections: end them before the loop closes
+                for task in pending:
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                loop.run_until_complete(server.wait_closed())
+                loop.close()
+
+        self._thread = threading.Thread(target=serve, name="fake-openai", daemon=True)
         self._thread.start()
+        ready.wait(10)
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+            self._loop = None
+            self._port = 0
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -147,96 +168,94 @@ class FakeOpenAIServer:
                 self.faults_sent.append((index, fault))
         return index, fault
 
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One client connection: HTTP/1.1 requests, kept alive until the client closes it."""
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line.strip():
+                    break
+                method, path = request_line.decode("latin-1").split(" ")[:2]
+                headers: dict[str, str] = {}
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length", "0") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                reply = await self._reply(method, path, raw)
+                if reply is None:  # a dropped connection
+                    break
+                status, payload, extra = reply
+                data = json.dumps(payload).encode()
+                head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}", "Content-Type: application/json",
+                        f"Content-Length: {len(data)}", *(f"{k}: {v}" for k, v in extra.items())]  # fmt: skip
+                writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass  # the client went away or sent garbage: close
+        finally:
+            writer.close()
 
-def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    async def _reply(self, method: str, path: str, raw: bytes) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+        route = path.split("?")[0].rstrip("/")
+        if method == "GET" and route.endswith("/models"):
+            return 200, {"object": "list", "data": [{"id": "fake", "object": "model", "owned_by": "tests"}]}, {}
+        if method != "POST" or not route.endswith("/chat/completions"):
+            return 404, {"error": {"message": "not found"}}, {}
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            return 400, {"error": {"message": "request body is not JSON"}}, {}
+        if self.reject_response_format and body.get("response_format"):
+            return 400, {"error": {"message": "response_format is not supported", "param": "response_format"}}, {}
+        index, fault = self._next(body)
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if fault == "429":
+            return 429, {"error": {"message": "rate limited"}}, {"Retry-After": f"{self.retry_after}"}
+        if fault == "500":
+            return 500, {"error": {"message": "internal error"}}, {}
+        if fault == "drop":
+            return None
+        if fault == "timeout":
+            await asyncio.sleep(self.hang)
+        return 200, self._completion(index, body, fault), {}
 
-        def setup(self) -> None:
-            super().setup()
-            # Headers and body go out in two writes; without this, Nagle's algorithm and the
-            # client's delayed ACK add ~40 ms to every answer.
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def _completion(self, index: int, body: dict[str, Any], fault: str | None) -> dict[str, Any]:
+        messages = body.get("messages", [])
+        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+        last = users[-1] if users else ""
+        answer = self.answer(last if _FORMAT.search(last) else "\n".join(users))
+        content: str | None = answer if isinstance(answer, str) else json.dumps(answer)
+        refusal = None
+        if fault == "malformed":
+            content = "Sure! I think I would like to vote for someone {not json"
+        elif fault == "wrong_keys":
+            content = json.dumps({"answer": "yes", "thoughts": "none"})
+        elif fault == "invalid_target":
+            content = json.dumps({"target": "Nobody Known", "vote": "Nobody Known", "bid": 99})
+        elif fault == "refusal":
+            content, refusal = None, "I can't help with deceiving people."
+        prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in messages)
+        completion_tokens = len((content or refusal or "").split())
+        return {
+            "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content, "refusal": refusal}}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        }  # fmt: skip
 
-        def log_message(self, format: str, *args: Any) -> None:
-            return
 
-        def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model", "owned_by": "tests"}]})
-            else:
-                self._json(404, {"error": {"message": "not found"}})
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", 0))
-            try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-            except ValueError:
-                self._json(400, {"error": {"message": "request body is not JSON"}})
-                return
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._json(404, {"error": {"message": "not found"}})
-                return
-            if server.reject_response_format and body.get("response_format"):
-                self._json(400, {"error": {"message": "response_format is not supported", "param": "response_format"}})
-                return
-            _index, fault = server._next(body)
-            if server.latency:
-                time.sleep(server.latency)
-            if fault == "429":
-                self._json(429, {"error": {"message": "rate limited"}}, {"Retry-After": f"{server.retry_after}"})
-                return
-            if fault == "500":
-                self._json(500, {"error": {"message": "internal error"}})
-                return
-            if fault == "drop":
-                self.close_connection = True
-                with_socket = self.connection
-                with_socket.shutdown(socket.SHUT_RDWR)
-                return
-            if fault == "timeout":
-                time.sleep(server.hang)
-            prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
-            last_prompt = next(
-                (str(m.get("content", "")) for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
-            )
-            task_prompt = last_prompt if _FORMAT.search(last_prompt) else prompt
-            answer = server.answer(task_prompt)
-            content: str | None = answer if isinstance(answer, str) else json.dumps(answer)
-            refusal = None
-            if fault == "malformed":
-                content = "Sure! I think I would like to vote for someone {not json"
-            elif fault == "wrong_keys":
-                content = json.dumps({"answer": "yes", "thoughts": "none"})
-            elif fault == "invalid_target":
-                content = json.dumps({"target": "Nobody Known", "vote": "Nobody Known", "bid": 99})
-            elif fault == "refusal":
-                content, refusal = None, "I can't help with deceiving people."
-            words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-            completion_words = len((content or refusal or "").split())
-            self._json(200, {
-                "id": f"chatcmpl-{_index}", "object": "chat.completion", "created": 0,
-                "model": body.get("model", "fake"),
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": content, "refusal": refusal}}],
-                "usage": {"prompt_tokens": words, "completion_tokens": completion_words,
-                          "total_tokens": words + completion_words},
-            })  # fmt: skip
-
-        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (its timeout): nothing to answer
-
-    return Handler
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
 
 
 def main(argv: list[str] | None = None) -> None:

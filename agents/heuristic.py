@@ -9,11 +9,11 @@ it knows, votes).
 Roles:
 * seer: investigates the most suspicious unchecked player and reveals a werewolf it finds;
 * doctor: protects a claimed seer it believes, otherwise itself;
-* werewolves: kill claimed seers and doctors first (every wolf picks the same target from the same
-  public facts), and lie: one of them may fake-claim seer with a false result (fabrication, a
-  counter-claim when a real seer has spoken), they accuse innocents (misdirection) and defend a
-  partner under attack (distortion);
-* villagers: repeat a trusted seer's findings, accuse the most suspicious, vote on the evidence.
+* werewolves: kill claimed seers, claimed doctors and their accusers first (every wolf reads the
+  same public facts, so they agree), and lie: one of them may fake-claim seer with a false result
+  (fabrication; a counter-claim when a real seer has spoken), they accuse innocents (misdirection)
+  and defend a partner under attack (distortion);
+* villagers: accuse and vote for the player they most suspect (a trusted seer's findings weigh most).
 
 Every statement carries its structured claims. Self-analyses are honest at rate ``honesty``; peer
 analyses come from consistency checks (counter-claims, claims that contradict what it knows).

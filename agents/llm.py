@@ -23,6 +23,7 @@ import asyncio
 import json
 import os
 import random
+import ssl
 import time
 from functools import cache
 from pathlib import Path
@@ -72,6 +73,7 @@ class LLMAgent(Policy):
         cache_dir: str | Path | None = None,
         extra_body: dict[str, Any] | None = None,
         label: str | None = None,
+        system_prompt: Literal["system", "user"] = "system",
     ) -> None:
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
@@ -85,6 +87,9 @@ class LLMAgent(Policy):
         self.max_wait = max_wait
         self.seed = seed
         self.extra_body = extra_body or {}
+        # Some chat templates (Gemma's among them) have no system role and drop system messages:
+        # "user" puts the rules and role card at the top of the user message instead.
+        self.system_prompt = system_prompt
         self.name = label or f"llm:{model}"
         self.endpoint = self.base_url
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
@@ -92,7 +97,13 @@ class LLMAgent(Policy):
         self._calls = 0
         self._records: list[dict[str, Any]] = []
         # The SDK's own retries are off: this class retries, so that every attempt is logged.
-        self.client = AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0, timeout=timeout)
+        self.client = AsyncOpenAI(
+            base_url=self.base_url,
+            api_key=self._api_key,
+            max_retries=0,
+            timeout=timeout,
+            http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), timeout=timeout),
+        )
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMAgent(model={self.model!r}, base_url={self.base_url!r})"
@@ -107,7 +118,7 @@ class LLMAgent(Policy):
         kind = info.get("action_kind")
         if kind is None:
             return {}
-        messages = build_messages(observation["text"])
+        messages = build_messages(observation["text"], merge_system=self.system_prompt == "user")
         answer, error = await self._ask(messages, kind, info, attempt="answer")
         if error is None:
             return answer  # type: ignore[return-value]
@@ -290,6 +301,12 @@ class LLMAgent(Policy):
 
 
 @cache
+def _ssl_context() -> ssl.SSLContext:
+    """One TLS context for every agent: building one loads the CA bundle (tens of ms per agent)."""
+    return ssl.create_default_context()
+
+
+@cache
 def _schema(kind: str) -> dict[str, Any]:
     """The JSON schema of an action kind (pydantic builds it in milliseconds: once is enough)."""
     return ACTION_MODELS[ActionKind(kind)].model_json_schema()
@@ -304,15 +321,17 @@ def _read_key(env_name: str, key_file: str | None) -> str:
     return os.environ.get(env_name) or "not-needed"  # local servers accept any key
 
 
-def build_messages(observation_text: str) -> list[dict[str, str]]:
-    """System: rules and role card (the observation's head). User: everything else, ending in the task."""
+def build_messages(observation_text: str, merge_system: bool = False) -> list[dict[str, str]]:
+    """System: rules and role card (the observation's head). User: everything else, ending in the task.
+
+    ``merge_system`` puts both in one user message, for chat templates without a system role.
+    """
     head, sep, rest = observation_text.partition("\n\nPLAYERS:")
-    if not sep:
-        return [{"role": "system", "content": SYSTEM_RULES}, {"role": "user", "content": observation_text}]
-    return [
-        {"role": "system", "content": f"{SYSTEM_RULES}\n\n{head}"},
-        {"role": "user", "content": f"PLAYERS:{rest}"},
-    ]
+    system = f"{SYSTEM_RULES}\n\n{head}" if sep else SYSTEM_RULES
+    user = f"PLAYERS:{rest}" if sep else observation_text
+    if merge_system:
+        return [{"role": "user", "content": f"{system}\n\n{user}"}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:

@@ -134,3 +134,8 @@ def test_messages_split_role_card_from_the_rest() -> None:
     system, user = build_messages("== title ==\n\nROLE CARD\n\nRULES: x\n\nPLAYERS: A, B\n\nNOW: go")
     assert "ROLE CARD" in system["content"] and "RULES: x" in system["content"]
     assert user["content"] == "PLAYERS: A, B\n\nNOW: go"
+
+
+def test_system_prompt_can_go_into_the_user_message() -> None:
+    (only,) = build_messages("== t ==\n\nCARD\n\nPLAYERS: A\n\nNOW: go", merge_system=True)
+    assert only["role"] == "user" and "CARD" in only["content"] and only["content"].endswith("NOW: go")
