@@ -84,11 +84,6 @@ class Lineup(BaseModel):
     def spec_for(self, agent: str, role: Role) -> AgentSpec:
         return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
 
-    def needs_events(self) -> bool:
-        return any(s.kind == "heuristic" for s in self._all())
-
-    def _all(self) -> list[AgentSpec]:
-        return [self.default, *self.teams.values(), *self.roles.values(), *self.seats.values()]
 
 
 def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:

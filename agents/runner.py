@@ -81,7 +81,7 @@ async def play_game(
     """
     config = env_config if isinstance(env_config, GameConfig) else GameConfig(**(env_config or {}))
     spec = load_lineup(lineup)
-    env = raw_env(config=config, log_dir=log_dir, info_events=True)
+    env = raw_env(config=config, log_dir=log_dir)
     env.reset(seed=seed)
     game = env.game
     assert game is not None
@@ -94,6 +94,9 @@ async def play_game(
         if len(policies) != config.num_players:
             raise ValueError(f"{len(policies)} policies for {config.num_players} seats")
         labels = [p.name for p in policies]
+    # Structured events cost time on every turn: hand them out only when some policy reads them.
+    env.info_events = any(p.needs_events for p in policies)
+    env.refresh_infos()
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     limits: dict[str | None, asyncio.Semaphore] = {}

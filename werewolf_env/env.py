@@ -197,6 +197,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             return []
         return [self._agent(t.player) for t in self.game.group]
 
+    def refresh_infos(self) -> None:
+        """Rebuild every info now (after changing ``info_events`` between reset and the first step)."""
+        self._event_cursor = [0] * self.config.num_players
+        self._update_infos()
+
     def expected_action(self, agent: str) -> str | None:
         """The action kind ``agent`` must answer with now, or None."""
         if self.game is None:
