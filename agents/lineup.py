@@ -85,7 +85,6 @@ class Lineup(BaseModel):
         return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
 
 
-
 def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
     """A lineup from a Lineup, a dict, a TOML / JSON file path, or a kind name ("heuristic")."""
     if source is None:
