@@ -55,8 +55,40 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--base-url", help="OpenAI-compatible endpoint for --model")
     run.add_argument("--concurrency", type=int, default=8, help="games and calls in flight (default 8)")
     run.add_argument("--out", type=Path, default=Path("runs/demo"))
+    play_cmd = commands.add_parser("play", help="play one seat yourself, in the terminal, against agents")
+    play_cmd.add_argument("--seat", default="player_0", help="your agent id (default player_0)")
+    play_cmd.add_argument("--players", type=int, default=8)
+    play_cmd.add_argument("--seed", type=int, default=None, help="default: a random game")
+    play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic")
+    play_cmd.add_argument("--lineup", help="a lineup file for the other seats")
+    play_cmd.add_argument("--out", type=Path, default=Path("runs/play"))
     args = parser.parse_args(argv)
+    if args.command == "play":
+        return play_command(args)
     return run_command(args)
+
+
+def play_command(args: argparse.Namespace) -> int:
+    """One game with a person in ``--seat``; shows the result and where the log is."""
+    import random
+
+    try:
+        config = GameConfig(num_players=args.players, num_werewolves=max(1, round(args.players / 4)))
+        lineup = load_lineup(args.lineup or args.agents)
+        if args.seat not in [f"player_{i}" for i in range(config.num_players)]:
+            raise ValueError(f"--seat must be player_0 ... player_{config.num_players - 1}")
+        lineup = lineup.model_copy(update={"seats": {**lineup.seats, args.seat: load_lineup("human").default}})
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    result = asyncio.run(play_game(config, lineup, seed, log_dir=args.out, concurrency=1))
+    me = next(p for p in result.players if p.agent == args.seat)
+    outcome = "undecided" if result.winner is None else ("you won" if me.won else "you lost")
+    print(f"\nGame over (seed {seed}): {result.winner or 'nobody'} wins; you were the {me.role}: {outcome}.")
+    print("Roles: " + ", ".join(f"{p.name} {p.role}" for p in result.players))
+    print(f"Log: {result.log_path}")
+    return 0
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -195,3 +195,29 @@ def test_human_seat_in_a_real_game(tmp_path: Path) -> None:
     result = play_game_sync({}, None, seed=2, policies=policies)
     assert result.winner in ("village", "werewolf", None)
     assert "your answer>" in out.getvalue()
+
+
+def test_invalid_action_reason_reaches_the_agents_info() -> None:
+    env = werewolf_env.env()
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step("this is not JSON")
+    assert env.unwrapped.infos[agent]["fallbacks"]["reasons"][0].startswith("unparseable JSON")
+
+
+def test_play_command_with_a_person_at_the_keyboard(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    answers = "\n".join(["5", "I am a villager.", "no", "none", "Alice", "good game"] * 300) + "\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli", "play", "--seed", "3", "--players", "6", "--out", str(tmp_path)],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "== Werewolf: you are Alice (player_0) ==" in done.stdout
+    assert "Game over (seed 3)" in done.stdout and "Log: " in done.stdout
