@@ -109,12 +109,14 @@ async def play_game(
                 env.step(None)
                 continue
             groups += 1
-            asked = [(agent, env.observe(agent), env.infos[agent]) for agent in members]
-            answers = await asyncio.gather(*(
-                _ask(policies[env.agent_name_mapping[agent]], obs, info, limits, concurrency)
-                for agent, obs, info in asked
-            ))  # fmt: skip
-            for (agent, _obs, _info), (action, records, failed) in zip(asked, answers, strict=True):
+            tasks = []
+            for agent in members:
+                obs, info = env.observe(agent), env.infos[agent]
+                policy = policies[env.agent_name_mapping[agent]]
+                tasks.append(asyncio.ensure_future(_ask(policy, obs, info, limits, concurrency)))
+                await asyncio.sleep(0)  # this member's call goes out before the next observation is rendered
+            answers = await asyncio.gather(*tasks)
+            for agent, (action, records, failed) in zip(members, answers, strict=True):
                 for record in records:
                     env.log_extra(agent, record)
                 errors += failed
