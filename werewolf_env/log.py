@@ -23,7 +23,6 @@ from typing import IO, Any
 from . import __version__
 from .config import GameConfig
 from .engine import Game
-from .state import Event
 
 SCHEMA_VERSION = 1
 _ENGINE_SKIP = {"header", "snapshot", "agent_record"}
@@ -171,10 +170,3 @@ def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
 def _brief(record: dict[str, Any]) -> str:
     text = dumps(record)
     return text if len(text) < 200 else text[:197] + "..."
-
-
-def event_from_json(record: dict[str, Any]) -> Event:
-    audience = None if record["audience"] == "all" else tuple(record["audience"])
-    return Event(
-        record["seq"], record["round"], record["phase"], record["type"], record["actor"], audience, record["data"]
-    )

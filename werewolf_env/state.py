@@ -61,9 +61,6 @@ class Event:
     audience: Audience
     data: dict[str, Any]
 
-    def visible_to(self, seat: int) -> bool:
-        return self.audience is None or seat in self.audience
-
     def to_json(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
