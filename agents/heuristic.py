@@ -55,7 +55,6 @@ class GameMemory:
     revealed: dict[int, str] = field(default_factory=dict)
     statements: list[_Statement] = field(default_factory=list)
     votes: list[dict[int, int | None]] = field(default_factory=list)
-    pack_target: int | None = None
 
     def update(self, events: list[dict[str, Any]]) -> None:
         for e in events:
@@ -74,8 +73,6 @@ class GameMemory:
                 self.seer_results[d["target"]] = d["result"]
             elif kind == "action" and d["kind"] == "protect":
                 self.protected.append(d["parsed"]["target"])
-            elif kind == "pack_decision":
-                self.pack_target = d["target"]
             elif kind == "death" and d["victim"] is not None:
                 self.alive[d["victim"]] = False
                 if d["cause"] == "night":

@@ -107,10 +107,6 @@ class ParseResult:
     fallbacks: list[str] = field(default_factory=list)
     repairs: list[str] = field(default_factory=list)  # tolerated oddities that changed nothing
 
-    @property
-    def is_fallback(self) -> bool:
-        return bool(self.fallbacks)
-
 
 @lru_cache(maxsize=128)
 def answer_format(kind: ActionKind, max_bid: int = 10) -> str:
@@ -394,9 +390,8 @@ def _show(value: Any) -> str:
 def _target(value: Any, key: str, state: GameState, turn: Turn, fallbacks: list[str], nullable_ok: bool) -> int | None:
     if value is None:
         return None
-    resolve = resolver(state)
     name = value.strip().lower()
-    seat = turn.player if name in SELF_WORDS else resolve(value)
+    seat = turn.player if name in SELF_WORDS else extractor_for(state.names).seat(" ".join(value.split()))
     fallback = "abstain" if nullable_ok else "no target"
     if seat is None:
         if name in ("", "none", "nobody", "abstain", "null", "no one", "noone", "skip", "pass"):
