@@ -94,6 +94,8 @@ async def play_game(
         if len(policies) != config.num_players:
             raise ValueError(f"{len(policies)} policies for {config.num_players} seats")
         labels = [p.name for p in policies]
+    # Who played which seat: reports group their figures by these labels (ignored by replay).
+    env.log_extra(None, {"type": "lineup", "policies": labels})
     # Structured events cost time on every turn: hand them out only when some policy reads them.
     env.info_events = any(p.needs_events for p in policies)
     env.refresh_infos()

@@ -1,5 +1,6 @@
 """Wrappers around the AEC environment."""
 
 from .discrete import DiscreteActions
+from .metrics import DeceptionMetrics
 
-__all__ = ["DiscreteActions"]
+__all__ = ["DeceptionMetrics", "DiscreteActions"]
