@@ -195,6 +195,7 @@ class HeuristicAgent(Policy):
         self.fake_claim_rate = fake_claim_rate
         self.memory = GameMemory()
         self._last_lie: str = "none"  # the type of lie in this player's last statement
+        self._last_text: str | None = None
         self._announced: set[int] = set()
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
@@ -279,7 +280,7 @@ class HeuristicAgent(Policy):
 
     def _statement(self, info: dict[str, Any]) -> dict[str, Any]:
         text, claims, lie = self._compose()
-        self._last_lie = lie
+        self._last_lie, self._last_text = lie, text
         return {"statement": text, "claims": claims}
 
     def _compose(self) -> tuple[str, list[dict[str, Any]], str]:
@@ -380,13 +381,17 @@ class HeuristicAgent(Policy):
         return None
 
     def _self_analysis(self, info: dict[str, Any]) -> dict[str, Any]:
-        lied = self._last_lie != "none"
+        last = self.memory.statements[-1] if self.memory.statements else None
+        # Normally this player composed the statement and knows what kind of lie it was; when it
+        # only labels (re-scoring a logged game) it judges its own logged words by what it knows.
+        lie = self._last_lie if last is None or last.text == self._last_text else self._own_lie(last)
+        lied = lie != "none"
         honest = self.rng.random() < self.honesty
         if lied and honest:
             return {
                 "is_deceptive": True,
                 "confidence": 0.9,
-                "deception_type": self._last_lie,
+                "deception_type": lie,
                 "reasoning": "I said what I knew to be false.",
             }
         return {
@@ -395,6 +400,28 @@ class HeuristicAgent(Policy):
             "deception_type": "none",
             "reasoning": "I said what I believe.",
         }
+
+    def _own_lie(self, st: _Statement) -> str:
+        """The kind of lie in a statement of this player's, judged by what it knows (as the engine does)."""
+        m = self.memory
+        for c in st.claims:
+            if c["kind"] == "role" and c["player"] == m.me and not c["negated"] and c["role"] != m.role:
+                return "fabrication"
+            if c["kind"] == "seer_result":
+                mine = m.seer_results.get(c["player"])
+                if m.role != "seer" or (mine is not None and (WOLF if mine == WOLF else "village") != c["team"]):
+                    return "fabrication"
+            if c["kind"] == "protected" and m.role != "doctor":
+                return "fabrication"
+        for c in st.claims:
+            if c["kind"] == "team" and not c.get("negated"):
+                known = m.known_team(c["player"])
+                if known is None or known == c["team"]:
+                    continue
+                if c["player"] == m.me:
+                    return "fabrication"
+                return "misdirection" if c["team"] == WOLF else "distortion"
+        return "none"
 
     def _peer_analysis(self, info: dict[str, Any]) -> dict[str, Any]:
         m = self.memory

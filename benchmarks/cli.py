@@ -24,6 +24,9 @@ from agents import GameResult, load_lineup, play_game
 from werewolf_env import GameConfig, __version__
 from werewolf_env.env import raw_env
 from werewolf_env.log import read_log, replay
+from werewolf_env.metrics import aggregate
+
+from .report import build_report, find_logs, load_records
 
 
 def play(env: raw_env, policies: list[Any], seed: int) -> int:
@@ -62,9 +65,35 @@ def main(argv: list[str] | None = None) -> int:
     play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic")
     play_cmd.add_argument("--lineup", help="a lineup file for the other seats")
     play_cmd.add_argument("--out", type=Path, default=Path("runs/play"))
+    run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
+    run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games (default 20)")
+    report = commands.add_parser("report", help="metrics.json, CSV tables, plots and report.html for a run")
+    report.add_argument("run_dir", type=Path, help="a run folder (with games/*.ndjson) or a folder of logs")
+    report.add_argument("--out", type=Path, help="where to write (default: RUN_DIR)")
+    report.add_argument(
+        "--baseline-games",
+        type=int,
+        default=50,
+        help="games per baseline lineup (random, heuristic) under the same rules and seeds; 0: none",
+    )
+    report.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the 95%% intervals")
+    report.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
+    rescore = commands.add_parser("rescore", help="re-run the self/peer analyses of a run with another labeler")
+    rescore.add_argument("run_dir", type=Path)
+    rescore.add_argument(
+        "--labeler", required=True, help="heuristic | random | a lineup file | a model name (with --base-url)"
+    )
+    rescore.add_argument("--base-url", help="OpenAI-compatible endpoint when --labeler is a model")
+    rescore.add_argument("--out", type=Path, help="default: RUN_DIR/rescore/<labeler>")
+    rescore.add_argument("--concurrency", type=int, default=8)
+    rescore.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
     if args.command == "play":
         return play_command(args)
+    if args.command == "report":
+        return report_command(args)
+    if args.command == "rescore":
+        return rescore_command(args)
     return run_command(args)
 
 
@@ -113,7 +142,107 @@ def run_command(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print_summary(summary, args.out)
+    if not args.no_report:
+        document = build_report(
+            args.out,
+            baseline_games=args.baseline_games,
+            title=f"Werewolf deception report: {label}, {args.games} games",
+        )
+        print_report_lines(document, args.out)
     return 0 if summary["replay_ok"] == len(results) else 1
+
+
+def print_report_lines(document: dict[str, Any], out: Path) -> None:
+    """The headline deception figures of a report, next to the baselines."""
+    metrics = document["metrics"]
+    baselines = {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
+
+    def versus(section: str, group: str, key: str, name: str) -> str:
+        base = [
+            f"{kind} {fmt_value(m[section].get(group, {}).get(key, {}).get(name))}" for kind, m in baselines.items()
+        ]
+        return f" ({', '.join(base)})" if base else ""
+
+    caught = metrics["deceptive"]["all"]["all"]["undetected_lie_share"]
+    if caught["value"] is not None:
+        base = ", ".join(f"{kind} {fmt_value(m['deceptive']['all']['all']['undetected_lie_share'], complement=True)}"
+                         for kind, m in baselines.items())  # fmt: skip
+        print(f"  lies caught by a majority of peers: {fmt_value(caught, ci=True, complement=True)}"
+              + (f" (baselines: {base})" if base else ""))  # fmt: skip
+    print("  detection F1 by observer role (95% CI; baselines under the same rules and seeds):")
+    for role, values in metrics["detective"]["by_role"].items():
+        print(f"    {role:<9} F1 {fmt_value(values['f1'], ci=True):<22} "
+              f"precision {fmt_value(values['precision'])}, recall {fmt_value(values['recall'])}"
+              f"{versus('detective', 'by_role', role, 'f1')}")  # fmt: skip
+    print(f"  report: {out / 'report.html'}   metrics: {out / 'metrics.json'}   tables: {out / 'tables'}/")
+
+
+def fmt_value(est: dict[str, Any] | None, ci: bool = False, complement: bool = False) -> str:
+    if not est or est.get("value") is None:
+        return "n/a"
+    value = 1 - est["value"] if complement else est["value"]
+    text = f"{value:.2f}"
+    low, high = est["ci"]
+    if complement and low is not None and high is not None:
+        low, high = 1 - high, 1 - low
+    if ci and low is not None and high is not None:
+        text += f" [{low:.2f}, {high:.2f}]"
+    return text
+
+
+def report_command(args: argparse.Namespace) -> int:
+    try:
+        document = build_report(
+            args.run_dir, out=args.out, baseline_games=args.baseline_games, resamples=args.resamples,
+            plots=not args.no_plots,
+        )  # fmt: skip
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    run = document["run"]
+    left_out = f" ({len(run['incomplete_logs'])} unfinished logs left out)" if run["incomplete_logs"] else ""
+    print(f"werewolf-deception report: {run['games']} games from {args.run_dir}{left_out}")
+    print_report_lines(document, args.out or args.run_dir)
+    return 0
+
+
+def rescore_command(args: argparse.Namespace) -> int:
+    from .rescore import labeler_lineup, rescore_run, slug
+
+    try:
+        lineup, label = labeler_lineup(args.labeler, args.base_url)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not find_logs(args.run_dir):
+        print(f"error: no game logs in {args.run_dir}", file=sys.stderr)
+        return 2
+    out = args.out or args.run_dir / "rescore" / slug(label)
+    started = time.perf_counter()
+    games = asyncio.run(rescore_run(args.run_dir, lineup, out, args.concurrency))
+    failed = [g for g in games if g.error]
+    done = [g for g in games if not g.error]
+    print(f"rescored {len(done)} games with labeler {label} in {time.perf_counter() - started:.1f}s: "
+          f"{sum(g.analyses for g in done)} analyses; {len(failed)} skipped")  # fmt: skip
+    for game in failed:
+        print(f"  skipped {game.source}: {game.error}")
+    if not done:
+        return 1
+    document = build_report(
+        out,
+        baseline_games=0,
+        plots=not args.no_plots,
+        title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
+    )
+    original = {"metrics": aggregate([r for r in load_records(find_logs(args.run_dir)) if r.complete], resamples=0)}
+    print("  detection by observer role, original labels -> labels by " + label + ":")
+    for role, values in document["metrics"]["detective"]["by_role"].items():
+        before = original["metrics"]["detective"]["by_role"].get(role, {})
+        print(f"    {role:<9} F1 {fmt_value(before.get('f1'))} -> {fmt_value(values['f1'])}, "
+              f"precision {fmt_value(before.get('precision'))} -> {fmt_value(values['precision'])}, "
+              f"recall {fmt_value(before.get('recall'))} -> {fmt_value(values['recall'])}")  # fmt: skip
+    print(f"  new labels: {out / 'tables' / 'analyses.csv'}   report: {out / 'report.html'}")
+    return 0 if not failed else 1
 
 
 async def _run_games(config: GameConfig, lineup: Any, args: argparse.Namespace) -> list[GameResult]:

@@ -139,7 +139,9 @@ def test_a_policy_that_raises_does_not_end_the_game(tmp_path: Path) -> None:
     policies: list[Policy] = [Exploding(), *(RandomAgent(s) for s in range(1, 8))]
     result = play_game_sync({}, None, seed=1, log_dir=tmp_path, policies=policies)
     assert result.policy_errors > 0 and result.fallbacks >= result.policy_errors
-    errors = [r for r in read_log(result.log_path) if r["type"] == "agent_record"]
+    records = [r for r in read_log(result.log_path) if r["type"] == "agent_record"]
+    assert records[0]["data"] == {"type": "lineup", "policies": ["exploding", *["random"] * 7]}
+    errors = records[1:]
     assert errors and errors[0]["data"]["type"] == "policy_error" and "boom" in errors[0]["data"]["error"]
     assert replay(result.log_path).ok
 

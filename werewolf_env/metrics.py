@@ -106,7 +106,7 @@ class GameRecord:
     statements: list[StatementRecord]
     matrices: np.ndarray  # (statements + 1, n, n): the cross-perception matrix before any and after each statement
     votes: list[dict[str, Any]]  # {"round", "votes": {voter: target | None}, "exiled"}
-    deaths: list[dict[str, Any]]  # {"round", "victim", "cause"}
+    deaths: list[dict[str, Any]]  # {"round", "victim", "cause", "after_statements": statements made before it}
     winner: str | None
     truncated: bool
     rounds: int
@@ -225,7 +225,10 @@ class GameRecord:
                 })  # fmt: skip
             elif kind == "death" and data.get("victim") is not None:  # victim None: nobody died that night
                 victim = int(data["victim"])
-                deaths.append({"round": int(record["round"]), "victim": victim, "cause": data.get("cause")})
+                deaths.append({
+                    "round": int(record["round"]), "victim": victim, "cause": data.get("cause"),
+                    "after_statements": len(statements),
+                })  # fmt: skip
                 if victim < len(alive):
                     alive[victim] = False
             elif kind == "game_over":

@@ -1,0 +1,157 @@
+"""Report plots (matplotlib, the ``report`` extra; imported only when a report asks for plots).
+
+Run-level: cross-perception averaged by role pair, detection precision / recall by observer role,
+the reliability diagram of stated confidence, win rates by role next to the baselines, and the
+village's suspicion over rounds with its Theil-Sen trend. Per game: the final cross-perception
+heatmap and each player's suspicion over the game with deaths and exiles marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display, no GUI toolkit
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from werewolf_env.metrics import GameRecord, suspicion_by_round
+
+
+def _save(fig: Any, path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return str(path)
+
+
+def _heatmap(ax: Any, matrix: np.ndarray, labels: list[str], title: str, annotate: bool = True) -> None:
+    masked = np.ma.masked_invalid(matrix)
+    image = ax.imshow(masked, vmin=0, vmax=1, cmap="Reds")
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("suspected")
+    ax.set_ylabel("observer")
+    ax.set_title(title)
+    for i in range(matrix.shape[0] if annotate else 0):  # the game viewer's table shows per-game numbers
+        for j in range(matrix.shape[1]):
+            if np.isfinite(matrix[i, j]):
+                ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=7)
+    plt.colorbar(image, ax=ax, fraction=0.046)
+
+
+def _ci_bars(ax: Any, x: np.ndarray, ests: list[dict[str, Any] | None], width: float, label: str) -> None:
+    values = np.array([e["value"] if e and e["value"] is not None else np.nan for e in ests])
+    low = np.array([e["ci"][0] if e and e["ci"][0] is not None else np.nan for e in ests])
+    high = np.array([e["ci"][1] if e and e["ci"][1] is not None else np.nan for e in ests])
+    err = np.vstack([np.nan_to_num(values - low), np.nan_to_num(high - values)])
+    ax.bar(x, np.nan_to_num(values), width, yerr=err, capsize=3, label=label)
+
+
+def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path) -> dict[str, str]:
+    """The run-level figures as PNG files; returns caption -> path."""
+    metrics = document["metrics"]
+    out: dict[str, str] = {}
+
+    pairs = metrics["matrix_by_role_pair"]
+    roles = list(pairs)
+    matrix = np.array([[np.nan if pairs[a][b] is None else pairs[a][b] for b in roles] for a in roles])
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    _heatmap(ax, matrix, roles, "Final suspicion, mean by role pair")
+    out["cross-perception by role pair"] = _save(fig, folder / "cross_perception_by_role.png")
+
+    detective = metrics["detective"]["by_role"]
+    roles = list(detective)
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    x = np.arange(len(roles))
+    for k, name in enumerate(("precision", "recall", "f1")):
+        _ci_bars(ax, x + (k - 1) * 0.27, [detective[r][name] for r in roles], 0.27, name)
+    ax.set_xticks(x, roles)
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Peer detection of grounded lies, by observer role (95% CI)")
+    ax.legend(fontsize=8)
+    out["detection by observer role"] = _save(fig, folder / "detection_by_role.png")
+
+    fig, ax = plt.subplots(figsize=(5, 4.2))
+    ax.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1)
+    curves = {"all": metrics["detective"]["all"]["all"], **detective}
+    for name, values in curves.items():
+        points = values.get("reliability") or []
+        if points:
+            ax.plot([p["stated"] for p in points], [p["observed"] for p in points], marker="o", label=name)
+    ax.set_xlabel("stated probability that the statement is deceptive")
+    ax.set_ylabel("observed share of lies")
+    ax.set_title("Calibration of peer analyses (reliability)")
+    ax.legend(fontsize=8)
+    out["calibration"] = _save(fig, folder / "calibration.png")
+
+    lineups = {"this run": metrics} | {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
+    roles = sorted({r for m in lineups.values() for r in m["players"]["by_role"]})
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    x = np.arange(len(roles))
+    width = 0.8 / max(1, len(lineups))
+    for k, (label, m) in enumerate(lineups.items()):
+        ests = [m["players"]["by_role"].get(r, {}).get("win_rate") for r in roles]
+        _ci_bars(ax, x + (k - (len(lineups) - 1) / 2) * width, ests, width, label)
+    ax.set_xticks(x, roles)
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Win rate by role and lineup (95% CI)")
+    ax.legend(fontsize=8)
+    out["win rates"] = _save(fig, folder / "win_rates.png")
+
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    trend = metrics["suspicion_trend"]
+    for team, colour in (("werewolf", "#c0392b"), ("village", "#2e86c1")):
+        points = [(rnd, v) for rec in records for rnd, v in suspicion_by_round(rec)[team].items()]
+        if not points:
+            continue
+        xs, ys = np.array(points).T
+        jitter = np.random.default_rng(0).uniform(-0.12, 0.12, xs.size)
+        ax.scatter(xs + jitter, ys, s=8, alpha=0.35, color=colour)
+        t = trend[f"toward_{team}"]
+        if t["slope_per_round"] is not None:
+            line = np.linspace(xs.min(), xs.max(), 2)
+            ax.plot(line, t["intercept"] + t["slope_per_round"] * line, color=colour,
+                    label=f"toward {team}: slope {t['slope_per_round']:+.3f}/round")  # fmt: skip
+    ax.set_xlabel("round")
+    ax.set_ylabel("village's mean suspicion")
+    ax.set_title("Suspicion over rounds (Theil-Sen trend)")
+    ax.legend(fontsize=8)
+    out["suspicion trend"] = _save(fig, folder / "suspicion_trend.png")
+    return out
+
+
+def game_plots(record: GameRecord, name: str, folder: Path) -> dict[str, str]:
+    """One game's heatmap and suspicion curves; returns caption -> path."""
+    out: dict[str, str] = {}
+    labels = [f"{n} ({r[:4]})" for n, r in zip(record.names, record.roles, strict=True)]
+    matrix = record.final_matrix.astype(float).copy()
+    np.fill_diagonal(matrix, np.nan)
+    fig, ax = plt.subplots(figsize=(6, 5))
+    _heatmap(ax, matrix, labels, f"{name}: final cross-perception", annotate=False)
+    out["cross-perception"] = _save(fig, folder / f"{name}-matrix.png")
+
+    n = record.num_players
+    steps = np.arange(record.matrices.shape[0])
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for j in range(n):
+        others = [i for i in range(n) if i != j]
+        curve = record.matrices[:, others, j].mean(axis=1)
+        style = "-" if record.roles[j] == "werewolf" else ":"
+        ax.plot(steps, curve, style, label=labels[j], linewidth=1.6 if style == "-" else 1.1)
+    for death in record.deaths:
+        marker = "exile" if death["cause"] == "exile" else "night"
+        ax.axvline(death["after_statements"], color="#555" if marker == "exile" else "#bbb", linewidth=0.8)
+        ax.text(death["after_statements"], 1.0, f"{record.names[death['victim']]} ({marker})", rotation=90,
+                fontsize=6, va="top", ha="right")  # fmt: skip
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("statements so far")
+    ax.set_ylabel("mean suspicion received")
+    ax.set_title(f"{name}: suspicion of each player (solid: werewolves; lines: deaths)")
+    ax.legend(fontsize=6, ncol=2)
+    out["suspicion over the game"] = _save(fig, folder / f"{name}-suspicion.png")
+    return out

@@ -1,0 +1,196 @@
+"""``werewolf-bench report`` and ``rescore``: files, tables, baselines, the offline HTML in a real
+headless Chromium, and re-scoring with another labeler (model-free and an LLM on a local server)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agents.fake_openai import FakeOpenAIServer
+from benchmarks.cli import main
+from werewolf_env.log import read_log, replay
+from werewolf_env.metrics import GameRecord
+
+ANALYSIS_KINDS = ("self_analysis", "peer_analysis")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("run")
+    assert main(["run", "--games", "4", "--seed", "5", "--out", str(out), "--baseline-games", "3"]) == 0
+    return out
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_run_writes_a_full_report(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = json.loads((run_dir / "metrics.json").read_text())
+    assert document["schema_version"] == 1 and document["run"]["games"] == 4
+    assert document["run"]["lineups"] == ["heuristic"]
+    assert set(document["baselines"]) == {"heuristic", "random"}
+    assert document["baselines"]["random"]["seeds"] == [5, 6, 7]
+    assert len(list((run_dir / "baselines" / "random" / "games").glob("*.ndjson"))) == 3
+    detective = document["metrics"]["detective"]["by_role"]["seer"]
+    assert 0 <= detective["f1"]["ci"][0] <= detective["f1"]["value"] <= detective["f1"]["ci"][1] <= 1
+    records = [GameRecord.from_events(read_log(p)) for p in sorted((run_dir / "games").glob("*.ndjson"))]
+    tables = {
+        name: rows(run_dir / "tables" / f"{name}.csv")
+        for name in ("games", "players", "statements", "analyses", "votes")
+    }
+    assert len(tables["games"]) == 4
+    assert len(tables["players"]) == 4 * 8
+    assert len(tables["statements"]) == sum(len(r.statements) for r in records)
+    analyses = sum(len(s.peer_labels) + (s.self_label is not None) for r in records for s in r.statements)
+    assert len(tables["analyses"]) == analyses
+    assert {row["game"] for row in tables["statements"]} == {row["game"] for row in tables["games"]}
+    assert sum(int(row["lies"]) for row in tables["players"]) == sum(
+        row["lie"] == "True" for row in tables["statements"]
+    )
+    html = (run_dir / "report.html").read_text()
+    assert "Detective capacity" in html and "H " in html and "R " in html
+    assert len(list((run_dir / "viewer").glob("*.html"))) == 4
+    if shutil.which("python") and _has_matplotlib():
+        assert (run_dir / "plots" / "calibration.png").is_file()
+        assert "data:image/png;base64," in html
+
+
+def _has_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_report_leaves_out_unfinished_logs(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = sorted((run_dir / "games").glob("*.ndjson"))
+    (tmp_path / "games").mkdir()
+    for log in logs[:2]:
+        shutil.copy(log, tmp_path / "games" / log.name)
+    lines = logs[2].read_text().splitlines()
+    (tmp_path / "games" / logs[2].name).write_text("\n".join(lines[: len(lines) // 3]) + '\n{"seq": 9, "ty')
+    assert main(["report", str(tmp_path), "--baseline-games", "0", "--no-plots", "--resamples", "100"]) == 0
+    document = json.loads((tmp_path / "metrics.json").read_text())
+    assert document["run"]["games"] == 2
+    assert document["run"]["incomplete_logs"] == [str(tmp_path / "games" / logs[2].name)]
+    assert "2 games" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "nothing-here")]) == 2
+
+
+def _non_analysis(path: Path) -> list[dict]:
+    return [
+        r for r in read_log(path)
+        if r["type"] not in ("agent_record", "suspicion", "snapshot")
+        and not (r["type"] == "action" and r["data"]["kind"] in ANALYSIS_KINDS)
+    ]  # fmt: skip
+
+
+def _analyses(path: Path) -> list[tuple[int, str]]:
+    return [(r["actor"], r["data"]["kind"]) for r in read_log(path)
+            if r["type"] == "action" and r["data"]["kind"] in ANALYSIS_KINDS]  # fmt: skip
+
+
+def test_rescore_changes_only_the_labels(run_dir: Path) -> None:
+    assert main(["rescore", str(run_dir), "--labeler", "random", "--no-plots"]) == 0
+    out = run_dir / "rescore" / "random"
+    originals = sorted((run_dir / "games").glob("*.ndjson"))
+    assert len(list((out / "games").glob("*.ndjson"))) == len(originals)
+    changed = 0
+    for original in originals:
+        rescored = out / "games" / original.name
+        assert _non_analysis(rescored) == _non_analysis(original)
+        assert _analyses(rescored) == _analyses(original)
+        changed += [r["data"]["parsed"] for r in read_log(rescored) if r["type"] == "action"] != [
+            r["data"]["parsed"] for r in read_log(original) if r["type"] == "action"]  # fmt: skip
+        assert replay(rescored).ok
+        labeler = next(r for r in read_log(rescored) if r["type"] == "agent_record" and r["data"]["type"] == "labeler")
+        assert labeler["data"]["policies"] == ["random"] * 8
+        assert GameRecord.from_events(read_log(rescored)).policies == ["heuristic"] * 8  # the players stay
+    assert changed == len(originals)
+    document = json.loads((out / "metrics.json").read_text())
+    assert document["run"]["games"] == len(originals)
+    assert (out / "tables" / "analyses.csv").is_file()
+
+
+def test_rescore_with_an_llm_labeler(run_dir: Path, tmp_path: Path) -> None:
+    with FakeOpenAIServer() as server:
+        code = main(["rescore", str(run_dir), "--labeler", "judge-model", "--base-url", server.base_url,
+                     "--out", str(tmp_path), "--no-plots"])  # fmt: skip
+        requests = len(server.requests)
+    assert code == 0
+    analyses = sum(len(_analyses(p)) for p in (run_dir / "games").glob("*.ndjson"))
+    assert requests >= analyses  # one call per analysis (more where a repair was needed)
+    for original in (run_dir / "games").glob("*.ndjson"):
+        rescored = tmp_path / "games" / original.name
+        assert _non_analysis(rescored) == _non_analysis(original)
+        calls = [r for r in read_log(rescored) if r["type"] == "agent_record" and r["data"].get("type") == "llm_call"]
+        assert {c["data"]["action_kind"] for c in calls} == set(ANALYSIS_KINDS)
+
+
+# ---------------------------------------------------------------------- the pages in a real browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    if not (CHROMIUM and CHROMEDRIVER):
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium and chromium-driver (see .ci/run)")
+        pytest.skip("Debian's chromium and chromium-driver are not installed")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"):  # fmt: skip
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _console_problems(driver) -> list[dict]:  # type: ignore[no-untyped-def]
+    return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+
+
+def test_console_check_sees_a_broken_page(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """A positive control: the same check reports a page whose script fails."""
+    page = tmp_path / "broken.html"
+    page.write_text('<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head>'
+                    "<body><script>notDefinedAnywhere();</script></body></html>")  # fmt: skip
+    browser.get(page.as_uri())
+    assert any("notDefinedAnywhere" in e["message"] for e in _console_problems(browser))
+
+
+def test_pages_load_in_chromium_without_console_errors(run_dir: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    browser.get((run_dir / "report.html").as_uri())
+    assert "Werewolf" in browser.title
+    assert _console_problems(browser) == []
+    links = browser.find_elements(By.CSS_SELECTOR, "a[href^='viewer/']")
+    assert len(links) == 4
+    for log in sorted((run_dir / "games").glob("*.ndjson")):
+        record = GameRecord.from_events(read_log(log))
+        browser.get((run_dir / "viewer" / f"{log.stem}.html").as_uri())
+        statements = browser.find_elements(By.CSS_SELECTOR, "article.statement")
+        assert len(statements) == len(record.statements) > 0
+        hidden = browser.find_elements(By.CSS_SELECTOR, ".hidden-info")
+        assert hidden and all(h.is_displayed() for h in hidden[:5])
+        browser.find_element(By.ID, "hide-hidden").click()  # the one script: hide what no player saw
+        assert not any(h.is_displayed() for h in browser.find_elements(By.CSS_SELECTOR, ".hidden-info")[:20])
+        assert all(s.is_displayed() for s in statements)  # the public statements stay
+        assert _console_problems(browser) == [], log.name
