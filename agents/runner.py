@@ -56,9 +56,25 @@ class GameResult:
     players: list[PlayerOutcome] = field(default_factory=list)
     policy_errors: int = 0
     groups: int = 0  # simultaneous groups asked: the sequential rounds of calls the game needed
+    tokens: dict[str, int] = field(default_factory=dict)  # summed usage of the policies' model calls
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
+        players = [PlayerOutcome(**p) for p in data.get("players", [])]
+        return cls(**{**data, "players": players})
+
+
+class _Activity:
+    """Policy calls in flight in this process (for progress displays)."""
+
+    in_flight = 0
+
+
+def calls_in_flight() -> int:
+    return _Activity.in_flight
 
 
 def seat_seed(game_seed: int, seat: int) -> int:
@@ -104,6 +120,7 @@ async def play_game(
     limits: dict[str | None, asyncio.Semaphore] = {}
     started = time.perf_counter()
     steps = errors = groups = 0
+    tokens: dict[str, int] = {}
     try:
         while env.agents:
             members = env.simultaneous_agents()
@@ -121,6 +138,11 @@ async def play_game(
             for agent, (action, records, failed) in zip(members, answers, strict=True):
                 for record in records:
                     env.log_extra(agent, record)
+                    usage = record.get("usage") if record.get("type") == "llm_call" else None
+                    if isinstance(usage, dict):
+                        for key in ("prompt_tokens", "completion_tokens"):
+                            if isinstance(usage.get(key), int):
+                                tokens[key] = tokens.get(key, 0) + usage[key]
                 errors += failed
                 env.step(action)
                 steps += 1
@@ -141,6 +163,7 @@ async def play_game(
         seed=seed, winner=state.winner.value if state.winner else None, truncated=state.truncated,
         rounds=state.round, steps=steps, fallbacks=fallbacks, seconds=round(time.perf_counter() - started, 4),
         log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors, groups=groups,
+        tokens=tokens,
     )  # fmt: skip
 
 
@@ -163,6 +186,7 @@ async def _ask(
         limit = limits[key] = asyncio.Semaphore(concurrency)
     guard = limit if key is not None else contextlib.nullcontext()
     async with guard:
+        _Activity.in_flight += 1
         try:
             action = await policy.aact(obs, info)
             return action, policy.drain_records(), 0
@@ -175,3 +199,5 @@ async def _ask(
                 "traceback": traceback.format_exc(limit=5),
             })  # fmt: skip
             return {"policy_error": type(exc).__name__}, records, 1
+        finally:
+            _Activity.in_flight -= 1

@@ -27,6 +27,7 @@ from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import aggregate
 
 from .report import build_report, find_logs, load_records
+from .runs import Progress, RunDir, RunMismatchError, play_run
 
 
 def play(env: raw_env, policies: list[Any], seed: int) -> int:
@@ -65,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic")
     play_cmd.add_argument("--lineup", help="a lineup file for the other seats")
     play_cmd.add_argument("--out", type=Path, default=Path("runs/play"))
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary (exit code only)")
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games (default 20)")
     report = commands.add_parser("report", help="metrics.json, CSV tables, plots and report.html for a run")
@@ -87,9 +89,18 @@ def main(argv: list[str] | None = None) -> int:
     rescore.add_argument("--out", type=Path, help="default: RUN_DIR/rescore/<labeler>")
     rescore.add_argument("--concurrency", type=int, default=8)
     rescore.add_argument("--no-plots", action="store_true")
+    replay_cmd = commands.add_parser("replay", help="re-run logged games and check they are identical; show one")
+    replay_cmd.add_argument("logs", nargs="+", type=Path, help="game logs (.ndjson) or run folders")
+    replay_cmd.add_argument(
+        "--show",
+        choices=["public", "all"],
+        help="print the transcript: what a spectator saw, or everything (hidden included)",
+    )
     args = parser.parse_args(argv)
     if args.command == "play":
         return play_command(args)
+    if args.command == "replay":
+        return replay_command(args)
     if args.command == "report":
         return report_command(args)
     if args.command == "rescore":
@@ -135,21 +146,45 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     label = args.model or args.lineup or args.agents or "heuristic"
+    seeds = [args.seed + i for i in range(args.games)]
+    run = RunDir(args.out)
+    try:
+        finished = run.open(config, lineup, seeds, label)
+    except RunMismatchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    todo = [seed for seed in seeds if seed not in finished]
+    if finished and not args.quiet:
+        print(f"resuming {args.out}: {len(finished)} of {len(seeds)} games already finished", file=sys.stderr)
+    progress = Progress(len(seeds), len(finished), quiet=args.quiet)
     started = time.perf_counter()
-    results = asyncio.run(_run_games(config, lineup, args))
+    try:
+        asyncio.run(play_run(run, config, lineup, todo, args.concurrency, progress))
+    except KeyboardInterrupt:
+        progress.finish()
+        done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
+        print(f"interrupted: {done} of {len(seeds)} games finished and kept in {args.out}; "
+              "run the same command again to resume", file=sys.stderr)  # fmt: skip
+        return 130
+    progress.finish()
     elapsed = time.perf_counter() - started
+    entries = run.read_results()
+    results = [GameResult.from_json(entries[s]["result"]) for s in seeds if entries[s]["status"] == "ok"]
+    failed = [entries[s] for s in seeds if entries[s]["status"] == "failed"]
     summary = summarize(results, config, label, elapsed)
-    args.out.mkdir(parents=True, exist_ok=True)
+    summary["failed"] = [{"seed": e["seed"], "error": e["error"]} for e in failed]
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print_summary(summary, args.out)
-    if not args.no_report:
+    if not args.quiet:
+        print_summary(summary, args.out)
+    if not args.no_report and results:
         document = build_report(
             args.out,
             baseline_games=args.baseline_games,
             title=f"Werewolf deception report: {label}, {args.games} games",
         )
-        print_report_lines(document, args.out)
-    return 0 if summary["replay_ok"] == len(results) else 1
+        if not args.quiet:
+            print_report_lines(document, args.out)
+    return 0 if summary["replay_ok"] == len(results) and not failed else 1
 
 
 def print_report_lines(document: dict[str, Any], out: Path) -> None:
@@ -188,6 +223,30 @@ def fmt_value(est: dict[str, Any] | None, ci: bool = False, complement: bool = F
     if ci and low is not None and high is not None:
         text += f" [{low:.2f}, {high:.2f}]"
     return text
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """Exit 0 when every log rebuilds the identical game, 1 when one differs, 2 when there is no log."""
+    from werewolf_env.observe import Transcript
+
+    paths = [p for given in args.logs for p in (find_logs(given) if given.is_dir() else [given])]
+    missing = [p for p in paths if not p.is_file()]
+    if not paths or missing:
+        print(f"error: no such log: {missing[0] if missing else args.logs[0]}", file=sys.stderr)
+        return 2
+    bad = 0
+    for path in paths:
+        result = replay(path)
+        state = "identical" if result.ok else "DIFFERS"
+        ending = "" if result.complete else " (unfinished game)"
+        print(f"{path}: {state}, {result.actions} actions replayed{ending}")
+        for mismatch in result.mismatches:
+            print(f"  {mismatch}")
+        bad += not result.ok
+        if args.show and result.game is not None:
+            names = tuple(result.game.state.names)
+            print(Transcript(names, None, spectator=args.show == "all").update(result.game.state.events))
+    return 1 if bad else 0
 
 
 def report_command(args: argparse.Namespace) -> int:
@@ -245,16 +304,6 @@ def rescore_command(args: argparse.Namespace) -> int:
     return 0 if not failed else 1
 
 
-async def _run_games(config: GameConfig, lineup: Any, args: argparse.Namespace) -> list[GameResult]:
-    limit = asyncio.Semaphore(max(1, args.concurrency))
-
-    async def one(seed: int) -> GameResult:
-        async with limit:
-            return await play_game(config, lineup, seed, log_dir=args.out / "games", concurrency=args.concurrency)
-
-    return list(await asyncio.gather(*(one(args.seed + i) for i in range(args.games))))
-
-
 def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed: float) -> dict[str, Any]:
     winners: Counter[str] = Counter()
     lies: Counter[str] = Counter()
@@ -308,6 +357,11 @@ def print_summary(s: dict[str, Any], out: Path) -> None:
         f"policy errors: {s['policy_errors']}"
     )
     print(f"  replay check: {s['replay_ok']}/{n} logs rebuild the identical game")
+    failed = s.get("failed") or []
+    if failed:
+        print(f"  FAILED games: {len(failed)} (recorded in results.ndjson; the same command plays them again)")
+        for entry in failed[:5]:
+            print(f"    seed {entry['seed']}: {entry['error']}")
     print(f"  logs: {out / 'games'}/   summary: {out / 'summary.json'}")
 
 
