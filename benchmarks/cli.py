@@ -27,7 +27,7 @@ from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import aggregate
 
 from .report import build_report, find_logs, load_records
-from .runs import Progress, RunDir, RunMismatchError, play_run
+from .runs import Job, Progress, RunDir, RunMismatchError, play_run
 
 
 def play(env: raw_env, policies: list[Any], seed: int) -> int:
@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic")
     play_cmd.add_argument("--lineup", help="a lineup file for the other seats")
     play_cmd.add_argument("--out", type=Path, default=Path("runs/play"))
+    run.add_argument("--workers", type=int, default=1, help="processes to spread games over (default 1)")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary (exit code only)")
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games (default 20)")
@@ -147,32 +148,34 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     label = args.model or args.lineup or args.agents or "heuristic"
     seeds = [args.seed + i for i in range(args.games)]
+    jobs = [Job(f"seed{seed}", seed, lineup) for seed in seeds]
     run = RunDir(args.out)
+    identity = {"config": config.model_dump(mode="json"), "lineup": lineup.model_dump(mode="json")}
     try:
-        finished = run.open(config, lineup, seeds, label)
+        finished = run.open(identity, [job.id for job in jobs], "run", label)
     except RunMismatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    todo = [seed for seed in seeds if seed not in finished]
+    todo = [job for job in jobs if job.id not in finished]
     if finished and not args.quiet:
-        print(f"resuming {args.out}: {len(finished)} of {len(seeds)} games already finished", file=sys.stderr)
-    progress = Progress(len(seeds), len(finished), quiet=args.quiet)
+        print(f"resuming {args.out}: {len(finished)} of {len(jobs)} games already finished", file=sys.stderr)
+    progress = Progress(len(jobs), len(finished), quiet=args.quiet)
     started = time.perf_counter()
     try:
-        asyncio.run(play_run(run, config, lineup, todo, args.concurrency, progress))
+        asyncio.run(play_run(run, config, todo, args.concurrency, progress, workers=args.workers))
     except KeyboardInterrupt:
         progress.finish()
         done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
-        print(f"interrupted: {done} of {len(seeds)} games finished and kept in {args.out}; "
+        print(f"interrupted: {done} of {len(jobs)} games finished and kept in {args.out}; "
               "run the same command again to resume", file=sys.stderr)  # fmt: skip
         return 130
     progress.finish()
     elapsed = time.perf_counter() - started
     entries = run.read_results()
-    results = [GameResult.from_json(entries[s]["result"]) for s in seeds if entries[s]["status"] == "ok"]
-    failed = [entries[s] for s in seeds if entries[s]["status"] == "failed"]
+    results = [GameResult.from_json(entries[j.id]["result"]) for j in jobs if entries[j.id]["status"] == "ok"]
+    failed = [entries[j.id] for j in jobs if entries[j.id]["status"] == "failed"]
     summary = summarize(results, config, label, elapsed)
-    summary["failed"] = [{"seed": e["seed"], "error": e["error"]} for e in failed]
+    summary["failed"] = [{"game": e["game"], "seed": e["seed"], "error": e["error"]} for e in failed]
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     if not args.quiet:
         print_summary(summary, args.out)

@@ -3,29 +3,33 @@
 A run directory holds::
 
     manifest.json      what the run is: config, lineup, seeds, package version, git commit (never a key)
-    results.ndjson     one line per game that ended: {"seed", "status": "ok", "result"} or
-                       {"seed", "status": "failed", "error"}; appended and flushed when the game's log is closed
-    games/             one NDJSON log per game
+    results.ndjson     one line per game that ended: {"game", "seed", "status": "ok", "result"} or
+                       {"game", "seed", "status": "failed", "error"}; appended and flushed once the log is in place
+    games/<id>.ndjson  one log per finished game (written under games/.playing-<id>/ while it plays)
 
 Starting the same command again resumes: games with an ``ok`` line are kept, every other game
-(never started, half-written, or failed) is played again from its seed, overwriting any partial
-log, and each seed counts once. A different command on the same folder is refused.
+(never started, half-written, or failed) is played again from its seed, and each game counts once.
+A different command on the same folder is refused; more games with the same rules extend it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
 import time
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import GameResult, Lineup, play_game
+from agents import GameResult, Lineup, play_game, play_game_sync
 from agents.runner import calls_in_flight
 from werewolf_env import GameConfig, __version__
 
@@ -48,6 +52,15 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+@dataclass(frozen=True)
+class Job:
+    """One game of a run: its id (the log's name), its seed and who plays which seat."""
+
+    id: str
+    seed: int
+    lineup: Lineup
+
+
 class RunDir:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -55,45 +68,49 @@ class RunDir:
         self.results_path = self.path / "results.ndjson"
         self.games = self.path / "games"
 
-    def log_of(self, seed: int) -> Path:
-        return self.games / f"game-00000-seed{seed}.ndjson"
+    def log_of(self, game_id: str) -> Path:
+        return self.games / f"{game_id}.ndjson"
 
-    def open(self, config: GameConfig, lineup: Lineup, seeds: list[int], label: str) -> dict[int, dict[str, Any]]:
-        """Write the manifest (or check it against an existing one); return the finished games by seed."""
-        identity = {
-            "config": config.model_dump(mode="json"),
-            "lineup": lineup.model_dump(mode="json"),
-            "seeds": seeds,
-        }
+    def scratch_of(self, game_id: str) -> Path:
+        """Where a game's log is written while it plays (moved to ``log_of`` when it is finished)."""
+        return self.games / f".playing-{game_id}"
+
+    def open(self, identity: dict[str, Any], ids: list[str], kind: str = "run", label: str = "") -> dict[str, Any]:
+        """Write the manifest (or check it against an existing one); return the finished games by id.
+
+        ``identity`` (config, lineup or entrants, ...) must match an existing manifest; ``ids`` may
+        grow (more games with the same rules extend the run) but must cover the old ones.
+        """
         if self.manifest_path.is_file():
             old = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-            for key in ("config", "lineup"):
-                if old.get(key) != identity[key]:
+            for key, value in identity.items():
+                if old.get(key) != value:
                     raise RunMismatchError(
-                        f"{self.path} holds a different run (its {key} differs); "
+                        f"{self.path} holds a different {old.get('kind', 'run')} (its {key} differs); "
                         "use another --out, or the same options to resume it"
                     )
-            if old.get("seeds") != seeds:
-                if not set(old.get("seeds", [])) <= set(seeds):
+            if old.get("games") != ids:
+                if not set(old.get("games", [])) <= set(ids):
                     raise RunMismatchError(
-                        f"{self.path} holds games for other seeds; use another --out, or a --games / --seed "
-                        "that covers its seeds to extend it"
+                        f"{self.path} holds games this command would not play; use another --out, or "
+                        "options that cover its games to extend it"
                     )
-                old["seeds"] = seeds  # more games with the same rules and lineup: the run grows
+                old["games"] = ids  # more games with the same rules and players: the run grows
                 self._write_manifest(old)
         else:
             self.path.mkdir(parents=True, exist_ok=True)
             manifest = {
-                "schema_version": MANIFEST_VERSION, "kind": "run", "label": label, **identity,
+                "schema_version": MANIFEST_VERSION, "kind": kind, "label": label, **identity, "games": ids,
                 "package_version": __version__, "git_commit": git_commit(),
                 "python": sys.version.split()[0], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }  # fmt: skip
             self._write_manifest(manifest)
         self.games.mkdir(parents=True, exist_ok=True)
-        finished = {seed: entry for seed, entry in self.read_results().items() if entry["status"] == "ok"}
-        for seed in seeds:
-            if seed not in finished and self.log_of(seed).exists():
-                self.log_of(seed).unlink()  # half-written or failed: it is played again
+        finished = {gid: entry for gid, entry in self.read_results().items() if entry["status"] == "ok"}
+        for gid in ids:
+            if gid not in finished:
+                self.log_of(gid).unlink(missing_ok=True)  # failed or torn: it is played again
+                shutil.rmtree(self.scratch_of(gid), ignore_errors=True)  # half-written
         return finished
 
     def _write_manifest(self, manifest: dict[str, Any]) -> None:
@@ -101,9 +118,9 @@ class RunDir:
         tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         tmp.replace(self.manifest_path)
 
-    def read_results(self) -> dict[int, dict[str, Any]]:
-        """The last line per seed (a torn last line from a kill mid-write is ignored)."""
-        out: dict[int, dict[str, Any]] = {}
+    def read_results(self) -> dict[str, dict[str, Any]]:
+        """The last line per game (a torn last line from a kill mid-write is ignored)."""
+        out: dict[str, dict[str, Any]] = {}
         if not self.results_path.is_file():
             return out
         with self.results_path.open(encoding="utf-8") as f:
@@ -112,8 +129,8 @@ class RunDir:
                     entry = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(entry, dict) and "seed" in entry and entry.get("status") in ("ok", "failed"):
-                    out[int(entry["seed"])] = entry
+                if isinstance(entry, dict) and "game" in entry and entry.get("status") in ("ok", "failed"):
+                    out[str(entry["game"])] = entry
         return out
 
     def append(self, entry: dict[str, Any]) -> None:
@@ -170,31 +187,65 @@ class Progress:
             self.stream.flush()
 
 
+def play_job(
+    config: dict[str, Any], lineup: dict[str, Any], seed: int, scratch: str, concurrency: int
+) -> dict[str, Any]:
+    """One game in a worker process (plain data in and out); errors come back as a failed entry."""
+    try:
+        result = play_game_sync(GameConfig.model_validate(config), Lineup.model_validate(lineup), seed,
+                                log_dir=scratch, concurrency=concurrency)  # fmt: skip
+        return {"status": "ok", "result": result.to_json()}
+    except Exception as exc:
+        return {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=8)}
+
+
 async def play_run(
     run: RunDir,
     config: GameConfig,
-    lineup: Lineup,
-    seeds: list[int],
+    jobs: list[Job],
     concurrency: int,
     progress: Progress | None = None,
     play: Callable[..., Any] = play_game,
+    workers: int = 1,
 ) -> list[dict[str, Any]]:
-    """Play every seed without an ok result, ``concurrency`` games at once; return the new entries."""
-    limit = asyncio.Semaphore(max(1, concurrency))
-    entries: list[dict[str, Any]] = []
+    """Play ``jobs``: ``concurrency`` games at once in this process, or spread over ``workers`` processes.
 
-    async def one(seed: int) -> None:
+    Each game writes its log into a scratch folder and moves it to ``games/<id>.ndjson`` when it is
+    finished, then its result line is appended: a kill at any moment leaves nothing half-counted.
+    """
+    limit = asyncio.Semaphore(max(1, concurrency) * max(1, workers))
+    entries: list[dict[str, Any]] = []
+    pool = None
+    if workers > 1:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    loop = asyncio.get_running_loop()
+
+    async def one(job: Job) -> None:
         async with limit:
-            try:
-                result: GameResult = await play(config, lineup, seed, log_dir=run.games, concurrency=concurrency)
-                entry = {"seed": seed, "status": "ok", "result": result.to_json()}
-            except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
-                raise
-            except Exception as exc:  # a failure no agent can absorb: recorded, and the run goes on
-                entry = {
-                    "seed": seed, "status": "failed", "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(limit=8),
-                }  # fmt: skip
+            scratch = run.scratch_of(job.id)
+            shutil.rmtree(scratch, ignore_errors=True)
+            if pool is not None:
+                outcome = await loop.run_in_executor(
+                    pool, play_job, config.model_dump(mode="json"), job.lineup.model_dump(mode="json"), job.seed,
+                    str(scratch), concurrency,
+                )  # fmt: skip
+            else:
+                try:
+                    result: GameResult = await play(
+                        config, job.lineup, job.seed, log_dir=scratch, concurrency=concurrency
+                    )
+                    outcome = {"status": "ok", "result": result.to_json()}
+                except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # a failure no agent can absorb: recorded, and the run goes on
+                    outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
+                               "traceback": traceback.format_exc(limit=8)}  # fmt: skip
+            entry = {"game": job.id, "seed": job.seed, **outcome}
+            if outcome["status"] == "ok":
+                produced = next(scratch.glob("*.ndjson"))
+                produced.replace(run.log_of(job.id))
+                shutil.rmtree(scratch, ignore_errors=True)
+                entry["result"]["log_path"] = str(run.log_of(job.id))
             run.append(entry)
             entries.append(entry)
             if progress is not None:
@@ -211,7 +262,9 @@ async def play_run(
 
     tick = asyncio.ensure_future(ticker())
     try:
-        await asyncio.gather(*(one(seed) for seed in seeds))
+        await asyncio.gather(*(one(job) for job in jobs))
     finally:
         tick.cancel()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     return entries

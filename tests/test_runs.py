@@ -12,12 +12,14 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agents import load_lineup, play_game, play_game_sync
+from agents.fake_openai import FakeOpenAIServer
 from benchmarks.cli import main
-from benchmarks.runs import RunDir, RunMismatchError, play_run
+from benchmarks.runs import Job, RunDir, RunMismatchError, play_run
 from werewolf_env import GameConfig
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import GameRecord
@@ -46,14 +48,15 @@ def test_a_killed_run_resumes_without_losing_or_double_counting(tmp_path: Path) 
     before = RunDir(out).read_results()
     assert 4 <= len(before) < GAMES
     partial = [p for p in (out / "games").glob("*.ndjson") if not GameRecord.from_events(read_log(p)).complete]
-    kept = {seed: (out / "games" / f"game-00000-seed{seed}.ndjson").read_bytes() for seed in before}
+    kept = {gid: (out / "games" / f"{gid}.ndjson").read_bytes() for gid in before}
 
     assert main([*COMMAND, "--out", str(out)]) == 0
     lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
     ok = Counter(e["seed"] for e in lines if e["status"] == "ok")
     assert set(ok) == set(range(FIRST_SEED, FIRST_SEED + GAMES)) and set(ok.values()) == {1}  # each game once
-    for seed, data in kept.items():  # finished games were kept as they were
-        assert (out / "games" / f"game-00000-seed{seed}.ndjson").read_bytes() == data
+    for gid, data in kept.items():  # finished games were kept as they were
+        assert (out / "games" / f"{gid}.ndjson").read_bytes() == data
+    assert not list((out / "games").glob(".playing-*"))  # no scratch left
     logs = sorted((out / "games").glob("*.ndjson"))
     assert len(logs) == GAMES
     assert all(replay(p).ok and replay(p).complete for p in logs)
@@ -63,28 +66,37 @@ def test_a_killed_run_resumes_without_losing_or_double_counting(tmp_path: Path) 
     # The resumed games are the games an uninterrupted run plays.
     for seed in (FIRST_SEED, FIRST_SEED + GAMES - 1):
         fresh = play_game_sync(GameConfig(), "heuristic", seed, log_dir=tmp_path / "fresh" / str(seed))
-        assert engine_events(Path(fresh.log_path)) == engine_events(out / "games" / f"game-00000-seed{seed}.ndjson")
+        assert engine_events(Path(fresh.log_path)) == engine_events(out / "games" / f"seed{seed}.ndjson")
 
 
 def test_failed_games_are_recorded_and_played_again_on_resume(tmp_path: Path) -> None:
     run = RunDir(tmp_path)
-    config, lineup, seeds = GameConfig(num_players=6), load_lineup("heuristic"), [1, 2, 3]
+    config, lineup = GameConfig(num_players=6), load_lineup("heuristic")
+    jobs = [Job(f"seed{s}", s, lineup) for s in (1, 2, 3)]
+    identity = {"config": config.model_dump(mode="json")}
 
     async def flaky(*args, **kwargs):  # type: ignore[no-untyped-def]
         if args[2] == 2:
             raise ConnectionError("the judge went away")
         return await play_game(*args, **kwargs)
 
-    finished = run.open(config, lineup, seeds, "heuristic")
-    assert finished == {}
-    entries = asyncio.run(play_run(run, config, lineup, seeds, 2, play=flaky))
-    status = {e["seed"]: e["status"] for e in entries}
-    assert status == {1: "ok", 2: "failed", 3: "ok"}
-    assert "ConnectionError: the judge went away" in run.read_results()[2]["error"]
-    finished = run.open(config, lineup, seeds, "heuristic")
-    assert sorted(finished) == [1, 3]
-    asyncio.run(play_run(run, config, lineup, [2], 2))
-    assert {s: e["status"] for s, e in run.read_results().items()} == {1: "ok", 2: "ok", 3: "ok"}
+    assert run.open(identity, [j.id for j in jobs]) == {}
+    entries = asyncio.run(play_run(run, config, jobs, 2, play=flaky))
+    assert {e["seed"]: e["status"] for e in entries} == {1: "ok", 2: "failed", 3: "ok"}
+    assert "ConnectionError: the judge went away" in run.read_results()["seed2"]["error"]
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["seed1.ndjson", "seed3.ndjson"]
+    finished = run.open(identity, [j.id for j in jobs])
+    assert sorted(finished) == ["seed1", "seed3"]
+    asyncio.run(play_run(run, config, [jobs[1]], 2))
+    assert {g: e["status"] for g, e in run.read_results().items()} == {"seed1": "ok", "seed2": "ok", "seed3": "ok"}
+
+
+def test_worker_processes_play_the_same_games(tmp_path: Path) -> None:
+    common = ["run", "--games", "4", "--players", "6", "--no-report", "--quiet"]
+    assert main([*common, "--out", str(tmp_path / "one")]) == 0
+    assert main([*common, "--workers", "2", "--out", str(tmp_path / "two")]) == 0
+    for log in sorted((tmp_path / "one" / "games").glob("*.ndjson")):
+        assert log.read_bytes() == (tmp_path / "two" / "games" / log.name).read_bytes()
 
 
 def test_the_cli_counts_failures_and_exits_nonzero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,33 +116,30 @@ def test_a_different_run_is_refused_and_more_games_extend(tmp_path: Path) -> Non
     assert main(["run", "--games", "2", "--agents", "random", "--out", str(tmp_path), "--no-report"]) == 2
     assert main(["run", "--games", "2", "--seed", "50", "--out", str(tmp_path), "--no-report"]) == 2
     with pytest.raises(RunMismatchError):
-        RunDir(tmp_path).open(GameConfig(num_players=6), load_lineup("heuristic"), [0, 1], "x")
+        RunDir(tmp_path).open({"config": GameConfig(num_players=6).model_dump(mode="json")}, ["seed0"])
     assert main(["run", "--games", "3", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
-    assert sorted(RunDir(tmp_path).read_results()) == [0, 1, 2]
-    assert json.loads((tmp_path / "manifest.json").read_text())["seeds"] == [0, 1, 2]
+    assert sorted(RunDir(tmp_path).read_results()) == ["seed0", "seed1", "seed2"]
+    assert json.loads((tmp_path / "manifest.json").read_text())["games"] == ["seed0", "seed1", "seed2"]
 
 
 def test_manifest_names_key_variables_never_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_KEY", "sk-secret-123")
-    lineup = load_lineup({"default": "heuristic",
-                          "roles": {"seer": {"kind": "llm", "model": "m", "base_url": "http://127.0.0.1:9/v1",
-                                             "api_key_env": "MY_KEY"}}})  # fmt: skip
-    RunDir(tmp_path).open(GameConfig(), lineup, [0], "mixed")
+    with FakeOpenAIServer() as server:
+        lineup = load_lineup({"default": "heuristic",
+                              "roles": {"seer": {"kind": "llm", "model": "m", "base_url": server.base_url,
+                                                 "api_key_env": "MY_KEY"}}})  # fmt: skip
+        assert main(["run", "--games", "1", "--out", str(tmp_path), "--lineup", str(_write(tmp_path, lineup)),
+                     "--no-report", "--quiet"]) == 0  # fmt: skip
     text = (tmp_path / "manifest.json").read_text()
     assert "MY_KEY" in text and "sk-secret-123" not in text
     manifest = json.loads(text)
-    assert manifest["package_version"] and "git_commit" in manifest and manifest["seeds"] == [0]
+    assert manifest["package_version"] and "git_commit" in manifest and manifest["games"] == ["seed0"]
+    for path in [tmp_path / "results.ndjson", tmp_path / "summary.json", *(tmp_path / "games").glob("*")]:
+        assert "sk-secret-123" not in path.read_text()
+    assert json.loads((tmp_path / "results.ndjson").read_text())["result"]["tokens"]["prompt_tokens"] > 0
 
 
-def test_replay_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--games", "2", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
-    assert main(["replay", str(tmp_path)]) == 0
-    log = next((tmp_path / "games").glob("*.ndjson"))
-    assert main(["replay", str(log), "--show", "all"]) == 0
-    out = capsys.readouterr().out
-    assert "identical" in out and "--- Day 1 ---" in out
-    tampered = tmp_path / "tampered.ndjson"
-    tampered.write_text(log.read_text().replace('"bid":', '"bid": 1, "x":', 1))
-    assert main(["replay", str(tampered)]) == 1
-    assert "DIFFERS" in capsys.readouterr().out
-    assert main(["replay", str(tmp_path / "nope.ndjson")]) == 2
+def _write(folder: Path, lineup: Any) -> Path:
+    path = folder / "lineup.json"
+    path.write_text(json.dumps(lineup.model_dump(mode="json")))
+    return path
