@@ -6,8 +6,9 @@
      "seats": {"player_0": {"kind": "human"}}}
 
 A seat's spec is the first of: ``seats[agent id]``, ``roles[its role]``, ``teams[its team]``,
-``default``. Kinds: ``random``, ``heuristic``, ``llm`` and ``human``; the other keys are that policy's
-options. API keys never belong in a lineup: an ``llm`` spec names an environment variable
+``default``. Kinds: ``random``, ``heuristic``, ``llm`` and ``human``; ``name`` labels the seat in
+reports; the other keys are that policy's options. API keys never belong in a lineup: an ``llm`` spec
+names an environment variable
 (``api_key_env``, default ``OPENAI_API_KEY``) or a key file (``api_key_file``), and lineups are
 written to run directories as they are, so a literal ``api_key`` is refused.
 """
@@ -45,7 +46,9 @@ class AgentSpec(BaseModel):
         return dict(self.model_extra or {})
 
     def label(self) -> str:
-        """A short name for reports: the kind, or ``llm:<model>``."""
+        """A short name for reports: ``name`` when given, else the kind, or ``llm:<model>``."""
+        if self.options.get("name"):
+            return str(self.options["name"])
         if self.kind == "llm":
             return f"llm:{self.options.get('model', '?')}"
         return self.kind
@@ -107,6 +110,7 @@ def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
 def make_policy(spec: AgentSpec, seed: int, cache_dir: str | Path | None = None) -> Policy:
     """A fresh policy for one seat of one game, seeded for reproducibility."""
     options = spec.options
+    options.pop("name", None)  # a label for reports, not a policy option
     if spec.kind == "random":
         from .random_agent import RandomAgent
 

@@ -27,7 +27,7 @@ from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import aggregate
 
 from .report import build_report, find_logs, load_records
-from .runs import Job, Progress, RunDir, RunMismatchError, play_run
+from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, play_run
 
 
 def play(env: raw_env, policies: list[Any], seed: int) -> int:
@@ -66,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic")
     play_cmd.add_argument("--lineup", help="a lineup file for the other seats")
     play_cmd.add_argument("--out", type=Path, default=Path("runs/play"))
-    run.add_argument("--workers", type=int, default=1, help="processes to spread games over (default 1)")
-    run.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary (exit code only)")
+    add_execution_options(run)
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games (default 20)")
     report = commands.add_parser("report", help="metrics.json, CSV tables, plots and report.html for a run")
@@ -97,9 +96,18 @@ def main(argv: list[str] | None = None) -> int:
         choices=["public", "all"],
         help="print the transcript: what a spectator saw, or everything (hidden included)",
     )
+    tour = commands.add_parser("tournament", help="several models or agent kinds, each in every role; ratings")
+    tour.add_argument("config", type=Path, help="a tournament TOML file (see benchmarks/tournament.py)")
+    tour.add_argument("--out", type=Path, help="run folder (default runs/<name>)")
+    tour.add_argument("--concurrency", type=int, help="games and calls in flight (default: the file's, or 8)")
+    add_execution_options(tour)
+    tour.add_argument("--baseline-games", type=int, default=0, help="random/heuristic baseline games for the report")
+    tour.add_argument("--no-plots", action="store_true")
     args = parser.parse_args(argv)
     if args.command == "play":
         return play_command(args)
+    if args.command == "tournament":
+        return tournament_command(args)
     if args.command == "replay":
         return replay_command(args)
     if args.command == "report":
@@ -107,6 +115,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "rescore":
         return rescore_command(args)
     return run_command(args)
+
+
+def add_execution_options(parser: argparse.ArgumentParser) -> None:
+    """How a run's games are played and shown (shared by run and tournament)."""
+    parser.add_argument("--workers", type=int, default=1, help="processes to spread games over (default 1)")
+    parser.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="local: asyncio in one process (or --workers processes); ray: games as Ray tasks",
+    )
+    parser.add_argument("--ray-address", help="a Ray cluster to join (default: start a local Ray instance)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary (exit code only)")
 
 
 def play_command(args: argparse.Namespace) -> int:
@@ -149,29 +170,12 @@ def run_command(args: argparse.Namespace) -> int:
     label = args.model or args.lineup or args.agents or "heuristic"
     seeds = [args.seed + i for i in range(args.games)]
     jobs = [Job(f"seed{seed}", seed, lineup) for seed in seeds]
-    run = RunDir(args.out)
     identity = {"config": config.model_dump(mode="json"), "lineup": lineup.model_dump(mode="json")}
-    try:
-        finished = run.open(identity, [job.id for job in jobs], "run", label)
-    except RunMismatchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    todo = [job for job in jobs if job.id not in finished]
-    if finished and not args.quiet:
-        print(f"resuming {args.out}: {len(finished)} of {len(jobs)} games already finished", file=sys.stderr)
-    progress = Progress(len(jobs), len(finished), quiet=args.quiet)
     started = time.perf_counter()
-    try:
-        asyncio.run(play_run(run, config, todo, args.concurrency, progress, workers=args.workers))
-    except KeyboardInterrupt:
-        progress.finish()
-        done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
-        print(f"interrupted: {done} of {len(jobs)} games finished and kept in {args.out}; "
-              "run the same command again to resume", file=sys.stderr)  # fmt: skip
-        return 130
-    progress.finish()
+    entries = run_jobs(args.out, identity, jobs, "run", label, config, args.concurrency, args)
+    if isinstance(entries, int):
+        return entries
     elapsed = time.perf_counter() - started
-    entries = run.read_results()
     results = [GameResult.from_json(entries[j.id]["result"]) for j in jobs if entries[j.id]["status"] == "ok"]
     failed = [entries[j.id] for j in jobs if entries[j.id]["status"] == "failed"]
     summary = summarize(results, config, label, elapsed)
@@ -188,6 +192,51 @@ def run_command(args: argparse.Namespace) -> int:
         if not args.quiet:
             print_report_lines(document, args.out)
     return 0 if summary["replay_ok"] == len(results) and not failed else 1
+
+
+def run_jobs(
+    out: Path,
+    identity: dict[str, Any],
+    jobs: list[Job],
+    kind: str,
+    label: str,
+    config: GameConfig,
+    concurrency: int,
+    args: argparse.Namespace,
+) -> dict[str, dict[str, Any]] | int:
+    """Open (or resume) the run folder and play what is left: every game's result line, or an exit code."""
+    run = RunDir(out)
+    try:
+        finished = run.open(identity, [job.id for job in jobs], kind, label)
+    except RunMismatchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    todo = [job for job in jobs if job.id not in finished]
+    if finished and not args.quiet:
+        print(f"resuming {out}: {len(finished)} of {len(jobs)} games already finished", file=sys.stderr)
+    progress = Progress(len(jobs), len(finished), quiet=args.quiet)
+    try:
+        play_games(run, config, todo, concurrency, progress, args)
+    except KeyboardInterrupt:
+        progress.finish()
+        done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
+        print(f"interrupted: {done} of {len(jobs)} games finished and kept in {out}; "
+              "run the same command again to resume", file=sys.stderr)  # fmt: skip
+        return 130
+    progress.finish()
+    return run.read_results()
+
+
+def play_games(
+    run: RunDir, config: GameConfig, jobs: list[Job], concurrency: int, progress: Progress, args: argparse.Namespace
+) -> None:
+    """The chosen backend plays ``jobs`` into ``run``."""
+    backend = RayBackend(args.ray_address) if args.backend == "ray" else None
+    try:
+        asyncio.run(play_run(run, config, jobs, concurrency, progress, workers=args.workers, backend=backend))
+    finally:
+        if backend is not None:
+            backend.close()
 
 
 def print_report_lines(document: dict[str, Any], out: Path) -> None:
@@ -226,6 +275,74 @@ def fmt_value(est: dict[str, Any] | None, ci: bool = False, complement: bool = F
     if ci and low is not None and high is not None:
         text += f" [{low:.2f}, {high:.2f}]"
     return text
+
+
+def tournament_command(args: argparse.Namespace) -> int:
+    from .tournament import entrant_table, fit_ratings, load_tournament, schedule
+
+    try:
+        tour = load_tournament(args.config)
+        config = tour.game_config()
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or Path("runs") / tour.name
+    jobs = schedule(tour)
+    identity = {
+        "config": config.model_dump(mode="json"),
+        "entrants": [e.model_dump(mode="json") for e in tour.entrants],
+        "seed": tour.seed,
+    }
+    started = time.perf_counter()
+    entries = run_jobs(out, identity, jobs, "tournament", tour.name, config, args.concurrency or tour.concurrency, args)
+    if isinstance(entries, int):
+        return entries
+    run = RunDir(out)
+    failed = [entries[j.id] for j in jobs if entries[j.id]["status"] == "failed"]
+    records = [r for r in load_records([run.log_of(j.id) for j in jobs if entries[j.id]["status"] == "ok"])]
+    if not records:
+        print(f"error: no game finished ({len(failed)} failed; see {run.results_path})", file=sys.stderr)
+        return 1
+    document = build_report(out, baseline_games=args.baseline_games, plots=not args.no_plots,
+                            title=f"Werewolf deception tournament: {tour.name}")  # fmt: skip
+    ratings = fit_ratings(records, tour.names)
+    table = entrant_table(tour, document, records, ratings)
+    result = {
+        "name": tour.name, "games": len(records),
+        "failed": [{"game": e["game"], "error": e["error"]} for e in failed],
+        "seconds": round(time.perf_counter() - started, 2),
+        "seating": "blocks of one seed, entrants rotated over seats",
+        "ratings": ratings, "entrants": table,
+    }  # fmt: skip
+    (out / "tournament.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if not args.quiet:
+        print_tournament(result, out)
+    return 1 if failed else 0
+
+
+def print_tournament(result: dict[str, Any], out: Path) -> None:
+    side = result["ratings"]["side_advantage_werewolf"]
+    print(f"tournament {result['name']}: {result['games']} games, {len(result['failed'])} failed, "
+          f"{result['seconds']}s; werewolf side advantage (logit) {side['logit'] if side else 'n/a'}")  # fmt: skip
+    roles = sorted({r for e in result["entrants"].values() for r in e["win_rate_by_role"]})
+    head = "".join(f"{r[:8]:>9}" for r in roles)
+    print(f"  {'entrant':<16}{'games':>6}  {'rating [95% CI]':<24}{head}  {'lies/st':>7} {'caught':>6} {'det F1':>6}"
+          f" {'tokens/game':>11} {'$/game':>8}")  # fmt: skip
+    for name, e in result["entrants"].items():
+        rating = e["rating"]
+        rated = (
+            f"{rating['elo']:.0f} [{rating['ci'][0]:.0f}, {rating['ci'][1]:.0f}]"
+            if rating and rating["ci"][0]
+            else "n/a"
+        )
+        wins = "".join(f"{fmt_value(e['win_rate_by_role'].get(r)):>9}" for r in roles)
+        tokens = e["tokens_per_game"]["prompt"] + e["tokens_per_game"]["completion"]
+        cost = f"{e['cost_per_game_usd']:.4f}" if e["priced"] else "-"
+        print(f"  {name:<16}{e['games']:>6}  {rated:<24}{wins}  {fmt_value(e['deception']['lies_per_statement']):>7} "
+              f"{fmt_value(e['deception']['undetected_lie_share'], complement=True):>6} "
+              f"{fmt_value(e['detection']['f1']):>6} {tokens:>11.0f} {cost:>8}")  # fmt: skip
+    print(f"  win rates by role with 95% CIs, deception and detection per entrant: {out / 'tournament.json'}")
+    print(f"  report: {out / 'report.html'}")
 
 
 def replay_command(args: argparse.Namespace) -> int:

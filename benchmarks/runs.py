@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -187,16 +188,48 @@ class Progress:
             self.stream.flush()
 
 
-def play_job(
-    config: dict[str, Any], lineup: dict[str, Any], seed: int, scratch: str, concurrency: int
-) -> dict[str, Any]:
-    """One game in a worker process (plain data in and out); errors come back as a failed entry."""
-    try:
-        result = play_game_sync(GameConfig.model_validate(config), Lineup.model_validate(lineup), seed,
-                                log_dir=scratch, concurrency=concurrency)  # fmt: skip
-        return {"status": "ok", "result": result.to_json()}
-    except Exception as exc:
-        return {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=8)}
+def play_job(config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int) -> dict[str, Any]:
+    """One game away from the run folder (a worker process or a Ray task, maybe on another machine):
+    plain data in, and out the outcome with the log's bytes, which the driver puts in place."""
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            result = play_game_sync(GameConfig.model_validate(config), Lineup.model_validate(lineup), seed,
+                                    log_dir=folder, concurrency=concurrency)  # fmt: skip
+        except Exception as exc:
+            return {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
+                    "traceback": traceback.format_exc(limit=8)}  # fmt: skip
+        log = next(Path(folder).glob("*.ndjson")).read_bytes()
+    return {"status": "ok", "result": result.to_json(), "log": log}
+
+
+class RayBackend:
+    """Games as Ray tasks (the ``ray`` extra): on a local Ray instance, or a cluster at ``address``.
+
+    Every node needs this package installed (or a Ray ``runtime_env`` that installs it); tasks get
+    plain data and send back the outcome and the log's bytes, so no shared filesystem is needed.
+    """
+
+    def __init__(self, address: str | None = None) -> None:
+        try:
+            import ray
+        except ImportError as exc:  # pragma: no cover - depends on the extra
+            raise RuntimeError("--backend ray needs the 'ray' extra: pip install 'werewolf-deception[ray]'") from exc
+        self.ray = ray
+        self.started_here = not ray.is_initialized()
+        if self.started_here:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        self.task = ray.remote(num_cpus=1)(play_job)
+
+    @property
+    def slots(self) -> int:
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    async def play(self, config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int) -> Any:
+        return await self.task.remote(config, lineup, seed, concurrency)
+
+    def close(self) -> None:
+        if self.started_here:
+            self.ray.shutdown()
 
 
 async def play_run(
@@ -207,28 +240,46 @@ async def play_run(
     progress: Progress | None = None,
     play: Callable[..., Any] = play_game,
     workers: int = 1,
+    backend: RayBackend | None = None,
 ) -> list[dict[str, Any]]:
-    """Play ``jobs``: ``concurrency`` games at once in this process, or spread over ``workers`` processes.
+    """Play ``jobs``: ``concurrency`` games at once in this process, spread over ``workers`` processes,
+    or as Ray tasks (``backend``); the logs are the same byte for byte whichever way. Returns each
+    game's outcome (``game``, ``seed``, ``status``, ``error``); the results are in ``results.ndjson``.
 
-    Each game writes its log into a scratch folder and moves it to ``games/<id>.ndjson`` when it is
-    finished, then its result line is appended: a kill at any moment leaves nothing half-counted.
+    Each game's log is written into a scratch folder and moved to ``games/<id>.ndjson`` when the
+    game is finished, then its result line is appended: a kill at any moment leaves nothing half-counted.
     """
-    limit = asyncio.Semaphore(max(1, concurrency) * max(1, workers))
     entries: list[dict[str, Any]] = []
     pool = None
-    if workers > 1:
+    if backend is not None:
+        slots = backend.slots
+    elif workers > 1:
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        slots = workers
+    else:
+        slots = 1
+    limit = asyncio.Semaphore(max(1, concurrency) * slots)
     loop = asyncio.get_running_loop()
+    plain_config = config.model_dump(mode="json")
 
     async def one(job: Job) -> None:
         async with limit:
             scratch = run.scratch_of(job.id)
             shutil.rmtree(scratch, ignore_errors=True)
-            if pool is not None:
-                outcome = await loop.run_in_executor(
-                    pool, play_job, config.model_dump(mode="json"), job.lineup.model_dump(mode="json"), job.seed,
-                    str(scratch), concurrency,
-                )  # fmt: skip
+            if backend is not None or pool is not None:
+                args = (plain_config, job.lineup.model_dump(mode="json"), job.seed, concurrency)
+                try:
+                    if backend is not None:
+                        outcome = await backend.play(*args)
+                    else:
+                        outcome = await loop.run_in_executor(pool, play_job, *args)
+                except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # the worker itself died (killed, out of memory, node lost)
+                    outcome = {"status": "failed", "error": f"worker: {type(exc).__name__}: {exc}"}
+                if outcome["status"] == "ok":
+                    scratch.mkdir(parents=True)
+                    (scratch / "game.ndjson").write_bytes(outcome.pop("log"))
             else:
                 try:
                     result: GameResult = await play(
@@ -247,7 +298,9 @@ async def play_run(
                 shutil.rmtree(scratch, ignore_errors=True)
                 entry["result"]["log_path"] = str(run.log_of(job.id))
             run.append(entry)
-            entries.append(entry)
+            # Only the outcome stays in memory (the result is on disk): memory stays flat however long the run.
+            entries.append({k: entry[k] for k in ("game", "seed", "status") if k in entry} | (
+                {"error": entry["error"]} if "error" in entry else {}))  # fmt: skip
             if progress is not None:
                 progress.done += entry["status"] == "ok"
                 progress.failed += entry["status"] == "failed"

@@ -114,6 +114,7 @@ class GameRecord:
     actions: int = 0
     fallbacks: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
+    seat_tokens: dict[int, dict[str, int]] = field(default_factory=dict)  # per seat: prompt / completion tokens
     events: list[dict[str, Any]] = field(default_factory=list)  # the engine events, for viewers
     source: str | None = None
 
@@ -152,6 +153,7 @@ class GameRecord:
         deaths: list[dict[str, Any]] = []
         events: list[dict[str, Any]] = []
         tokens: Counter[str] = Counter()
+        seat_tokens: dict[int, Counter[str]] = {}
         running = np.zeros((0, 0))
         alive: list[bool] = []
         current: StatementRecord | None = None
@@ -169,6 +171,8 @@ class GameRecord:
                     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
                         if isinstance(usage.get(key), int):
                             tokens[key] += usage[key]
+                            if isinstance(record.get("actor"), int):
+                                seat_tokens.setdefault(record["actor"], Counter())[key] += usage[key]
                 continue
             if kind == "header":
                 continue
@@ -243,6 +247,7 @@ class GameRecord:
             statements=sorted(statements.values(), key=lambda s: s.id), matrices=stacked, votes=votes,
             deaths=deaths, winner=winner, truncated=truncated, rounds=rounds, complete=complete,
             actions=actions, fallbacks=fallbacks, tokens=dict(tokens), events=events, source=source,
+            seat_tokens={seat: dict(c) for seat, c in seat_tokens.items()},
         )  # fmt: skip
 
     # ------------------------------------------------------------------ per-game figures
@@ -333,6 +338,8 @@ class GameRecord:
                 "peer_analyses": len(given), "true_positives": tp, "false_positives": fp, "false_negatives": fn,
                 "votes_cast": len(cast), "votes_on_werewolves": sum(v["on_werewolf"] for v in cast),
                 "statements_to_first_correct_suspicion": self.first_correct_suspicion(s),
+                "prompt_tokens": self.seat_tokens.get(s, {}).get("prompt_tokens", 0),
+                "completion_tokens": self.seat_tokens.get(s, {}).get("completion_tokens", 0),
             })  # fmt: skip
         lies_by_type = Counter(st.lie_type for st in self.statements if st.lie)
         game_row = {
@@ -392,6 +399,12 @@ def _groups(cols: _Columns, prefix: str) -> dict[str, dict[str, np.ndarray]]:
     for by in ("role", "team", "policy"):
         keys = cols.keys(f"{prefix}_{by}") if cols.rows else np.array([], dtype=object)
         out[f"by_{by}"] = {k: keys == k for k in sorted(set(keys.tolist()))}
+    policies = out["by_policy"]
+    if len(policies) > 1:  # several models or agent kinds: each one's figures per role too
+        roles = cols.keys(f"{prefix}_role") if cols.rows else np.array([], dtype=object)
+        out["by_policy_role"] = {
+            f"{p} | {r}": mask & (roles == r) for p, mask in policies.items() for r in sorted(set(roles.tolist()))
+        }
     return out
 
 

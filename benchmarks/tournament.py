@@ -1,0 +1,234 @@
+"""``werewolf-bench tournament CONFIG.toml``: several models or agent kinds, every one in every role.
+
+    name = "demo"
+    blocks = 4            # games = blocks x entrants (or give games = N: rounded up to whole blocks)
+    seed = 0
+    players = 8
+    analysis = "full"
+    concurrency = 8
+
+    [[entrants]]
+    name = "heuristic"
+    kind = "heuristic"
+
+    [[entrants]]
+    name = "gpt-4o-mini"
+    kind = "llm"
+    model = "gpt-4o-mini"
+    base_url = "https://api.openai.com/v1"
+    api_key_env = "OPENAI_API_KEY"          # never a key: it is read from the environment at run time
+
+    [prices.gpt-4o-mini]                    # USD per million tokens, for the cost estimate
+    prompt = 0.15
+    completion = 0.60
+
+Seating: the games come in blocks of E games (E entrants) that share one seed, so the roles sit at
+the same seats in every game of a block; in game r of a block, seat s is played by entrant
+(s + r) mod E. Over a block every entrant sits in every seat exactly once, so every entrant plays
+every role equally often, and no entrant is favoured by where the seed puts the roles.
+
+Rating: a Bradley-Terry model of the werewolf team beating the village, fitted by maximum
+likelihood (Newton's method, a small ridge) on all decided games: P(werewolves win) =
+sigmoid(side + mean skill of the werewolf seats' entrants - mean skill of the village seats'
+entrants). ``side`` absorbs how much the rules favour one team; skills are reported on the Elo
+scale (1500 + 400 / ln 10 x skill) with 95% intervals from a bootstrap over games. Unlike
+sequential Elo, the result does not depend on the order the games finished in.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agents.lineup import AgentSpec, Lineup
+from werewolf_env import GameConfig
+from werewolf_env.metrics import GameRecord
+from werewolf_env.stats import Bootstrap
+
+from .runs import Job
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+ELO_SCALE = 400 / math.log(10)
+
+
+class Price(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    prompt: float = Field(0.0, ge=0)  # USD per million tokens
+    completion: float = Field(0.0, ge=0)
+
+
+class TournamentConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "tournament"
+    entrants: list[AgentSpec]
+    blocks: int | None = Field(None, ge=1)
+    games: int | None = Field(None, ge=1)
+    seed: int = 0
+    players: int = 8
+    werewolves: int | None = None
+    analysis: str = "full"
+    concurrency: int = Field(8, ge=1)
+    rules: dict[str, Any] = Field(default_factory=dict)  # any other GameConfig field
+    prices: dict[str, Price] = Field(default_factory=dict)
+
+    @field_validator("entrants")
+    @classmethod
+    def _named(cls, entrants: list[AgentSpec]) -> list[AgentSpec]:
+        if not entrants:
+            raise ValueError("a tournament needs at least one entrant")
+        names = [e.label() for e in entrants]
+        if len(set(names)) != len(names):
+            raise ValueError(f"entrant names must differ (give each a name): {names}")
+        for spec in entrants:
+            if "api_key" in spec.options:
+                raise ValueError("an entrant must not hold an API key: use api_key_env or api_key_file")
+        return entrants
+
+    @property
+    def names(self) -> list[str]:
+        return [e.label() for e in self.entrants]
+
+    def block_count(self) -> int:
+        if self.blocks is not None:
+            return self.blocks
+        if self.games is not None:
+            return max(1, math.ceil(self.games / len(self.entrants)))
+        return 4
+
+    def game_config(self) -> GameConfig:
+        werewolves = self.werewolves if self.werewolves is not None else max(1, round(self.players / 4))
+        return GameConfig(num_players=self.players, num_werewolves=werewolves, analysis=self.analysis, **self.rules)
+
+
+def load_tournament(path: str | Path) -> TournamentConfig:
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no tournament file {path}")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    entrants = data.get("entrants", [])
+    for entrant in entrants:  # the entrant's name is its label everywhere
+        if isinstance(entrant, dict) and "name" not in entrant and entrant.get("kind") != "llm":
+            entrant["name"] = entrant.get("kind")
+    return TournamentConfig.model_validate(data)
+
+
+def schedule(config: TournamentConfig) -> list[Job]:
+    """Blocks of E games sharing a seed; in game r of a block seat s is played by entrant (s + r) mod E."""
+    entrants = config.entrants
+    n, e = config.players, len(entrants)
+    jobs = []
+    for block in range(config.block_count()):
+        seed = config.seed + block
+        for r in range(e):
+            seats = {f"player_{s}": entrants[(s + r) % e] for s in range(n)}
+            jobs.append(Job(f"b{block:04d}-r{r:02d}-seed{seed}", seed, Lineup(default=entrants[0], seats=seats)))
+    return jobs
+
+
+def fit_ratings(records: list[GameRecord], names: list[str], resamples: int = 200, seed: int = 0) -> dict[str, Any]:
+    """Bradley-Terry skills on the Elo scale, with bootstrap intervals over games (see the module docstring)."""
+    index = {name: i for i, name in enumerate(names)}
+    rows, outcomes = [], []
+    for record in records:
+        if record.winner is None:
+            continue
+        x = np.zeros(len(names))
+        wolves = [s for s in range(record.num_players) if record.team(s) == "werewolf"]
+        village = [s for s in range(record.num_players) if record.team(s) != "werewolf"]
+        for seats, sign in ((wolves, 1.0), (village, -1.0)):
+            for s in seats:
+                if record.policies[s] in index:
+                    x[index[record.policies[s]]] += sign / len(seats)
+        rows.append(x)
+        outcomes.append(1.0 if record.winner == "werewolf" else 0.0)
+    if not rows:
+        return {"games": 0, "side_advantage_werewolf": None, "ratings": {n: None for n in names}}
+    x = np.array(rows)
+    y = np.array(outcomes)
+
+    def fit(weights: np.ndarray) -> np.ndarray:
+        design = np.hstack([np.ones((x.shape[0], 1)), x])
+        beta = np.zeros(design.shape[1])
+        ridge = np.full(design.shape[1], 1e-2)
+        ridge[0] = 1e-6
+        for _ in range(50):
+            p = 1 / (1 + np.exp(-(design @ beta)))
+            grad = design.T @ (weights * (y - p)) - ridge * beta
+            hess = (design * (weights * p * (1 - p))[:, None]).T @ design + np.diag(ridge)
+            step = np.linalg.solve(hess, grad)
+            beta += step
+            if np.abs(step).max() < 1e-9:
+                break
+        skills = beta[1:] - beta[1:].mean()  # only differences are identified
+        return np.concatenate([[beta[0]], skills])
+
+    point = fit(np.ones(len(y)))
+    boot = Bootstrap(len(y), resamples, seed)
+    samples = np.array([fit(w) for w in boot.weights]) if boot.weights.shape[0] else np.zeros((0, len(point)))
+
+    def interval(k: int) -> list[float | None]:
+        if samples.shape[0] == 0:
+            return [None, None]
+        low, high = np.percentile(samples[:, k], [2.5, 97.5])
+        return [round(1500 + ELO_SCALE * low, 1), round(1500 + ELO_SCALE * high, 1)] if k else [
+            round(float(low), 4), round(float(high), 4)]  # fmt: skip
+
+    return {
+        "games": len(y),
+        "model": "Bradley-Terry on team means, Elo scale (1500 + 400/ln10 x skill), bootstrap over games",
+        "side_advantage_werewolf": {"logit": round(float(point[0]), 4), "ci": interval(0)},
+        "ratings": {
+            name: {"elo": round(1500 + ELO_SCALE * float(point[k + 1]), 1), "ci": interval(k + 1)}
+            for k, name in enumerate(names)
+        },
+    }
+
+
+def entrant_table(
+    config: TournamentConfig, document: dict[str, Any], records: list[GameRecord], ratings: dict[str, Any]
+) -> dict[str, Any]:
+    """Per entrant: win rate by role with CIs, rating, deception and detection, tokens and cost per game."""
+    metrics = document["metrics"]
+    players = metrics["players"]
+    by_policy_role = players.get("by_policy_role", {})
+    out: dict[str, Any] = {}
+    for name in config.names:
+        games = sum(name in r.policies for r in records)
+        prompt = sum(r.seat_tokens.get(s, {}).get("prompt_tokens", 0)
+                     for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
+        completion = sum(r.seat_tokens.get(s, {}).get("completion_tokens", 0)
+                         for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
+        price = config.prices.get(name, Price())
+        cost = (prompt * price.prompt + completion * price.completion) / 1e6
+        roles = sorted({key.split(" | ")[1] for key in by_policy_role if key.startswith(f"{name} | ")})
+        out[name] = {
+            "games": games,
+            "win_rate": players.get("by_policy", {}).get(name, {}).get("win_rate"),
+            "win_rate_by_role": {role: by_policy_role[f"{name} | {role}"]["win_rate"] for role in roles},
+            "rating": ratings["ratings"].get(name),
+            "deception": {
+                k: metrics["deceptive"].get("by_policy", {}).get(name, {}).get(k)
+                for k in ("lies_per_statement", "undetected_lie_share")
+            },
+            "detection": {
+                k: metrics["detective"].get("by_policy", {}).get(name, {}).get(k)
+                for k in ("precision", "recall", "f1", "auroc_werewolf")
+            },
+            "tokens_per_game": {
+                "prompt": round(prompt / games, 1) if games else 0,
+                "completion": round(completion / games, 1) if games else 0,
+            },
+            "cost_per_game_usd": round(cost / games, 6) if games else 0.0,
+            "priced": name in config.prices,
+        }
+    return out
