@@ -207,7 +207,7 @@ def run_jobs(
     """Open (or resume) the run folder and play what is left: every game's result line, or an exit code."""
     run = RunDir(out)
     try:
-        finished = run.open(identity, [job.id for job in jobs], kind, label)
+        finished = run.open(identity, [job.id for job in jobs], kind, label, [job.seed for job in jobs])
     except RunMismatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -76,7 +76,14 @@ class RunDir:
         """Where a game's log is written while it plays (moved to ``log_of`` when it is finished)."""
         return self.games / f".playing-{game_id}"
 
-    def open(self, identity: dict[str, Any], ids: list[str], kind: str = "run", label: str = "") -> dict[str, Any]:
+    def open(
+        self,
+        identity: dict[str, Any],
+        ids: list[str],
+        kind: str = "run",
+        label: str = "",
+        seeds: list[int] | None = None,
+    ) -> dict[str, Any]:
         """Write the manifest (or check it against an existing one); return the finished games by id.
 
         ``identity`` (config, lineup or entrants, ...) must match an existing manifest; ``ids`` may
@@ -97,11 +104,13 @@ class RunDir:
                         "options that cover its games to extend it"
                     )
                 old["games"] = ids  # more games with the same rules and players: the run grows
+                old["seeds"] = seeds
                 self._write_manifest(old)
         else:
             self.path.mkdir(parents=True, exist_ok=True)
             manifest = {
-                "schema_version": MANIFEST_VERSION, "kind": kind, "label": label, **identity, "games": ids,
+                "schema_version": MANIFEST_VERSION, "kind": kind, "label": label, **identity,
+                "games": ids, "seeds": seeds,
                 "package_version": __version__, "git_commit": git_commit(),
                 "python": sys.version.split()[0], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }  # fmt: skip

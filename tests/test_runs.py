@@ -134,6 +134,7 @@ def test_manifest_names_key_variables_never_keys(tmp_path: Path, monkeypatch: py
     assert "MY_KEY" in text and "sk-secret-123" not in text
     manifest = json.loads(text)
     assert manifest["package_version"] and "git_commit" in manifest and manifest["games"] == ["seed0"]
+    assert manifest["seeds"] == [0] and manifest["lineup"]["roles"]["seer"]["api_key_env"] == "MY_KEY"
     for path in [tmp_path / "results.ndjson", tmp_path / "summary.json", *(tmp_path / "games").glob("*")]:
         assert "sk-secret-123" not in path.read_text()
     assert json.loads((tmp_path / "results.ndjson").read_text())["result"]["tokens"]["prompt_tokens"] > 0
