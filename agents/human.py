@@ -25,11 +25,9 @@ _TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
 class HumanAgent(Policy):
     name = "human"
 
-    def __init__(self, input: TextIO | None = None, output: TextIO | None = None,
-                 friction: Any = None) -> None:  # fmt: skip
+    def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:
         self.input = input or sys.stdin
         self.output = output or sys.stdout
-        self.friction = friction  # optional callable(observation, info) -> warning text (see the detector)
         self._shown_history = 0
         self._closed = False
 
@@ -42,10 +40,9 @@ class HumanAgent(Policy):
         if kind is None or self._closed:
             return {}
         self._say(self._new_part(observation["text"]))
-        if self.friction is not None:
-            warning = self.friction(observation, info)
-            if warning:
-                self._say(f"!! {warning}")
+        friction = info.get("friction")  # the detector's note, with werewolf-bench play --friction
+        if friction:
+            self._say(("!! " if friction.get("warning") else "   ") + friction["text"])
         while True:
             self.output.write(f"[{kind}] your answer> ")
             self.output.flush()

@@ -119,6 +119,12 @@ class LLMAgent(Policy):
         if kind is None:
             return {}
         messages = build_messages(observation["text"], merge_system=self.system_prompt == "user")
+        friction = info.get("friction")  # the detector's note on this statement (friction runs only)
+        if friction:
+            messages[-1] = {
+                **messages[-1],
+                "content": f"{messages[-1]['content']}\n\nDETECTOR NOTE: {friction['text']}",
+            }
         answer, error = await self._ask(messages, kind, info, attempt="answer")
         if error is None:
             return answer  # type: ignore[return-value]

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,10 +91,13 @@ async def play_game(
     concurrency: int = 8,
     cache_dir: str | Path | None = None,
     policies: list[Policy] | None = None,
+    info_hook: Callable[[raw_env, str, dict[str, Any]], None] | None = None,
 ) -> GameResult:
     """Play one game to the end and return its result (and write its log when ``log_dir`` is set).
 
-    ``policies`` overrides the lineup with ready-made policy objects, one per seat.
+    ``policies`` overrides the lineup with ready-made policy objects, one per seat. ``info_hook(env,
+    agent, info)`` may add to a copy of each info before the policy sees it (the detector's friction
+    warnings, for instance); it must add only what that agent may know.
     """
     config = env_config if isinstance(env_config, GameConfig) else GameConfig(**(env_config or {}))
     spec = load_lineup(lineup)
@@ -131,6 +135,9 @@ async def play_game(
             tasks = []
             for agent in members:
                 obs, info = env.observe(agent), env.infos[agent]
+                if info_hook is not None:
+                    info = dict(info)
+                    info_hook(env, agent, info)
                 policy = policies[env.agent_name_mapping[agent]]
                 tasks.append(asyncio.ensure_future(_ask(policy, obs, info, limits, concurrency)))
                 await asyncio.sleep(0)  # this member's call goes out before the next observation is rendered

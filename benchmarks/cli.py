@@ -66,6 +66,17 @@ def main(argv: list[str] | None = None) -> int:
     play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic")
     play_cmd.add_argument("--lineup", help="a lineup file for the other seats")
     play_cmd.add_argument("--out", type=Path, default=Path("runs/play"))
+    play_cmd.add_argument(
+        "--friction",
+        action="store_true",
+        help="show the deception detector's warning on each proposal before you analyse it",
+    )
+    play_cmd.add_argument(
+        "--detector",
+        type=Path,
+        default=Path("runs/detect-eval/detector.json"),
+        help="a detector from detect-eval (without one: warnings from bait and switch alone)",
+    )
     add_execution_options(run)
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games (default 20)")
@@ -103,9 +114,23 @@ def main(argv: list[str] | None = None) -> int:
     add_execution_options(tour)
     tour.add_argument("--baseline-games", type=int, default=0, help="random/heuristic baseline games for the report")
     tour.add_argument("--no-plots", action="store_true")
+    detect = commands.add_parser("detect-eval", help="train the counterfactual deception detector and compare it")
+    detect.add_argument("--lineup", default="heuristic", help="who plays the games (kind or lineup file)")
+    detect.add_argument("--train-games", type=int, default=60)
+    detect.add_argument("--test-games", type=int, default=40)
+    detect.add_argument("--seed", type=int, default=0, help="train seeds seed.., held-out seeds seed+1000000..")
+    detect.add_argument("--players", type=int, default=8)
+    detect.add_argument("--determinizations", type=int, default=8, help="role assignments sampled per listener")
+    detect.add_argument("--rollouts", type=int, default=3, help="rollouts per action pair and determinization")
+    detect.add_argument("--workers", type=int, default=1, help="processes for the counterfactual values")
+    detect.add_argument("--concurrency", type=int, default=8)
+    detect.add_argument("--out", type=Path, default=Path("runs/detect-eval"))
+    detect.add_argument("--quiet", "-q", action="store_true")
     args = parser.parse_args(argv)
     if args.command == "play":
         return play_command(args)
+    if args.command == "detect-eval":
+        return detect_eval_command(args)
     if args.command == "tournament":
         return tournament_command(args)
     if args.command == "replay":
@@ -144,7 +169,20 @@ def play_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    result = asyncio.run(play_game(config, lineup, seed, log_dir=args.out, concurrency=1))
+    hook = None
+    if args.friction:
+        from .friction import Friction
+
+        try:
+            friction = Friction.load(args.detector, seats={args.seat})
+        except (ValueError, OSError) as exc:
+            print(f"error: cannot load the detector {args.detector}: {exc}", file=sys.stderr)
+            return 2
+        if friction.detector is None:
+            print(f"(no detector at {args.detector}: warnings come from bait and switch alone; "
+                  "werewolf-bench detect-eval trains one)")  # fmt: skip
+        hook = friction.hook
+    result = asyncio.run(play_game(config, lineup, seed, log_dir=args.out, concurrency=1, info_hook=hook))
     me = next(p for p in result.players if p.agent == args.seat)
     outcome = "undecided" if result.winner is None else ("you won" if me.won else "you lost")
     print(f"\nGame over (seed {seed}): {result.winner or 'nobody'} wins; you were the {me.role}: {outcome}.")
@@ -275,6 +313,30 @@ def fmt_value(est: dict[str, Any] | None, ci: bool = False, complement: bool = F
     if ci and low is not None and high is not None:
         text += f" [{low:.2f}, {high:.2f}]"
     return text
+
+
+def detect_eval_command(args: argparse.Namespace) -> int:
+    from .detect_eval import print_table, run_detect_eval
+
+    try:
+        lineup = load_lineup(args.lineup)
+        config = GameConfig(num_players=args.players, num_werewolves=max(1, round(args.players / 4)))
+        if min(args.train_games, args.test_games) < 1:
+            raise ValueError("--train-games and --test-games must be at least 1")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = run_detect_eval(
+            args.out, lineup, config, args.train_games, args.test_games, args.seed, args.determinizations,
+            args.rollouts, args.workers, args.concurrency, quiet=args.quiet,
+        )  # fmt: skip
+    except (ValueError, RunMismatchError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print_table(result)
+    return 0
 
 
 def tournament_command(args: argparse.Namespace) -> int:

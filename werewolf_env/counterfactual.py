@@ -26,6 +26,7 @@ Pure: no I/O; all randomness from the seed given.
 from __future__ import annotations
 
 import math
+import random
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -175,7 +176,7 @@ def fork(state: GameState, roles: list[Role], seed: int, keep_memory_of: int | N
     copy = GameState(
         config=state.config,
         seed=seed,
-        rng=np.random.default_rng(seed),
+        rng=RolloutRandom(seed),
         names=state.names,
         roles=list(roles),
         alive=list(state.alive),
@@ -192,32 +193,51 @@ def fork(state: GameState, roles: list[Role], seed: int, keep_memory_of: int | N
     return copy
 
 
+class RolloutRandom(random.Random):
+    """The engine's tie-breaks in rollouts (``integers`` and ``random``, as the rules use them), on
+    Python's generator: seeding numpy's costs more than a whole rollout."""
+
+    def integers(self, n: int) -> int:
+        return self.randrange(n)
+
+
 class RolloutPolicy:
     """Simple, fast play on a forked state: werewolves kill a random non-werewolf, the doctor guards a
     random living player, the seer checks someone unchecked; votes go to the seer's found werewolf,
     else the most publicly accused (werewolves: the most accused non-werewolf), ties at random."""
 
-    def __init__(self, state: GameState, rng: np.random.Generator) -> None:
+    def __init__(self, state: GameState, scores: list[float] | None = None) -> None:
         self.state = state
-        self.rng = rng
-        self.scores = public_scores(state)
+        self.rng: RolloutRandom = state.rng  # type: ignore[assignment]
+        self.scores = scores if scores is not None else public_scores(state)
 
     def choice(self, options: list[int]) -> int | None:
-        return options[int(self.rng.integers(len(options)))] if options else None
+        return options[self.rng.randrange(len(options))] if options else None
 
-    def vote(self, voter: int) -> int | None:
+    def votes(self) -> dict[int, dict[str, Any]]:
+        """Every living player's vote."""
         s = self.state
-        living = [p for p in s.living() if p != voter]
-        if not living:
-            return None
-        if s.roles[voter] is Role.WEREWOLF:
-            living = [p for p in living if s.roles[p] is not Role.WEREWOLF] or living
-        else:
-            found = [t for _r, t, res in s.seer_results.get(voter, ()) if res == Role.WEREWOLF.value and s.alive[t]]
-            if found:
-                return found[-1]
-        best = max(self.scores[p] for p in living)
-        return self.choice([p for p in living if self.scores[p] == best])
+        living = s.living()
+        roles = s.roles
+        scores = self.scores
+        wolf = Role.WEREWOLF
+        prey = [p for p in living if roles[p] is not wolf]
+        out: dict[int, dict[str, Any]] = {}
+        for voter in living:
+            if roles[voter] is wolf:
+                options = prey or [p for p in living if p != voter]
+            else:
+                found = [t for _r, t, res in s.seer_results.get(voter, ()) if res == "werewolf" and s.alive[t]]
+                if found:
+                    out[voter] = {"vote": found[-1]}
+                    continue
+                options = [p for p in living if p != voter]
+            if not options:
+                out[voter] = {"vote": None}
+                continue
+            best = max(scores[p] for p in options)
+            out[voter] = {"vote": self.choice([p for p in options if scores[p] == best])}
+        return out
 
     def night(self) -> dict[int, dict[str, Any]]:
         s = self.state
@@ -239,13 +259,14 @@ class RolloutPolicy:
         return answers
 
 
-def rollout(game: GameState, forced_votes: dict[int, int | None]) -> str | None:
-    """Play a forked game to the end from today's vote; return the winning team (None: undecided)."""
-    policy = RolloutPolicy(game, game.rng)
+def rollout(game: GameState, forced_votes: dict[int, int | None], scores: list[float] | None = None) -> str | None:
+    """Play a forked game to the end from today's vote; return the winning team (None: undecided).
+    ``scores``: the public accusation scores (``public_scores``), when the caller has them already."""
+    policy = RolloutPolicy(game, scores)
     forced: dict[int, int | None] | None = forced_votes
     while True:
         game.phase = "exile"
-        votes = {p: {"vote": policy.vote(p)} for p in game.living()}
+        votes = policy.votes()
         if forced:
             for voter, target in forced.items():
                 if game.alive[voter] and (target is None or (target != voter and game.alive[target])):
@@ -323,12 +344,12 @@ class ProposalValue:
 class CounterfactualValuer:
     """Estimates bait / switch / edge by determinized rollouts (see the module docstring).
 
-    The default budget (16 determinizations x 4 rollouts per action pair, plus one rollout per
+    The default budget (8 determinizations x 3 rollouts per action pair, plus one rollout per
     alternative for the speaker) keeps a whole 8-player game's statements under a minute on one core
     (``benchmarks/counterfactual_speed.py``).
     """
 
-    def __init__(self, determinizations: int = 16, rollouts: int = 4, seed: int = 0, oracle: bool = False) -> None:
+    def __init__(self, determinizations: int = 8, rollouts: int = 3, seed: int = 0, oracle: bool = False) -> None:
         if determinizations < 1 or rollouts < 1:
             raise ValueError("determinizations and rollouts must be at least 1")
         self.determinizations = determinizations
@@ -366,6 +387,7 @@ class CounterfactualValuer:
             scores = public_scores(state)
             options = [p for p in living if p not in (j, proposal.target)]
             hat_j = max(options, key=lambda p: (scores[p], -p)) if options else None
+        public = public_scores(state)
         bait: list[float] = []
         switch: list[float] = []
         edge: list[float] = []
@@ -379,7 +401,7 @@ class CounterfactualValuer:
 
             def play(vote_i: int | None, vote_j: int | None, seed: int, roles: list[Role] = roles) -> str | None:
                 game = fork(state, roles, seed, keep_memory_of=listener)
-                return rollout(game, {listener: vote_i, j: vote_j})
+                return rollout(game, {listener: vote_i, j: vote_j}, public)
 
             # a_j: the speaker's best other vote in this world (one rollout each, common random numbers).
             options = [p for p in living if p not in (j, hat_j)]
