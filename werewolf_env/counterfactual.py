@@ -150,10 +150,12 @@ def consistent(state: GameState, listener: int, roles: list[Role]) -> bool:
 # ---------------------------------------------------------------------- rollouts
 
 
-def public_scores(state: GameState) -> list[float]:
-    """Public accusations minus public vouches, per seat, from every statement so far."""
+def public_scores(state: GameState, skip_last: bool = False) -> list[float]:
+    """Public accusations minus half the public vouches, per seat, from every statement so far
+    (``skip_last``: without the latest statement, the one being judged)."""
+    statements = state.statements[:-1] if skip_last else state.statements
     scores = [0.0] * state.num_players
-    for st in state.statements:
+    for st in statements:
         for c in st.claims:
             target = c.get("player")
             if not isinstance(target, int) or c.get("negated") or target == st.speaker:
@@ -363,7 +365,7 @@ class CounterfactualValuer:
         living = [p for p in state.living() if p not in (listener, exclude)]
         if not living:
             return None
-        scores = public_scores_before(state)  # without the statement being judged
+        scores = public_scores(state, skip_last=True)  # without the statement being judged
         row = state.suspicion[listener]
         key = [(round(float(row[p]), 9), scores[p]) for p in living]
         best = max(key)
@@ -441,19 +443,3 @@ class CounterfactualValuer:
             if value is not None:
                 out.append(value)
         return out
-
-
-def public_scores_before(state: GameState) -> list[float]:
-    """``public_scores`` over the statements before the latest one."""
-    last = state.statements[-1:] if state.statements else []
-    scores = public_scores(state)
-    for st in last:
-        for c in st.claims:
-            target = c.get("player")
-            if not isinstance(target, int) or c.get("negated") or target == st.speaker:
-                continue
-            if c.get("team") == "werewolf" or c.get("role") == "werewolf":
-                scores[target] -= 1.0
-            elif c.get("team") == "village":
-                scores[target] += 0.5
-    return scores
