@@ -52,6 +52,18 @@ def _ci_bars(ax: Any, x: np.ndarray, ests: list[dict[str, Any] | None], width: f
     ax.bar(x, np.nan_to_num(values), width, yerr=err, capsize=3, label=label)
 
 
+def _grouped_bars(ax: Any, categories: list[str], series: dict[str, list[dict[str, Any] | None]], title: str) -> None:
+    """One group of bars per category, one bar (with its 95% CI) per series, on a 0-1 scale."""
+    x = np.arange(len(categories))
+    width = 0.8 / max(1, len(series))
+    for k, (label, ests) in enumerate(series.items()):
+        _ci_bars(ax, x + (k - (len(series) - 1) / 2) * width, ests, width, label)
+    ax.set_xticks(x, categories)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+
+
 def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path) -> dict[str, str]:
     """The run-level figures as PNG files; returns caption -> path."""
     metrics = document["metrics"]
@@ -67,13 +79,8 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     detective = metrics["detective"]["by_role"]
     roles = list(detective)
     fig, ax = plt.subplots(figsize=(6, 3.8))
-    x = np.arange(len(roles))
-    for k, name in enumerate(("precision", "recall", "f1")):
-        _ci_bars(ax, x + (k - 1) * 0.27, [detective[r][name] for r in roles], 0.27, name)
-    ax.set_xticks(x, roles)
-    ax.set_ylim(0, 1.05)
-    ax.set_title("Peer detection of grounded lies, by observer role (95% CI)")
-    ax.legend(fontsize=8)
+    series = {name: [detective[r][name] for r in roles] for name in ("precision", "recall", "f1")}
+    _grouped_bars(ax, roles, series, "Peer detection of grounded lies, by observer role (95% CI)")
     out["detection by observer role"] = _save(fig, folder / "detection_by_role.png")
 
     fig, ax = plt.subplots(figsize=(5, 4.2))
@@ -92,15 +99,9 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     lineups = {"this run": metrics} | {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
     roles = sorted({r for m in lineups.values() for r in m["players"]["by_role"]})
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    x = np.arange(len(roles))
-    width = 0.8 / max(1, len(lineups))
-    for k, (label, m) in enumerate(lineups.items()):
-        ests = [m["players"]["by_role"].get(r, {}).get("win_rate") for r in roles]
-        _ci_bars(ax, x + (k - (len(lineups) - 1) / 2) * width, ests, width, label)
-    ax.set_xticks(x, roles)
-    ax.set_ylim(0, 1.05)
-    ax.set_title("Win rate by role and lineup (95% CI)")
-    ax.legend(fontsize=8)
+    series = {label: [m["players"]["by_role"].get(r, {}).get("win_rate") for r in roles]
+              for label, m in lineups.items()}  # fmt: skip
+    _grouped_bars(ax, roles, series, "Win rate by role and lineup (95% CI)")
     out["win rates"] = _save(fig, folder / "win_rates.png")
 
     fig, ax = plt.subplots(figsize=(6, 3.8))
