@@ -74,3 +74,42 @@ def test_observation_layout_is_consistent() -> None:
     env.reset(seed=0)
     obs = env.observe("player_15")["observation"]
     assert obs.shape == (OBS_SIZE,) and ((obs >= 0) & (obs <= 1)).all()
+
+
+def _reference_propagation(possible: list[int], counts: dict) -> list[int]:
+    """The count rules applied role by role, seat by seat, until nothing changes (the plain form)."""
+    from werewolf_env.visibility import _BIT
+
+    possible = list(possible)
+    changed = True
+    while changed:
+        changed = False
+        for role, count in counts.items():
+            bit = _BIT[role]
+            candidates = sum(1 for mask in possible if mask & bit)
+            certain = sum(1 for mask in possible if mask == bit)
+            for p, mask in enumerate(possible):
+                if certain == count and candidates > count and mask & bit and mask != bit:
+                    possible[p], changed = mask & ~bit, True
+                elif candidates == count and certain < count and mask & bit and mask != bit:
+                    possible[p], changed = bit, True
+    return possible
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), wolves=st.integers(1, 3), seers=st.integers(0, 1), doctors=st.integers(0, 1),
+       villagers=st.integers(1, 8))  # fmt: skip
+def test_count_propagation_matches_the_plain_fixed_point(
+    data: st.DataObject, wolves: int, seers: int, doctors: int, villagers: int
+) -> None:
+    """The memoised propagation equals the plain one on any state consistent with some true roles."""
+    from werewolf_env.config import ROLES, Role
+    from werewolf_env.visibility import _COUNTED_ROLES, _propagated
+
+    counts = dict(zip(_COUNTED_ROLES, (wolves, seers, doctors, villagers), strict=True))
+    truth = data.draw(st.permutations([role for role, c in counts.items() for _ in range(c)]))
+    noise = data.draw(st.lists(st.integers(0, 15), min_size=len(truth), max_size=len(truth)))
+    possible = [(1 << ROLES.index(Role(r))) | extra for r, extra in zip(truth, noise, strict=True)]
+    expected = _reference_propagation(possible, counts)
+    assert list(_propagated(tuple(possible), (wolves, seers, doctors, villagers))) == expected
+    assert all(mask & (1 << ROLES.index(Role(r))) for mask, r in zip(expected, truth, strict=True))

@@ -147,7 +147,14 @@ def to_jsonable(value: Any) -> Any:
     elif kind is int or kind is bool or value is None:
         return value
     elif kind is dict:
-        return {k if type(k) is str else str(k): to_jsonable(v) for k, v in value.items()}
+        out = {}
+        for key, item in value.items():
+            item_kind = type(item)
+            if (item_kind is str and item.isascii()) or item_kind is int or item_kind is bool or item is None:
+                out[key if type(key) is str else str(key)] = item  # the usual flat action: no recursion
+            else:
+                out[key if type(key) is str else str(key)] = to_jsonable(item)
+        return out
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, str):
@@ -210,17 +217,34 @@ def resolver(state: GameState):
     return resolve
 
 
+_NIGHT_KINDS = frozenset({ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK})
 _KINDS_WITH_TARGETS = frozenset(
     {ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, ActionKind.VOTE, ActionKind.STATEMENT}
 )
 
 
 def legal_targets(state: GameState, turn: Turn) -> list[int]:
-    """Seats ``turn.player`` may name for this action kind (empty for kinds without a target)."""
-    # Statements list the living others, so policies know whom they can make claims about.
+    """Seats ``turn.player`` may name for this action kind (empty for kinds without a target).
+
+    Memoised per simultaneous group (nothing it depends on changes within one): the list is
+    shared, so callers must not change it (``Game.legal_targets`` hands out copies).
+    """
     kind = turn.kind
     if kind not in _KINDS_WITH_TARGETS:
         return []
+    cache = state.legal_cache
+    if state.legal_group != state.group_id:
+        cache.clear()
+        state.legal_group = state.group_id
+    found = cache.get(turn.player)
+    if found is None:
+        found = cache[turn.player] = _legal_targets(state, turn)
+    return found
+
+
+def _legal_targets(state: GameState, turn: Turn) -> list[int]:
+    # Statements list the living others, so policies know whom they can make claims about.
+    kind = turn.kind
     me = turn.player
     living = state.living()
     if kind is ActionKind.ELIMINATE:
@@ -237,24 +261,29 @@ def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
     """Read ``raw`` as an action of ``turn.kind`` by ``turn.player``; never raises."""
     kind = turn.kind
     repairs: list[str] = []
-    obj, error = as_object(raw, repairs)
     fallbacks: list[str] = []
-    if obj is None:
-        fallbacks.append(error or "unreadable action")
-        obj = {}
-    values = _validate_fields(kind, obj, fallbacks, state, turn)
+    if type(raw) is dict:
+        obj: dict[str, Any] | None = raw
+    else:
+        obj, error = as_object(raw, repairs)
+        if obj is None:
+            fallbacks.append(error or "unreadable action")
+            obj = {}
+    values = _fast_fields(kind, obj)
+    if values is None:
+        values = _validate_fields(kind, obj, fallbacks, state, turn)
     action: dict[str, Any] = {}
     notes = values.pop("notes", None)
-    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
-        action["target"] = _target(values["target"], "target", state, turn, fallbacks, nullable_ok=False)
-    elif kind is ActionKind.VOTE:
-        action["vote"] = _target(values["vote"], "vote", state, turn, fallbacks, nullable_ok=True)
-    elif kind is ActionKind.BID:
+    if kind is ActionKind.BID:  # the most frequent kind first
         bid = values["bid"]
         if not 0 <= bid <= state.config.max_bid:
             fallbacks.append(f"bid: {bid} is outside 0-{state.config.max_bid}; used 0")
             bid = 0
         action["bid"] = bid
+    elif kind in _NIGHT_KINDS:
+        action["target"] = _target(values["target"], "target", state, turn, fallbacks, nullable_ok=False)
+    elif kind is ActionKind.VOTE:
+        action["vote"] = _target(values["vote"], "vote", state, turn, fallbacks, nullable_ok=True)
     elif kind is ActionKind.STATEMENT:
         _statement(values, state, turn, action, fallbacks, repairs)
     elif kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS):
@@ -284,10 +313,8 @@ def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
 def _validate_fields(
     kind: ActionKind, obj: dict[str, Any], fallbacks: list[str], state: GameState, turn: Turn
 ) -> dict[str, Any]:
-    """Pydantic validation with a per-field fallback, so one bad field does not cost the others."""
-    fast = _fast_fields(kind, obj)
-    if fast is not None:
-        return fast
+    """Pydantic validation with a per-field fallback, so one bad field does not cost the others
+    (``parse`` tries ``_fast_fields`` first)."""
     model = ACTION_MODELS[kind]
     defaults = _FALLBACK_FIELDS[kind]
     data = {k: _plain(v) for k, v in obj.items() if k in model.model_fields}

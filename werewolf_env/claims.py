@@ -150,6 +150,9 @@ _TRIGGER_RE = {kind: re.compile("|".join(re.escape(w) for w in words)) for kind,
 _STARTS_WITH_NAME = frozenset({"other_role", "other_village"})
 
 
+_MEMO_SIZE = 4096  # statements remembered per extractor
+
+
 @lru_cache(maxsize=64)
 def extractor_for(names: tuple[str, ...]) -> ClaimExtractor:
     return ClaimExtractor(names)
@@ -166,6 +169,7 @@ class ClaimExtractor:
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
+        self._memo: dict[tuple[str, int], tuple[list[dict[str, Any]], frozenset[int]]] = {}
         lookup: dict[str, int] = {}
         for seat, name in enumerate(names):
             lookup[name.lower()] = seat
@@ -233,7 +237,20 @@ class ClaimExtractor:
         return self.scan(text, speaker)[0]
 
     def scan(self, text: str, speaker: int) -> tuple[list[dict[str, Any]], frozenset[int]]:
-        """The claims in ``text`` and the seats it names, in one pass over the names."""
+        """The claims in ``text`` and the seats it names, in one pass over the names.
+
+        Memoised (template-driven agents repeat their sentences); callers get fresh claim dicts.
+        """
+        key = (text, speaker)
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) >= _MEMO_SIZE:
+                self._memo.clear()
+            found = self._memo[key] = self._scan(text, speaker)
+        claims, mentioned = found
+        return [claim.copy() for claim in claims], mentioned
+
+    def _scan(self, text: str, speaker: int) -> tuple[list[dict[str, Any]], frozenset[int]]:
         lowered = text.lower()
         hits = self._name_hits(text, lowered)
         claims: list[tuple[int, dict[str, Any]]] = []
@@ -301,13 +318,18 @@ def _result(phrase: str) -> tuple[str | None, str]:
 
 def _asserted_roles(claim: dict[str, Any]) -> frozenset[Role] | None:
     """The set of roles a role/team claim says the subject may have (None: not such a claim)."""
+    return _asserted(claim["role"], claim["team"], claim["negated"])
+
+
+@lru_cache(maxsize=64)
+def _asserted(role_name: str | None, team_name: str | None, negated: bool) -> frozenset[Role] | None:
     all_roles = frozenset(Role)
-    if claim["role"] is not None:
-        role = Role(claim["role"])
-        return all_roles - {role} if claim["negated"] else frozenset({role})
-    if claim["team"] is not None:
-        team = Team(claim["team"])
-        if claim["negated"]:
+    if role_name is not None:
+        role = Role(role_name)
+        return all_roles - {role} if negated else frozenset({role})
+    if team_name is not None:
+        team = Team(team_name)
+        if negated:
             team = Team.VILLAGE if team is Team.WEREWOLF else Team.WEREWOLF
         return frozenset(r for r in all_roles if r.team is team)
     return None

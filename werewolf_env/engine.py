@@ -70,7 +70,7 @@ class Game:
         return None
 
     def legal_targets(self, turn: Turn) -> list[int]:
-        return legal_targets(self.state, turn)
+        return list(legal_targets(self.state, turn))
 
     # ---------------------------------------------------------------- acting
 

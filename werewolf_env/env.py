@@ -50,7 +50,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import answer_format, to_jsonable
+from .actions import answer_format, legal_targets, to_jsonable
 from .config import GameConfig
 from .engine import Game
 from .log import EventLog, dumps
@@ -102,12 +102,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._log: EventLog | None = None
         self._episode = 0
         self._seed_rng: np.random.Generator | None = None
+        self._seed_source: int | None = None
         self._last_fallbacks: dict[str, dict[str, Any]] = {}
         self._last_log_path: Path | None = None
         self._info_group = -1
         self._info_template: dict[str, Any] | None = None
         self._info_template_key: tuple[ActionKind, int] | None = None
-        self._info_seats: set[int] = set()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -119,11 +119,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+            # Later unseeded resets draw from a generator seeded here, made only when needed.
+            self._seed_rng, self._seed_source = None, seed
             game_seed = int(seed)
         else:
             if self._seed_rng is None:
-                self._seed_rng = np.random.default_rng()
+                self._seed_rng = np.random.default_rng(self._seed_source)
             game_seed = int(self._seed_rng.integers(2**31 - 1))
         self._close_log()
         self.game = Game(self.config, game_seed)
@@ -148,36 +149,46 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._was_dead_step(action)
             return
         game = self._game()
+        state = game.state
         self._cumulative_rewards[agent] = 0.0
         result = game.act(action)
         if result.fallbacks:
-            self._last_fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
+            fallback = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
+            self._last_fallbacks[agent] = fallback
         else:
+            fallback = None
             self._last_fallbacks.pop(agent, None)
         if self._log is not None:
             self._log.flush_events()
-        if game.over:
-            truncated = game.state.truncated
+        if state.over:
+            truncated = state.truncated
             for a, reward in zip(self.possible_agents, game.rewards(), strict=True):
                 self.rewards[a] = reward
                 self.terminations[a] = not truncated
                 self.truncations[a] = truncated
             self._close_log()
             self.agent_selection = self.agents[0]
+            self._update_infos(agent)
+            self._accumulate_rewards()  # rewards are paid only at the end: nothing to accumulate before
         else:
-            self.agent_selection = self._agent(game.current.player)  # type: ignore[union-attr]
-        self._update_infos(agent)
-        if game.over:  # rewards are paid only at the end, so only then is there anything to accumulate
-            self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[state.pending[0].player]
+            if state.group_id == self._info_group:  # same group: only the actor's info changed
+                info: dict[str, Any] = {"action_kind": None}
+                if fallback is not None:
+                    info["fallbacks"] = fallback
+                self.infos[agent] = info
+            else:
+                self._update_infos(agent)
         if self.render_mode == "human":
             print(self.render())
 
     def observe(self, agent: str) -> dict[str, Any]:
-        game = self._game()
+        state = self._game().state
         seat = self.agent_name_mapping[agent]
-        turn = game.pending_turn(seat)
-        legal = game.legal_targets(turn) if turn is not None else []
-        return {"observation": self._renderer.vector(seat, turn, legal), "text": self._renderer.text(seat, turn, legal)}
+        for turn in state.pending:
+            if turn.player == seat:
+                return self._renderer.observe(seat, turn, legal_targets(state, turn))
+        return self._renderer.observe(seat, None, [])
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -251,24 +262,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._log = None
 
     def _update_infos(self, actor: str | None = None) -> None:
-        """Rebuild only the infos that can have changed: within a group only the actor's (the others'
-        turns and legal targets stay fixed until the group ends), after it the old and new members'."""
+        """Rebuild the infos that can have changed when a group ends: the actor's and the new
+        members'. (The other old members' infos were set when each answered, by ``step``; within a
+        group the others' turns and legal targets stay fixed.)"""
         state = self._game().state
-        if actor is not None and not state.over and state.group_id == self._info_group:
-            self.infos[actor] = self._info(self.agent_name_mapping[actor], None)  # it has answered
-            return
-        pending = {t.player: t for t in state.pending}
-        if actor is None or state.over:
-            changed = set(range(state.num_players))
-            self.infos = {}
-        else:
-            changed = self._info_seats | set(pending) | {self.agent_name_mapping[actor]}
         self._info_group = state.group_id
-        self._info_seats = set(pending)
-        for seat in changed:
-            agent = self.possible_agents[seat]
-            if agent in self.agents:
-                self.infos[agent] = self._info(seat, pending.get(seat))
+        if actor is None or state.over:
+            pending = {t.player: t for t in state.pending}
+            self.infos = {
+                agent: self._info(seat, pending.get(seat))
+                for seat, agent in enumerate(self.possible_agents)
+                if agent in self.agents
+            }
+            return
+        infos = self.infos
+        seat = self.agent_name_mapping[actor]
+        infos[actor] = self._info(seat, None)
+        for turn in state.pending:  # after the actor's: a player may be asked again at once
+            infos[self.possible_agents[turn.player]] = self._info(turn.player, turn)
 
     def _new_events(self, seat: int) -> list[dict[str, Any]]:
         """The events ``seat`` may see that it has not been given yet, as plain JSON (as in the log)."""
@@ -279,10 +290,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return new
 
     def _info(self, seat: int, turn: Turn | None) -> dict[str, Any]:
-        game = self._game()
-        state = game.state
-        info: dict[str, Any] = {"action_kind": None}
-        if turn is not None:
+        if turn is None:
+            info: dict[str, Any] = {"action_kind": None}
+        else:
+            state = self._game().state
             kind = turn.kind
             # Kinds without targets give every member of the group the same info: build it once.
             key = (kind, state.group_id) if kind in _NO_TARGET_KINDS else None
@@ -292,14 +303,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                     "action_kind": KIND_NAME[kind],
                     "phase": KIND_PHASE[kind],
                     "round": state.round,
-                    "legal_targets": [state.names[p] for p in game.legal_targets(turn)],
+                    "legal_targets": [state.names[p] for p in legal_targets(state, turn)],
                     "answer_format": answer_format(kind, state.config.max_bid),
                 }
                 if kind is ActionKind.BID:
                     template["max_bid"] = state.config.max_bid
                 if key is not None:
                     self._info_template, self._info_template_key = template, key
-            info = {**template, "legal_targets": list(template["legal_targets"])}
+            info = template.copy()
+            info["legal_targets"] = template["legal_targets"].copy()  # policies may edit their copy
             if self.info_events:
                 info["events"] = self._new_events(seat)
         fallback = self._last_fallbacks.get(self.possible_agents[seat])

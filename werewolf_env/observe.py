@@ -85,7 +85,8 @@ def rules_text(config: GameConfig) -> str:
     return "\n".join(lines)
 
 
-def _name(names: tuple[str, ...], seat: int | None, viewer: int | None = None) -> str:
+def _n(names: tuple[str, ...], seat: int | None, viewer: int | None) -> str:
+    """A seat's name as ``viewer`` reads it ("Name (you)" for the viewer's own seat)."""
     if seat is None:
         return "nobody"
     if seat == viewer:
@@ -94,10 +95,6 @@ def _name(names: tuple[str, ...], seat: int | None, viewer: int | None = None) -
 
 
 LineFn = Callable[[Event, "int | None", tuple[str, ...]], "str | None"]
-
-
-def _n(names: tuple[str, ...], seat: int | None, viewer: int | None) -> str:
-    return _name(names, seat, viewer)
 
 
 def _role_assigned(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
@@ -271,120 +268,150 @@ class Transcript:
         return self.text
 
 
-class _SeatVector:
-    """One seat's numeric observation and the versions of the sources each block was built from."""
+class _Seat:
+    """One seat's cached observation parts and the versions of the state each was built from."""
 
-    __slots__ = ("known", "living", "statements", "suspicion", "vec", "votes")
+    __slots__ = ("facts", "head", "head_key", "history", "notes", "notes_text", "suspicion", "vec")
 
     def __init__(self, vec: np.ndarray) -> None:
-        self.vec = vec
-        self.living = self.suspicion = self.statements = self.votes = -1
-        self.known: tuple[int, ...] | None = None
+        self.vec = vec  # the private blocks of the numeric observation (own role, knowledge, scores)
+        self.history = ""
+        self.head = ""  # role card, rules, players, known facts, suspicion scores
+        self.head_key: tuple[int, int] = (-1, -1)  # (facts_version, suspicion_version) of ``head``
+        self.notes = 0  # number of own notes that ``notes_text`` shows
+        self.notes_text = ""
+        self.facts = self.suspicion = -1  # versions of the vector's private blocks
 
 
 class ObservationRenderer:
     """Renders one game's observations, caching every part at the grain at which it changes.
 
-    ``text(seat, ...)`` and ``vector(seat, ...)`` are the only ways observations are made; both read
-    only events visible to ``seat`` (through ``Transcript``) and ``visibility.knowledge``.
+    ``observe``, ``text`` and ``vector`` are the only ways observations are made; they read only
+    events visible to the seat (through ``Transcript``), ``visibility.knowledge`` and the seat's own
+    and public state. Caches key on the engine's version counters (``GameState.facts_version``,
+    ``suspicion_version``, ``group_id``); ``tests/test_observe.py`` checks that the cached result
+    always equals a fresh renderer's.
     """
 
     def __init__(self, state: GameState) -> None:
         self.state = state
         names = state.names
         n = state.num_players
-        # Transcripts: every new event is rendered once and fanned out to the seats that may see it.
+        # Transcripts: every new event is rendered once and fanned out to the seats that may see it
+        # (a seat named in a public line gets its own "(you)" version).
         self._cursor = 0
-        self._pending: list[list[str]] = [[] for _ in range(n)]
-        self._history = [""] * n
         self._public_lines: list[str] = []
-        self._now_cache: dict[tuple[Any, ...], str] = {}
-        self._turn_rows: dict[tuple[Any, ...], np.ndarray] = {}
+        self._pending: list[list[str]] = [[] for _ in range(n)]
+        # The task section and the per-turn tail of the vector: shared by every seat of one group
+        # asked the same thing (all bidders read the same task), so cached per group.
+        self._turn_group = -1
+        self._labels: list[str] = []
+        self._labels_version = -1
+        self._turn_cache: dict[tuple[Any, ...], tuple[str, np.ndarray]] = {}
         rules = rules_text(state.config)
         self._static_text = [
             f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{ROLE_CARDS[state.roles[seat]]}\n\n{rules}"
             for seat in range(n)
         ]
-        self._players: dict[tuple[int, int], str] = {}
-        self._suspicion: dict[int, tuple[tuple[int, int], str]] = {}
-        self._facts: dict[int, tuple[tuple[int, ...], str]] = {}
-        self._known: dict[int, tuple[tuple[int, ...], np.ndarray]] = {}
+        # Vector blocks shared by all seats, with the version they were built at.
+        self._public_facts = -1
+        self._public_key: tuple[int, ...] = ()
+        self._public_base = np.zeros(0, dtype=np.float32)
         self._claims_done = 0
         self._claimed = np.zeros(n * NUM_ROLES, dtype=np.float32)
         self._accusation_counts = np.zeros(n, dtype=np.float32)
         self._accused = np.zeros(n, dtype=np.float32)
-        self._votes: tuple[int, np.ndarray] | None = None
-        self._vectors = []
+        self._votes = np.zeros(n, dtype=np.float32)
+        self._seats = []
         for seat in range(n):
-            vec = np.zeros(OBS_SIZE, dtype=np.float32)
+            vec = np.zeros(_PUBLIC, dtype=np.float32)
             vec[_SLICES["role"][0] + ROLE_INDEX[state.roles[seat]]] = 1.0
             vec[_SLICES["seat"][0] + seat] = 1.0
             vec[_SLICES["present"][0] : _SLICES["present"][0] + n] = 1.0
-            self._vectors.append(_SeatVector(vec))
+            self._seats.append(_Seat(vec))
 
-    # ------------------------------------------------------------------ text
+    def observe(self, seat: int, turn: Turn | None, legal: list[int]) -> dict[str, Any]:
+        """``{"observation": vector, "text": text}`` for ``seat``, whose pending turn is ``turn``."""
+        task, row = self._turn_parts(turn, legal)
+        return {"observation": self._vector(seat, row), "text": self._text(seat, task)}
 
     def text(self, seat: int, turn: Turn | None, legal: list[int]) -> str:
         """Everything ``seat`` may know, ready to paste into a prompt."""
-        state = self.state
-        config = state.config
-        parts = [self._static_text[seat], self._players_line(seat)]
-        facts = self._facts_text(seat)
-        if facts:
-            parts.append(facts)
-        if config.show_suspicion:
-            parts.append(self._suspicion_line(seat))
-        history = self._history_text(seat)
-        parts.append("HISTORY:\n" + (history or "(nothing yet)"))
-        notes = state.notes[seat]
-        if notes and config.max_notes_shown:
-            shown = notes[-config.max_notes_shown :]
-            older = len(notes) - len(shown)
-            header = "YOUR PRIVATE NOTES" + (f" (latest {len(shown)}; {older} older not shown)" if older else "") + ":"
-            parts.append(header + "\n" + "\n".join(f"- [round {r}, {ph}] {text}" for r, ph, text in shown))
-        # Everything the task section depends on; shared by seats (all bidders read the same task).
-        now_key = (
-            turn.kind if turn is not None else None, tuple(legal), state.round, state.phase, state.debate_turn,
-            state.current_statement, state.over,
-        )  # fmt: skip
-        now = self._now_cache.get(now_key)
-        if now is None:
-            now = self._now_cache[now_key] = _now(state, turn, legal)
-        parts.append(now)
-        return "\n\n".join(parts)
+        return self._text(seat, self._turn_parts(turn, legal)[0])
 
-    def _suspicion_line(self, seat: int) -> str:
-        state = self.state
-        key = (state.suspicion_version, len(state.living()))
-        cached = self._suspicion.get(seat)
-        if cached is None or cached[0] != key:
-            row = state.suspicion[seat].tolist()
-            names = state.names
-            scores = ", ".join(f"{names[p]} {row[p]:.2f}" for p in state.living() if p != seat)
-            cached = self._suspicion[seat] = (
-                key,
-                f"YOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): {scores}",
-            )
-        return cached[1]
+    def vector(self, seat: int, turn: Turn | None, legal: list[int]) -> np.ndarray:
+        """Fixed-size float32 vector in [0, 1], padded to MAX_PLAYERS seats (see ``OBS_LAYOUT``)."""
+        return self._vector(seat, self._turn_parts(turn, legal)[1])
 
     def public_text(self) -> str:
         """What a spectator sees: every public event, no hidden information."""
         self._sync()
         return "\n".join(self._public_lines)
 
+    # ------------------------------------------------------------------ text
+
+    def _turn_parts(self, turn: Turn | None, legal: list[int]) -> tuple[str, np.ndarray]:
+        """The task section and the vector's public blocks. Nothing they depend on (round, phase,
+        debate turn, statements, votes, the statement under analysis) changes within a simultaneous group."""
+        state = self.state
+        if self._turn_group != state.group_id:
+            self._turn_group = state.group_id
+            self._turn_cache.clear()
+        key = (turn.kind if turn is not None else None, *legal)
+        parts = self._turn_cache.get(key)
+        if parts is None:
+            parts = self._turn_cache[key] = (_now(state, turn, legal), self._public_row(turn, legal))
+        return parts
+
+    def _text(self, seat: int, task: str) -> str:
+        state = self.state
+        cache = self._seats[seat]
+        if cache.head_key[0] != state.facts_version or cache.head_key[1] != state.suspicion_version:
+            cache.head = self._head(seat)
+            cache.head_key = (state.facts_version, state.suspicion_version)
+        history = self._history_text(seat) or "(nothing yet)"
+        notes = state.notes[seat]
+        if len(notes) != cache.notes:
+            cache.notes = len(notes)
+            cache.notes_text = _notes_text(notes, state.config.max_notes_shown)
+        return "".join((cache.head, "\n\nHISTORY:\n", history, cache.notes_text, "\n\n", task))
+
+    def _head(self, seat: int) -> str:
+        """Role card and rules, players, known facts and suspicion scores: they change only when a
+        night or a vote is resolved (``facts_version``) or scores move (``suspicion_version``)."""
+        state = self.state
+        names = state.names
+        if self._labels_version != state.facts_version:  # "Name" or "Name [dead]", shared by all seats
+            self._labels = [name if up else name + " [dead]" for name, up in zip(names, state.alive, strict=True)]
+            self._labels_version = state.facts_version
+        labels = self._labels.copy()
+        labels[seat] = names[seat] + " (you)" + ("" if state.alive[seat] else " [dead]")
+        head = self._static_text[seat] + "\n\nPLAYERS: " + ", ".join(labels)
+        facts = _facts(state, seat)
+        if facts:
+            head += "\n\nWHAT YOU KNOW:\n- " + "\n- ".join(facts)
+        if state.config.show_suspicion:
+            row = state.suspicion[seat].tolist()
+            scores = ", ".join([f"{names[p]} {row[p]:.2f}" for p in state.living() if p != seat])
+            head += f"\n\nYOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): {scores}"
+        return head
+
     def _history_text(self, seat: int) -> str:
         self._sync()
         pending = self._pending[seat]
         if pending:
-            old = self._history[seat]
-            new = "\n".join(pending)
-            self._history[seat] = new if not old else old + "\n" + new
+            cache = self._seats[seat]
+            if cache.history:
+                pending.insert(0, cache.history)  # one copy of the (long) history, not two
+            cache.history = "\n".join(pending)
             pending.clear()
-        return self._history[seat]
+        return self._seats[seat].history
 
     def _sync(self) -> None:
         """Render the events since the last call once each, and hand each line to its readers."""
         events = self.state.events
+        if self._cursor == len(events):
+            return
         names = self.state.names
         pending = self._pending
         for i in range(self._cursor, len(events)):
@@ -395,94 +422,65 @@ class ObservationRenderer:
                 if line is None:
                     continue
                 self._public_lines.append(line)
-                named = named_seats(event)
-                for seat, lines in enumerate(pending):
-                    lines.append(event_line(event, seat, names) if seat in named else line)  # type: ignore[arg-type]
-            else:
+                for lines in pending:
+                    lines.append(line)
+                for seat in named_seats(event):  # they read "(you)" after their name
+                    if seat is not None:
+                        pending[seat][-1] = event_line(event, seat, names)  # type: ignore[assignment]
+            elif audience:
+                if event.type == "action":
+                    data = event.data
+                    if data["kind"] == "bid" and not data.get("fallbacks"):
+                        continue  # a player's own valid bid is not shown back to it (noise)
                 for seat in audience:
                     line = event_line(event, seat, names)
                     if line is not None:
                         pending[seat].append(line)
         self._cursor = len(events)
 
-    def _players_line(self, seat: int) -> str:
-        state = self.state
-        key = (seat, state.alive.count(False))
-        line = self._players.get(key)
-        if line is None:
-            names = state.names
-            line = "PLAYERS: " + ", ".join(
-                f"{names[p]}{' (you)' if p == seat else ''}{'' if state.alive[p] else ' [dead]'}"
-                for p in range(state.num_players)
-            )
-            self._players[key] = line
-        return line
-
-    def _facts_text(self, seat: int) -> str:
-        state = self.state
-        key = (len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())), len(state.revealed))
-        cached = self._facts.get(seat)
-        if cached is None or cached[0] != key:
-            facts = _facts(state, seat)
-            text = "WHAT YOU KNOW:\n" + "\n".join(f"- {f}" for f in facts) if facts else ""
-            cached = self._facts[seat] = (key, text)
-        return cached[1]
-
     # ------------------------------------------------------------------ numbers
 
-    def vector(self, seat: int, turn: Turn | None, legal: list[int]) -> np.ndarray:
-        """Fixed-size float32 vector in [0, 1], padded to MAX_PLAYERS seats (see ``OBS_LAYOUT``).
-
-        Each seat keeps one vector and only the blocks whose source changed are rewritten; the
-        caller gets a copy.
-        """
+    def _vector(self, seat: int, public: np.ndarray) -> np.ndarray:
+        """The seat's private blocks (rebuilt only when their sources change) followed by the public
+        blocks of this turn, in one new array."""
         state = self.state
-        n = state.num_players
-        sv = self._vectors[seat]
-        vec = sv.vec
-        living = len(state.living())
-        if sv.living != living:
+        cache = self._seats[seat]
+        if cache.facts != state.facts_version or cache.suspicion != state.suspicion_version:
+            vec = cache.vec
+            n = state.num_players
             start = _SLICES["alive"][0]
             vec[start : start + n] = state.alive
-            sv.living = living
-        masks = knowledge_masks(state, seat)
-        if sv.known is not masks:
             start = _SLICES["known_roles"][0]
-            vec[start : start + n * NUM_ROLES] = _MASK_ROWS[list(masks)].ravel()
-            sv.known = masks
-        if state.config.show_suspicion and sv.suspicion != state.suspicion_version:
-            start = _SLICES["suspicion"][0]
-            vec[start : start + n] = state.suspicion[seat]
-            vec[start + seat] = 0.0
-            sv.suspicion = state.suspicion_version
-        if sv.statements != len(state.statements):
-            claimed, accused = self._claims_blocks()
-            start = _SLICES["claimed_roles"][0]
-            vec[start : start + n * NUM_ROLES] = claimed
-            start = _SLICES["accused"][0]
-            vec[start : start + n] = accused
-            sv.statements = len(state.statements)
-        if sv.votes != len(state.vote_history):
-            start = _SLICES["last_votes"][0]
-            vec[start : start + n] = self._votes_block()
-            sv.votes = len(state.vote_history)
-        # The per-turn tail (kind, clock, legal targets) is one cached row shared by all seats.
-        key = (turn.kind if turn is not None else None, tuple(legal), state.round, state.debate_turn)
-        row = self._turn_rows.get(key)
-        if row is None:
-            row = self._turn_rows[key] = self._turn_row(turn, legal)
-        vec[_TAIL:] = row
-        return vec.copy()
+            vec[start : start + n * NUM_ROLES] = _MASK_ROWS[list(knowledge_masks(state, seat))].ravel()
+            if state.config.show_suspicion:
+                start = _SLICES["suspicion"][0]
+                vec[start : start + n] = state.suspicion[seat]
+                vec[start + seat] = 0.0
+            cache.facts, cache.suspicion = state.facts_version, state.suspicion_version
+        return np.concatenate((cache.vec, public))
 
-    def _turn_row(self, turn: Turn | None, legal: list[int]) -> np.ndarray:
+    def _public_row(self, turn: Turn | None, legal: list[int]) -> np.ndarray:
+        """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
+        targets: the same for every seat asked the same thing in one group."""
         state = self.state
-        row = np.zeros(OBS_SIZE - _TAIL, dtype=np.float32)
-        row[_SLICES["kind"][0] - _TAIL + (_KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS)] = 1.0
-        row[_SLICES["round"][0] - _TAIL] = min(state.round / state.config.max_rounds, 1.0)
-        row[_SLICES["debate_turn"][0] - _TAIL] = state.debate_turn / state.config.max_debate_turns
-        start = _SLICES["legal"][0] - _TAIL
+        key = (len(state.statements), state.facts_version, state.round, state.debate_turn)
+        if self._public_key != key:
+            base = np.zeros(OBS_SIZE - _PUBLIC, dtype=np.float32)
+            n = state.num_players
+            claimed, accused = self._claims_blocks()
+            start = _SLICES["claimed_roles"][0] - _PUBLIC
+            base[start : start + n * NUM_ROLES] = claimed
+            start = _SLICES["accused"][0] - _PUBLIC
+            base[start : start + n] = accused
+            start = _SLICES["last_votes"][0] - _PUBLIC
+            base[start : start + n] = self._votes_block()
+            base[_SLICES["round"][0] - _PUBLIC] = min(state.round / state.config.max_rounds, 1.0)
+            base[_SLICES["debate_turn"][0] - _PUBLIC] = state.debate_turn / state.config.max_debate_turns
+            self._public_base, self._public_key = base, key
+        row = self._public_base.copy()
+        row[_KIND_START + (_KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS)] = 1.0
         for p in legal:
-            row[start + p] = 1.0
+            row[_LEGAL_START + p] = 1.0
         return row
 
     def _claims_blocks(self) -> tuple[np.ndarray, np.ndarray]:
@@ -511,15 +509,26 @@ class ObservationRenderer:
     def _votes_block(self) -> np.ndarray:
         """Share of the last day's votes each seat received."""
         state = self.state
-        if self._votes is None or self._votes[0] != len(state.vote_history):
+        if self._public_facts != state.facts_version:
             block = np.zeros(state.num_players, dtype=np.float32)
             if state.vote_history:
                 last = state.vote_history[-1]
                 voters = max(len(last["votes"]), 1)
                 for target, count in last["tally"].items():
                     block[int(target)] = count / voters
-            self._votes = (len(state.vote_history), block)
-        return self._votes[1]
+            self._votes = block
+            self._public_facts = state.facts_version
+        return self._votes
+
+
+def _notes_text(notes: list[tuple[int, str, str]], max_shown: int) -> str:
+    """A player's latest private notes (the section starts with its blank-line separator)."""
+    if not notes or not max_shown:
+        return ""
+    shown = notes[-max_shown:]
+    older = len(notes) - len(shown)
+    header = "YOUR PRIVATE NOTES" + (f" (latest {len(shown)}; {older} older not shown)" if older else "") + ":"
+    return "\n\n" + header + "\n" + "\n".join(f"- [round {r}, {ph}] {text}" for r, ph, text in shown)
 
 
 def _facts(state: GameState, seat: int) -> list[str]:
@@ -585,4 +594,6 @@ for _key, _size in OBS_LAYOUT:
     _SLICES[_key] = (_offset, _offset + _size)
     _offset += _size
 OBS_SIZE = _offset
-_TAIL = _SLICES["kind"][0]  # start of the per-turn tail
+_PUBLIC = _SLICES["claimed_roles"][0]  # blocks from here on are the same for every seat
+_KIND_START = _SLICES["kind"][0] - _PUBLIC  # offsets in the public part
+_LEGAL_START = _SLICES["legal"][0] - _PUBLIC

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from .claims import extractor_for, judge
-from .config import Role, Team
+from .config import MAX_PLAYERS, Role, Team
 from .state import PUBLIC, ActionKind, GameState, NightChoices, Statement, Turn
 
 
@@ -31,8 +31,13 @@ def winner_of(state: GameState) -> Team | None:
     return None
 
 
+# Turns are immutable values: one shared instance per (kind, seat) instead of one per opening.
+_TURNS: dict[ActionKind, list[Turn]] = {kind: [Turn(seat, kind) for seat in range(MAX_PLAYERS)] for kind in ActionKind}
+
+
 def _open(state: GameState, seats: list[int], kind: ActionKind) -> None:
-    state.pending.extend(Turn(seat, kind) for seat in seats)
+    turns = _TURNS[kind]
+    state.pending.extend([turns[seat] for seat in seats])
 
 
 def _take(state: GameState) -> dict[int, dict[str, Any]]:
@@ -148,6 +153,7 @@ def resolve_night(state: GameState) -> None:
         state.night_deaths.append((state.round, None))
         state.emit("death", None, PUBLIC, victim=None, cause="night")
     state.night = NightChoices()
+    state.facts_version += 1
 
 
 def check_winner(state: GameState) -> None:
@@ -289,6 +295,7 @@ def exile(state: GameState) -> None:
         state.emit("death", None, PUBLIC, victim=exiled, cause="exile", **_reveal(state, exiled))
     else:
         state.emit("no_exile", None, PUBLIC, needed=voters // 2 + 1)
+    state.facts_version += 1
 
 
 def next_round(state: GameState) -> None:

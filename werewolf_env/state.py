@@ -139,8 +139,13 @@ class GameState:
     events: list[Event] = field(default_factory=list)
     turns_taken: int = 0
     suspicion_version: int = 0  # bumped on every suspicion update (observation caches key on it)
+    # Bumped whenever a night or a vote is resolved: deaths, seer results, protections, revealed
+    # roles and the vote record change only then (observation caches key on it).
+    facts_version: int = 0
     _living: list[int] | None = None
     knowledge_cache: dict[int, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)  # see visibility
+    legal_cache: dict[int, list[int]] = field(default_factory=dict)  # seat -> legal targets in group legal_group
+    legal_group: int = -1
 
     @property
     def num_players(self) -> int:

@@ -13,6 +13,9 @@ Two questions are answered here and nowhere else:
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import lru_cache
+
 from .config import ROLES, Role
 from .state import Event, GameState
 
@@ -43,15 +46,16 @@ def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
     cached = state.knowledge_cache.get(seat)
     if cached is not None and cached[0] == key:
         return cached[1]
-    masks = tuple(_knowledge_masks(state, seat))
+    masks = _knowledge_masks(state, seat)
     state.knowledge_cache[seat] = (key, masks)
     return masks
 
 
-def _knowledge_masks(state: GameState, seat: int) -> list[int]:
-    counts = state.config.role_counts()
+def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
+    config = state.config
+    counts = (config.num_werewolves, config.num_seers, config.num_doctors, config.num_villagers)
     present = 0
-    for role, count in counts.items():
+    for role, count in zip(_COUNTED_ROLES, counts, strict=True):
         if count:
             present |= _BIT[role]
     village = present & ~_WOLF
@@ -74,31 +78,37 @@ def _knowledge_masks(state: GameState, seat: int) -> list[int]:
     for _round, victim in state.night_deaths:
         if victim is not None:
             possible[victim] &= ~_WOLF
-    _propagate_counts(possible, counts)
-    return possible
+    return _propagated(tuple(possible), counts)
+
+
+_COUNTED_ROLES = (Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER)  # the order of ``_propagated``'s counts
+
+
+@lru_cache(maxsize=1 << 14)
+def _propagated(possible: tuple[int, ...], counts: tuple[int, ...]) -> tuple[int, ...]:
+    """``_propagate_counts`` as a pure function, memoised: the same few patterns recur game after game."""
+    result = list(possible)
+    _propagate_counts(result, dict(zip(_COUNTED_ROLES, counts, strict=True)))
+    return tuple(result)
 
 
 def _propagate_counts(possible: list[int], counts: dict[Role, int]) -> None:
     """Role counts are public: a role whose seats are all known is impossible elsewhere, and a role
-    with exactly as many candidates as seats is certain for them."""
+    with exactly as many candidates as seats is certain for them. Applied until nothing changes
+    (each rule only removes possibilities, so the order does not change the result)."""
+    rules = [(_BIT[role], count) for role, count in counts.items()]
     changed = True
     while changed:
         changed = False
-        for role, count in counts.items():
-            bit = _BIT[role]
-            certain = candidates = 0
-            for mask in possible:
-                if mask & bit:
-                    candidates += 1
-                    if mask == bit:
-                        certain += 1
+        tally = Counter(possible)  # a handful of distinct masks: cheaper than a pass per role
+        for bit, count in rules:
+            certain = tally.get(bit, 0)
+            candidates = sum([n for mask, n in tally.items() if mask & bit])
             if certain == count and candidates > count:
-                for p, mask in enumerate(possible):
-                    if mask & bit and mask != bit:
-                        possible[p] = mask & ~bit
-                changed = True
+                possible[:] = [mask & ~bit if mask & bit and mask != bit else mask for mask in possible]
             elif candidates == count and certain < count:
-                for p, mask in enumerate(possible):
-                    if mask & bit:
-                        possible[p] = bit
-                changed = True
+                possible[:] = [bit if mask & bit else mask for mask in possible]
+            else:
+                continue
+            changed = True
+            break  # recount
