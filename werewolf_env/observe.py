@@ -110,7 +110,8 @@ def _role_assigned(e: Event, viewer: int | None, names: tuple[str, ...]) -> str 
 
 def _pack(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
     d = e.data
-    props = ", ".join(f"{_n(names, int(w), viewer)} -> {_n(names, t, viewer)}" for w, t in d["proposals"].items())
+    label = _labels(names, viewer)
+    props = ", ".join([f"{label[int(w)]} -> {_n(names, t, viewer)}" for w, t in d["proposals"].items()])
     prefix = "[werewolves] " if viewer is None else ""
     return f"{prefix}The pack's proposals: {props}. Target: {_n(names, d['target'], viewer)}."
 
@@ -138,13 +139,20 @@ def _statement(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
     return f'{_n(names, d["speaker"], viewer)}: "{d["text"]}"{cut}'
 
 
+def _labels(names: tuple[str, ...], viewer: int | None) -> tuple[str, ...]:
+    """Every seat's name as ``viewer`` reads it (see ``_n``), for lines that name many seats."""
+    if viewer is None:
+        return names
+    labels = list(names)
+    labels[viewer] += " (you)"
+    return tuple(labels)
+
+
 def _votes(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
     d = e.data
-    cast = ", ".join(
-        f"{_n(names, int(s), viewer)} -> {_n(names, v, viewer) if v is not None else 'abstain'}"
-        for s, v in d["votes"].items()
-    )
-    tally = ", ".join(f"{_n(names, int(s), viewer)} {c}" for s, c in d["tally"].items()) or "no votes"
+    label = _labels(names, viewer)
+    cast = ", ".join([f"{label[int(s)]} -> {label[v] if v is not None else 'abstain'}" for s, v in d["votes"].items()])
+    tally = ", ".join([f"{label[int(s)]} {c}" for s, c in d["tally"].items()]) or "no votes"
     return f"Votes: {cast}. Tally: {tally}; abstained: {d['abstained']}."
 
 
@@ -269,18 +277,18 @@ class Transcript:
 
 
 class _Seat:
-    """One seat's cached observation parts and the versions of the state each was built from."""
+    """One seat's cached observation parts and the versions of the state they were built from."""
 
-    __slots__ = ("facts", "head", "head_key", "history", "notes", "notes_text", "suspicion", "vec")
+    __slots__ = ("facts", "head", "history", "notes", "notes_text", "sources", "suspicion", "vec")
 
     def __init__(self, vec: np.ndarray) -> None:
         self.vec = vec  # the private blocks of the numeric observation (own role, knowledge, scores)
-        self.history = ""
         self.head = ""  # role card, rules, players, known facts, suspicion scores
-        self.head_key: tuple[int, int] = (-1, -1)  # (facts_version, suspicion_version) of ``head``
+        self.facts = self.suspicion = -1  # state versions ``head`` and ``vec`` were checked at
+        self.sources: tuple[int, ...] = ()  # what ``head`` and ``vec`` were built from (see ``_refresh``)
+        self.history = ""
         self.notes = 0  # number of own notes that ``notes_text`` shows
         self.notes_text = ""
-        self.facts = self.suspicion = -1  # versions of the vector's private blocks
 
 
 class ObservationRenderer:
@@ -308,6 +316,7 @@ class ObservationRenderer:
         self._labels: list[str] = []
         self._labels_version = -1
         self._turn_cache: dict[tuple[Any, ...], tuple[str, np.ndarray]] = {}
+        self._intros: dict[ActionKind | None, str] = {}
         rules = rules_text(state.config)
         self._static_text = [
             f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{ROLE_CARDS[state.roles[seat]]}\n\n{rules}"
@@ -315,6 +324,8 @@ class ObservationRenderer:
         ]
         # Vector blocks shared by all seats, with the version they were built at.
         self._public_facts = -1
+        self._alive = np.zeros(0, dtype=np.float32)
+        self._alive_version = -1
         self._public_key: tuple[int, ...] = ()
         self._public_base = np.zeros(0, dtype=np.float32)
         self._claims_done = 0
@@ -357,18 +368,22 @@ class ObservationRenderer:
         if self._turn_group != state.group_id:
             self._turn_group = state.group_id
             self._turn_cache.clear()
-        key = (turn.kind if turn is not None else None, *legal)
+            self._intros.clear()
+        kind = turn.kind if turn is not None else None
+        key = (kind, *legal)
         parts = self._turn_cache.get(key)
         if parts is None:
-            parts = self._turn_cache[key] = (_now(state, turn, legal), self._public_row(turn, legal))
+            intro = self._intros.get(kind)
+            if intro is None:
+                intro = self._intros[kind] = _task_intro(state, turn)
+            parts = self._turn_cache[key] = (_now(state, turn, legal, intro), self._public_row(turn, legal))
         return parts
 
     def _text(self, seat: int, task: str) -> str:
         state = self.state
         cache = self._seats[seat]
-        if cache.head_key[0] != state.facts_version or cache.head_key[1] != state.suspicion_version:
-            cache.head = self._head(seat)
-            cache.head_key = (state.facts_version, state.suspicion_version)
+        if cache.facts != state.facts_version or cache.suspicion != state.suspicion_version:
+            self._refresh(seat)
         history = self._history_text(seat) or "(nothing yet)"
         notes = state.notes[seat]
         if len(notes) != cache.notes:
@@ -377,8 +392,7 @@ class ObservationRenderer:
         return "".join((cache.head, "\n\nHISTORY:\n", history, cache.notes_text, "\n\n", task))
 
     def _head(self, seat: int) -> str:
-        """Role card and rules, players, known facts and suspicion scores: they change only when a
-        night or a vote is resolved (``facts_version``) or scores move (``suspicion_version``)."""
+        """Role card and rules, players, known facts and suspicion scores (see ``_refresh``)."""
         state = self.state
         names = state.names
         if self._labels_version != state.facts_version:  # "Name" or "Name [dead]", shared by all seats
@@ -392,7 +406,7 @@ class ObservationRenderer:
             head += "\n\nWHAT YOU KNOW:\n- " + "\n- ".join(facts)
         if state.config.show_suspicion:
             row = state.suspicion[seat].tolist()
-            scores = ", ".join([f"{names[p]} {row[p]:.2f}" for p in state.living() if p != seat])
+            scores = ", ".join([f"{names[p]} {_score(row[p])}" for p in state.living() if p != seat])
             head += f"\n\nYOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): {scores}"
         return head
 
@@ -446,18 +460,39 @@ class ObservationRenderer:
         state = self.state
         cache = self._seats[seat]
         if cache.facts != state.facts_version or cache.suspicion != state.suspicion_version:
-            vec = cache.vec
-            n = state.num_players
-            start = _SLICES["alive"][0]
-            vec[start : start + n] = state.alive
-            start = _SLICES["known_roles"][0]
-            vec[start : start + n * NUM_ROLES] = _MASK_ROWS[list(knowledge_masks(state, seat))].ravel()
-            if state.config.show_suspicion:
-                start = _SLICES["suspicion"][0]
-                vec[start : start + n] = state.suspicion[seat]
-                vec[start + seat] = 0.0
-            cache.facts, cache.suspicion = state.facts_version, state.suspicion_version
+            self._refresh(seat)
         return np.concatenate((cache.vec, public))
+
+    def _refresh(self, seat: int) -> None:
+        """Rebuild the seat's text head and private vector blocks if what they show changed.
+
+        Called when a night or a vote was resolved or scores moved; what the head and the blocks
+        show (deaths, own night results, revealed roles, scores) changes only with these counts.
+        """
+        state = self.state
+        cache = self._seats[seat]
+        cache.facts, cache.suspicion = state.facts_version, state.suspicion_version
+        sources = (
+            state.num_players - len(state.living()), len(state.seer_results.get(seat, ())),
+            len(state.protect_history.get(seat, ())), len(state.revealed), state.suspicion_version,
+        )  # fmt: skip
+        if sources == cache.sources:
+            return
+        cache.sources = sources
+        cache.head = self._head(seat)
+        vec = cache.vec
+        n = state.num_players
+        if self._alive_version != state.facts_version:
+            self._alive = np.array(state.alive, dtype=np.float32)
+            self._alive_version = state.facts_version
+        start = _SLICES["alive"][0]
+        vec[start : start + n] = self._alive
+        start = _SLICES["known_roles"][0]
+        vec[start : start + n * NUM_ROLES] = _known_block(knowledge_masks(state, seat))
+        if state.config.show_suspicion:
+            start = _SLICES["suspicion"][0]
+            vec[start : start + n] = state.suspicion[seat]
+            vec[start + seat] = 0.0
 
     def _public_row(self, turn: Turn | None, legal: list[int]) -> np.ndarray:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
@@ -521,6 +556,19 @@ class ObservationRenderer:
         return self._votes
 
 
+@lru_cache(maxsize=4096)
+def _score(value: float) -> str:
+    return f"{value:.2f}"
+
+
+@lru_cache(maxsize=4096)
+def _known_block(masks: tuple[int, ...]) -> np.ndarray:
+    """The known-roles block for one seat's knowledge (the same patterns recur: memoised, read only)."""
+    block = _MASK_ROWS[list(masks)].ravel()
+    block.flags.writeable = False
+    return block
+
+
 def _notes_text(notes: list[tuple[int, str, str]], max_shown: int) -> str:
     """A player's latest private notes (the section starts with its blank-line separator)."""
     if not notes or not max_shown:
@@ -548,7 +596,20 @@ def _facts(state: GameState, seat: int) -> list[str]:
     return facts
 
 
-def _now(state: GameState, turn: Turn | None, legal: list[int]) -> str:
+def _now(state: GameState, turn: Turn | None, legal: list[int], intro: str | None = None) -> str:
+    """The task section; ``intro`` is ``_task_intro(state, turn)`` when the caller has it already."""
+    if state.over or turn is None:
+        return _task_intro(state, turn)
+    lines = [intro if intro is not None else _task_intro(state, turn)]
+    if legal and turn.kind is not ActionKind.STATEMENT:
+        allowed = ", ".join([state.names[p] for p in legal])
+        lines.append(f"Allowed: {allowed}" + (" (or null to abstain)." if turn.kind is ActionKind.VOTE else "."))
+    lines.append("Answer with exactly one JSON object: " + answer_format(turn.kind, state.config.max_bid))
+    return "\n".join(lines)
+
+
+def _task_intro(state: GameState, turn: Turn | None) -> str:
+    """The task section up to the allowed targets: the same for every seat asked the same kind."""
     if state.over:
         return "NOW: the game is over."
     phase = "night" if state.phase in ("eliminate", "protect", "unmask") else "day"
@@ -561,10 +622,6 @@ def _now(state: GameState, turn: Turn | None, legal: list[int]) -> str:
         lines.append(f'The statement: {state.names[st.speaker]}: "{st.text}"')
     if turn.kind is ActionKind.BID and state.debate_turn:
         lines.append(f"Statements so far today: {state.debate_turn} of {state.config.max_debate_turns}.")
-    if legal and turn.kind is not ActionKind.STATEMENT:
-        allowed = ", ".join(state.names[p] for p in legal)
-        lines.append(f"Allowed: {allowed}" + (" (or null to abstain)." if turn.kind is ActionKind.VOTE else "."))
-    lines.append("Answer with exactly one JSON object: " + answer_format(turn.kind, state.config.max_bid))
     return "\n".join(lines)
 
 
