@@ -279,13 +279,20 @@ class Transcript:
 class _Seat:
     """One seat's cached observation parts and the versions of the state they were built from."""
 
-    __slots__ = ("facts", "head", "history", "notes", "notes_text", "sources", "suspicion", "vec")
+    __slots__ = (
+        "facts", "facts_key", "facts_text", "head", "history", "notes", "notes_text", "scores", "scores_version",
+        "sources", "suspicion", "vec",
+    )  # fmt: skip
 
     def __init__(self, vec: np.ndarray) -> None:
         self.vec = vec  # the private blocks of the numeric observation (own role, knowledge, scores)
         self.head = ""  # role card, rules, players, known facts, suspicion scores
         self.facts = self.suspicion = -1  # state versions ``head`` and ``vec`` were checked at
         self.sources: tuple[int, ...] = ()  # what ``head`` and ``vec`` were built from (see ``_refresh``)
+        self.facts_key: tuple[int, ...] = ()  # and the parts of the head, each with what it shows
+        self.facts_text = ""
+        self.scores: list[str] = []
+        self.scores_version = -1
         self.history = ""
         self.notes = 0  # number of own notes that ``notes_text`` shows
         self.notes_text = ""
@@ -322,17 +329,14 @@ class ObservationRenderer:
             f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{ROLE_CARDS[state.roles[seat]]}\n\n{rules}"
             for seat in range(n)
         ]
-        # Vector blocks shared by all seats, with the version they were built at.
-        self._public_facts = -1
+        # Vector blocks shared by all seats, and what they were last brought up to date with.
         self._alive = np.zeros(0, dtype=np.float32)
         self._alive_version = -1
-        self._public_key: tuple[int, ...] = ()
-        self._public_base = np.zeros(0, dtype=np.float32)
-        self._claims_done = 0
-        self._claimed = np.zeros(n * NUM_ROLES, dtype=np.float32)
-        self._accusation_counts = np.zeros(n, dtype=np.float32)
-        self._accused = np.zeros(n, dtype=np.float32)
-        self._votes = np.zeros(n, dtype=np.float32)
+        self._public_base = np.zeros(OBS_SIZE - _PUBLIC, dtype=np.float32)  # kind and legal left at 0
+        self._claims_done = 0  # statements whose claims are in the base
+        self._accusation_counts = [0] * n
+        self._public_facts = -1  # facts_version of the last-votes block
+        self._clock = (-1, -1)  # (round, debate turn) in the base
         self._seats = []
         for seat in range(n):
             vec = np.zeros(_PUBLIC, dtype=np.float32)
@@ -401,13 +405,23 @@ class ObservationRenderer:
         labels = self._labels.copy()
         labels[seat] = names[seat] + " (you)" + ("" if state.alive[seat] else " [dead]")
         head = self._static_text[seat] + "\n\nPLAYERS: " + ", ".join(labels)
-        facts = _facts(state, seat)
-        if facts:
-            head += "\n\nWHAT YOU KNOW:\n- " + "\n- ".join(facts)
+        cache = self._seats[seat]
+        facts_key = (
+            len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())), len(state.revealed)
+        )  # fmt: skip
+        if cache.facts_key != facts_key:
+            facts = _facts(state, seat)
+            cache.facts_text = "\n\nWHAT YOU KNOW:\n- " + "\n- ".join(facts) if facts else ""
+            cache.facts_key = facts_key
+        head += cache.facts_text
         if state.config.show_suspicion:
-            row = state.suspicion[seat].tolist()
-            scores = ", ".join([f"{names[p]} {_score(row[p])}" for p in state.living() if p != seat])
-            head += f"\n\nYOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): {scores}"
+            if cache.scores_version != state.suspicion_version:  # "Name 0.50" for every seat
+                row = state.suspicion[seat].tolist()
+                cache.scores = [f"{name} {score:.2f}" for name, score in zip(names, row, strict=True)]
+                cache.scores_version = state.suspicion_version
+            scores = cache.scores
+            shown = ", ".join([scores[p] for p in state.living() if p != seat])
+            head += "\n\nYOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): " + shown
         return head
 
     def _history_text(self, seat: int) -> str:
@@ -498,67 +512,57 @@ class ObservationRenderer:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
         targets: the same for every seat asked the same thing in one group."""
         state = self.state
-        key = (len(state.statements), state.facts_version, state.round, state.debate_turn)
-        if self._public_key != key:
-            base = np.zeros(OBS_SIZE - _PUBLIC, dtype=np.float32)
-            n = state.num_players
-            claimed, accused = self._claims_blocks()
-            start = _SLICES["claimed_roles"][0] - _PUBLIC
-            base[start : start + n * NUM_ROLES] = claimed
-            start = _SLICES["accused"][0] - _PUBLIC
-            base[start : start + n] = accused
-            start = _SLICES["last_votes"][0] - _PUBLIC
-            base[start : start + n] = self._votes_block()
+        base = self._public_base  # kept up to date in place, block by block
+        if self._claims_done != len(state.statements):
+            self._update_claims()
+        if self._public_facts != state.facts_version:
+            self._update_votes()
+        if self._clock != (state.round, state.debate_turn):
+            self._clock = (state.round, state.debate_turn)
             base[_SLICES["round"][0] - _PUBLIC] = min(state.round / state.config.max_rounds, 1.0)
             base[_SLICES["debate_turn"][0] - _PUBLIC] = state.debate_turn / state.config.max_debate_turns
-            self._public_base, self._public_key = base, key
-        row = self._public_base.copy()
+        row = base.copy()
         row[_KIND_START + (_KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS)] = 1.0
         for p in legal:
             row[_LEGAL_START + p] = 1.0
         return row
 
-    def _claims_blocks(self) -> tuple[np.ndarray, np.ndarray]:
+    def _update_claims(self) -> None:
         """Roles publicly claimed per seat, and public accusations received (normalised)."""
         state = self.state
-        done = self._claims_done
-        if done == len(state.statements):
-            return self._claimed, self._accused
-        claimed, counts = self._claimed, self._accusation_counts
-        for st in state.statements[done:]:
+        base = self._public_base
+        counts = self._accusation_counts
+        accused = False
+        for st in state.statements[self._claims_done :]:
             for claim in st.claims:
                 if claim["negated"]:
                     continue
                 subject = claim["player"]
-                if claim["kind"] == "role" and subject == st.speaker:
-                    claimed[subject * NUM_ROLES + ROLE_INDEX[Role(claim["role"])]] = 1.0
-                elif claim["kind"] in ("team", "seer_result") and claim["team"] == "werewolf":
-                    counts[subject] += 1.0
-                if claim["kind"] == "seer_result":
-                    claimed[st.speaker * NUM_ROLES + ROLE_INDEX[Role.SEER]] = 1.0
+                kind = claim["kind"]
+                if kind == "role" and subject == st.speaker:
+                    base[_CLAIMED_START + subject * NUM_ROLES + ROLE_INDEX[claim["role"]]] = 1.0
+                elif (kind == "team" or kind == "seer_result") and claim["team"] == "werewolf":
+                    counts[subject] += 1
+                    accused = True
+                if kind == "seer_result":
+                    base[_CLAIMED_START + st.speaker * NUM_ROLES + ROLE_INDEX[Role.SEER]] = 1.0
         self._claims_done = len(state.statements)
-        top = counts.max()
-        self._accused = counts / top if top else counts.copy()
-        return claimed, self._accused
+        if accused:
+            top = max(counts)
+            base[_ACCUSED_START : _ACCUSED_START + len(counts)] = [c / top for c in counts]
 
-    def _votes_block(self) -> np.ndarray:
+    def _update_votes(self) -> None:
         """Share of the last day's votes each seat received."""
         state = self.state
-        if self._public_facts != state.facts_version:
-            block = np.zeros(state.num_players, dtype=np.float32)
-            if state.vote_history:
-                last = state.vote_history[-1]
-                voters = max(len(last["votes"]), 1)
-                for target, count in last["tally"].items():
-                    block[int(target)] = count / voters
-            self._votes = block
-            self._public_facts = state.facts_version
-        return self._votes
-
-
-@lru_cache(maxsize=4096)
-def _score(value: float) -> str:
-    return f"{value:.2f}"
+        self._public_facts = state.facts_version
+        if not state.vote_history:
+            return
+        last = state.vote_history[-1]
+        voters = max(len(last["votes"]), 1)
+        block = [0.0] * state.num_players
+        for target, count in last["tally"].items():
+            block[int(target)] = count / voters
+        self._public_base[_VOTES_START : _VOTES_START + state.num_players] = block
 
 
 @lru_cache(maxsize=4096)
@@ -653,4 +657,7 @@ for _key, _size in OBS_LAYOUT:
 OBS_SIZE = _offset
 _PUBLIC = _SLICES["claimed_roles"][0]  # blocks from here on are the same for every seat
 _KIND_START = _SLICES["kind"][0] - _PUBLIC  # offsets in the public part
+_CLAIMED_START = _SLICES["claimed_roles"][0] - _PUBLIC
+_ACCUSED_START = _SLICES["accused"][0] - _PUBLIC
+_VOTES_START = _SLICES["last_votes"][0] - _PUBLIC
 _LEGAL_START = _SLICES["legal"][0] - _PUBLIC
