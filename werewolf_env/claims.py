@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .config import Role, Team
 from .state import GameState
-from .visibility import knowledge
+from .visibility import knowledge_masks, role_bit
 
 ClaimKind = Literal["role", "team", "seer_result", "protected"]
 CLAIM_KINDS: tuple[str, ...] = ("role", "team", "seer_result", "protected")
@@ -337,9 +337,10 @@ def _asserted(role_name: str | None, team_name: str | None, negated: bool) -> fr
 
 def judge(state: GameState, speaker: int, claims: list[dict[str, Any]]) -> dict[str, Any]:
     """Which claims ``speaker`` knew to be false, with a lie label for the statement."""
-    known = knowledge(state, speaker)
+    known = knowledge_masks(state, speaker)  # role bitmasks: what the speaker could rule out
     own_role = state.roles[speaker]
     verdicts = []
+    worst = len(_PRECEDENCE)  # index in _PRECEDENCE of the gravest lie type so far
     for claim in claims:
         subject = claim["player"]
         kind = claim["kind"]
@@ -354,20 +355,31 @@ def judge(state: GameState, speaker: int, claims: list[dict[str, Any]]) -> dict[
             known_false = not true
             lie_type = "fabrication" if known_false else "none"
         else:
-            asserted = _asserted_roles(claim) or frozenset()
-            true = state.roles[subject] in asserted
+            asserted = _asserted_mask(claim["role"], claim["team"], claim["negated"])
+            true = bool(role_bit(state.roles[subject]) & asserted)
             known_false = not (known[subject] & asserted)
             if known_false:
                 if subject == speaker:
                     lie_type = "fabrication"
-                elif Role.WEREWOLF in asserted and len(asserted) == 1:
+                elif asserted == role_bit(Role.WEREWOLF):
                     lie_type = "misdirection"
                 else:
                     lie_type = "distortion"
+        if lie_type != "none":
+            worst = min(worst, _PRECEDENCE.index(lie_type))
         verdicts.append({**claim, "true": bool(true), "known_false": bool(known_false), "type": lie_type})
-    types = {v["type"] for v in verdicts}
-    statement_type = next((t for t in _PRECEDENCE if t in types), "none")
+    statement_type = _PRECEDENCE[worst] if worst < len(_PRECEDENCE) else "none"
     return {"lie": statement_type != "none", "type": statement_type, "claims": verdicts}
+
+
+@lru_cache(maxsize=64)
+def _asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
+    """``_asserted_roles`` as a role bitmask (0: not a role or team claim)."""
+    roles = _asserted(role_name, team_name, negated) or frozenset()
+    mask = 0
+    for role in roles:
+        mask |= role_bit(role)
+    return mask
 
 
 def _seer_result_true(state: GameState, speaker: int, claim: dict[str, Any]) -> bool:

@@ -149,11 +149,30 @@ def _labels(names: tuple[str, ...], viewer: int | None) -> tuple[str, ...]:
 
 
 def _votes(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
-    d = e.data
-    label = _labels(names, viewer)
-    cast = ", ".join([f"{label[int(s)]} -> {label[v] if v is not None else 'abstain'}" for s, v in d["votes"].items()])
-    tally = ", ".join([f"{label[int(s)]} {c}" for s, c in d["tally"].items()]) or "no votes"
-    return f"Votes: {cast}. Tally: {tally}; abstained: {d['abstained']}."
+    return _fill(_vote_tokens(e.data), _labels(names, viewer))
+
+
+def _vote_tokens(d: dict[str, Any]) -> list[str | int]:
+    """The votes line as text pieces and seats (ints), to be filled in with names per viewer: every
+    voter reads the line with its own "(you)", so it is rendered once per living player."""
+    tokens: list[str | int] = ["Votes: "]
+    for s, v in d["votes"].items():
+        tokens += (int(s), " -> ", v, ", ") if v is not None else (int(s), " -> abstain, ")
+    if len(tokens) > 1:
+        tokens[-1] = tokens[-1][:-2]  # type: ignore[index]
+    tokens.append(". Tally: ")
+    if d["tally"]:
+        for s, c in d["tally"].items():
+            tokens += (int(s), f" {c}, ")
+        tokens[-1] = tokens[-1][:-2]  # type: ignore[index]
+    else:
+        tokens.append("no votes")
+    tokens.append(f"; abstained: {d['abstained']}.")
+    return tokens
+
+
+def _fill(tokens: list[str | int], label: tuple[str, ...]) -> str:
+    return "".join([label[t] if type(t) is int else t for t in tokens])  # type: ignore[misc]
 
 
 def _suspicion(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
@@ -234,8 +253,8 @@ def named_seats(event: Event) -> set[int | None]:
     d = event.data
     named = {event.actor, d.get("speaker"), d.get("victim")}
     if event.type == "votes":
-        named.update(int(s) for s in d["votes"])
-        named.update(int(s) for s in d["tally"])
+        named.update([int(s) for s in d["votes"]])
+        named.update([int(s) for s in d["tally"]])
     return named
 
 
@@ -446,6 +465,12 @@ class ObservationRenderer:
             event = events[i]
             audience = event.audience
             if audience is None:
+                if event.type == "votes":  # names every voter: fill one template per reader
+                    tokens = _vote_tokens(event.data)
+                    self._public_lines.append(_fill(tokens, names))
+                    for seat, lines in enumerate(pending):
+                        lines.append(_fill(tokens, _labels(names, seat)))
+                    continue
                 line = event_line(event, None, names)
                 if line is None:
                     continue

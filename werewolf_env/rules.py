@@ -176,11 +176,19 @@ def open_bid(state: GameState) -> None:
 
 
 def open_statement(state: GameState) -> None:
-    bids = {seat: a["bid"] for seat, a in _take(state).items()}
-    top = max(bids.values())
-    tied = sorted(seat for seat, bid in bids.items() if bid == top)
-    weights = [2.0 if seat in state.last_mentioned else 1.0 for seat in tied]
-    speaker = _draw(state, tied, weights if len(set(weights)) > 1 else None)
+    top, tied = -1, []
+    for seat, action in _take(state).items():
+        bid = action["bid"]
+        if bid > top:
+            top, tied = bid, [seat]
+        elif bid == top:
+            tied.append(seat)
+    tied.sort()
+    if len(tied) == 1:
+        speaker = tied[0]
+    else:
+        weights = [2.0 if seat in state.last_mentioned else 1.0 for seat in tied]
+        speaker = _draw(state, tied, weights if len(set(weights)) > 1 else None)
     state.emit("floor", speaker, PUBLIC, speaker=speaker, bid=top, tied=tied)
     _open(state, [speaker], ActionKind.STATEMENT)
 

@@ -27,6 +27,13 @@ def visible(event: Event, seat: int) -> bool:
 
 
 _BIT = {role: 1 << i for i, role in enumerate(ROLES)}
+
+
+def role_bit(role: Role) -> int:
+    """The bit of ``role`` in the masks of ``knowledge_masks``."""
+    return _BIT[role]
+
+
 _MASK_ROLES = [frozenset(r for r in ROLES if mask & _BIT[r]) for mask in range(1 << len(ROLES))]
 _WOLF = _BIT[Role.WEREWOLF]
 
