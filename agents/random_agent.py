@@ -29,7 +29,7 @@ class RandomAgent(Policy):
         if kind == "vote":
             return {"vote": rng.choice([*legal, None])}
         if kind == "bid":
-            return {"bid": rng.randint(0, int(info.get("max_bid", 10)))}
+            return {"bid": rng.randrange(int(info.get("max_bid", 10)) + 1)}  # = randint(0, max), one call less
         if kind == "statement":
             return {"statement": self._statement(legal)}
         if kind in ("self_analysis", "peer_analysis"):

@@ -311,7 +311,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 if key is not None:
                     self._info_template, self._info_template_key = template, key
             info = template.copy()
-            info["legal_targets"] = template["legal_targets"].copy()  # policies may edit their copy
+            legal = template["legal_targets"]
+            info["legal_targets"] = legal.copy() if legal else []  # policies may edit their copy
             if self.info_events:
                 info["events"] = self._new_events(seat)
         fallback = self._last_fallbacks.get(self.possible_agents[seat])

@@ -299,8 +299,8 @@ class _Seat:
     """One seat's cached observation parts and the versions of the state they were built from."""
 
     __slots__ = (
-        "facts", "facts_key", "facts_text", "head", "history", "notes", "notes_text", "scores", "scores_version",
-        "sources", "suspicion", "vec",
+        "facts", "facts_key", "facts_text", "head", "history", "masks", "notes", "notes_text", "scores",
+        "scores_version", "sources", "suspicion", "vec",
     )  # fmt: skip
 
     def __init__(self, vec: np.ndarray) -> None:
@@ -308,6 +308,7 @@ class _Seat:
         self.head = ""  # role card, rules, players, known facts, suspicion scores
         self.facts = self.suspicion = -1  # state versions ``head`` and ``vec`` were checked at
         self.sources: tuple[int, ...] = ()  # what ``head`` and ``vec`` were built from (see ``_refresh``)
+        self.masks: tuple[int, ...] = ()  # the knowledge in ``vec``
         self.facts_key: tuple[int, ...] = ()  # and the parts of the head, each with what it shows
         self.facts_text = ""
         self.scores: list[str] = []
@@ -503,35 +504,43 @@ class ObservationRenderer:
         return np.concatenate((cache.vec, public))
 
     def _refresh(self, seat: int) -> None:
-        """Rebuild the seat's text head and private vector blocks if what they show changed.
+        """Bring the seat's text head and private vector blocks up to date, part by part.
 
-        Called when a night or a vote was resolved or scores moved; what the head and the blocks
-        show (deaths, own night results, revealed roles, scores) changes only with these counts.
+        Called when a night or a vote was resolved or scores moved; each part is rebuilt only if
+        what it shows (deaths, own knowledge, own night results, revealed roles, scores) changed.
         """
         state = self.state
         cache = self._seats[seat]
         cache.facts, cache.suspicion = state.facts_version, state.suspicion_version
-        sources = (
-            state.num_players - len(state.living()), len(state.seer_results.get(seat, ())),
-            len(state.protect_history.get(seat, ())), len(state.revealed), state.suspicion_version,
-        )  # fmt: skip
-        if sources == cache.sources:
-            return
-        cache.sources = sources
-        cache.head = self._head(seat)
         vec = cache.vec
         n = state.num_players
-        if self._alive_version != state.facts_version:
-            self._alive = np.array(state.alive, dtype=np.float32)
-            self._alive_version = state.facts_version
-        start = _SLICES["alive"][0]
-        vec[start : start + n] = self._alive
-        start = _SLICES["known_roles"][0]
-        vec[start : start + n * NUM_ROLES] = _known_block(knowledge_masks(state, seat))
-        if state.config.show_suspicion:
-            start = _SLICES["suspicion"][0]
-            vec[start : start + n] = state.suspicion[seat]
-            vec[start + seat] = 0.0
+        deaths = n - len(state.living())
+        head_sources = (
+            deaths, len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())),
+            len(state.revealed), state.suspicion_version,
+        )  # fmt: skip
+        if head_sources != cache.sources:
+            old = cache.sources or (-1, -1, -1, -1, -1)
+            if old[0] != deaths:  # someone died since
+                if self._alive_version != state.facts_version:
+                    self._alive = np.array(state.alive, dtype=np.float32)
+                    self._alive_version = state.facts_version
+                start = _SLICES["alive"][0]
+                vec[start : start + n] = self._alive
+            if state.config.show_suspicion and old[4] != state.suspicion_version:
+                start = _SLICES["suspicion"][0]
+                vec[start : start + n] = state.suspicion[seat]
+                vec[start + seat] = 0.0
+            cache.sources = head_sources
+            cache.head = self._head(seat)
+        masks = knowledge_masks(state, seat)  # memoised on the state: cheap when unchanged
+        if masks != cache.masks:
+            old_masks = cache.masks or (-1,) * n
+            cache.masks = masks
+            start = _SLICES["known_roles"][0]
+            for p in range(n):  # after a night, usually only the victim's row changes
+                if masks[p] != old_masks[p]:
+                    vec[start + p * NUM_ROLES : start + (p + 1) * NUM_ROLES] = _MASK_ROWS[masks[p]]
 
     def _public_row(self, turn: Turn | None, legal: list[int]) -> np.ndarray:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
@@ -588,14 +597,6 @@ class ObservationRenderer:
         for target, count in last["tally"].items():
             block[int(target)] = count / voters
         self._public_base[_VOTES_START : _VOTES_START + state.num_players] = block
-
-
-@lru_cache(maxsize=4096)
-def _known_block(masks: tuple[int, ...]) -> np.ndarray:
-    """The known-roles block for one seat's knowledge (the same patterns recur: memoised, read only)."""
-    block = _MASK_ROWS[list(masks)].ravel()
-    block.flags.writeable = False
-    return block
 
 
 def _notes_text(notes: list[tuple[int, str, str]], max_shown: int) -> str:

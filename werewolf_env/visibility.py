@@ -91,12 +91,19 @@ def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
 _COUNTED_ROLES = (Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER)  # the order of ``_propagated``'s counts
 
 
-@lru_cache(maxsize=1 << 14)
 def _propagated(possible: tuple[int, ...], counts: tuple[int, ...]) -> tuple[int, ...]:
-    """``_propagate_counts`` as a pure function, memoised: the same few patterns recur game after game."""
-    result = list(possible)
+    """``_propagate_counts`` as a pure function, memoised. The rules change a seat's mask according
+    to its mask and the multiset of all masks only, so the memo keys on the sorted multiset (the
+    same few patterns recur game after game, in any seat order) and maps each mask to its result."""
+    mapping = _propagation_map(tuple(sorted(possible)), counts)
+    return tuple([mapping[mask] for mask in possible])
+
+
+@lru_cache(maxsize=1 << 12)
+def _propagation_map(multiset: tuple[int, ...], counts: tuple[int, ...]) -> dict[int, int]:
+    result = list(multiset)
     _propagate_counts(result, dict(zip(_COUNTED_ROLES, counts, strict=True)))
-    return tuple(result)
+    return dict(zip(multiset, result, strict=True))
 
 
 def _propagate_counts(possible: list[int], counts: dict[Role, int]) -> None:
