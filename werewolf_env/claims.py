@@ -316,13 +316,9 @@ def _result(phrase: str) -> tuple[str | None, str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _asserted_roles(claim: dict[str, Any]) -> frozenset[Role] | None:
-    """The set of roles a role/team claim says the subject may have (None: not such a claim)."""
-    return _asserted(claim["role"], claim["team"], claim["negated"])
-
-
 @lru_cache(maxsize=64)
 def _asserted(role_name: str | None, team_name: str | None, negated: bool) -> frozenset[Role] | None:
+    """The set of roles a role/team claim says the subject may have (None: not such a claim)."""
     all_roles = frozenset(Role)
     if role_name is not None:
         role = Role(role_name)
@@ -374,7 +370,7 @@ def judge(state: GameState, speaker: int, claims: list[dict[str, Any]]) -> dict[
 
 @lru_cache(maxsize=64)
 def _asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
-    """``_asserted_roles`` as a role bitmask (0: not a role or team claim)."""
+    """``_asserted`` as a role bitmask (0: not a role or team claim)."""
     roles = _asserted(role_name, team_name, negated) or frozenset()
     mask = 0
     for role in roles:

@@ -153,10 +153,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._cumulative_rewards[agent] = 0.0
         result = game.act(action)
         if result.fallbacks:
-            fallback = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
-            self._last_fallbacks[agent] = fallback
+            self._last_fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
         else:
-            fallback = None
             self._last_fallbacks.pop(agent, None)
         if self._log is not None:
             self._log.flush_events()
@@ -173,10 +171,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         else:
             self.agent_selection = self.possible_agents[state.pending[0].player]
             if state.group_id == self._info_group:  # same group: only the actor's info changed
-                info: dict[str, Any] = {"action_kind": None}
-                if fallback is not None:
-                    info["fallbacks"] = fallback
-                self.infos[agent] = info
+                self.infos[agent] = self._info(self.agent_name_mapping[agent], None)
             else:
                 self._update_infos(agent)
         if self.render_mode == "human":

@@ -337,11 +337,9 @@ class ObservationRenderer:
         self._cursor = 0
         self._public_lines: list[str] = []
         self._pending: list[list[str]] = [[] for _ in range(n)]
-        # The task section and the per-turn tail of the vector: shared by every seat of one group
+        # The task section and the public blocks of the vector: shared by every seat of one group
         # asked the same thing (all bidders read the same task), so cached per group.
         self._turn_group = -1
-        self._labels: list[str] = []
-        self._labels_version = -1
         self._turn_cache: dict[tuple[Any, ...], tuple[str, np.ndarray]] = {}
         self._intros: dict[ActionKind | None, str] = {}
         rules = rules_text(state.config)
@@ -349,6 +347,8 @@ class ObservationRenderer:
             f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{ROLE_CARDS[state.roles[seat]]}\n\n{rules}"
             for seat in range(n)
         ]
+        self._labels: list[str] = []  # players as the PLAYERS line shows them, at ``_labels_version``
+        self._labels_version = -1
         # Vector blocks shared by all seats, and what they were last brought up to date with.
         self._alive = np.zeros(0, dtype=np.float32)
         self._alive_version = -1
