@@ -464,7 +464,8 @@ def _statement(
 ) -> None:
     # Whitespace (newlines included) collapses to single spaces: a statement is one transcript line
     # and cannot forge lines such as "Moderator: ..." in the other players' observations.
-    words = _CONTROL.sub(" ", values["statement"]).split()
+    text = values["statement"]
+    words = (text if text.isprintable() else _CONTROL.sub(" ", text)).split()  # printable: no control characters
     limit = state.config.max_statement_words
     action["truncated"] = len(words) > limit
     if action["truncated"]:

@@ -8,7 +8,6 @@ They never read a clock, touch a file or draw from a global RNG; the only random
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from .claims import extractor_for, judge
@@ -46,6 +45,15 @@ def _take(state: GameState) -> dict[int, dict[str, Any]]:
     state.group_actions = {}
     state.group_id += 1
     return answers
+
+
+def _count(choices: Any) -> dict[int, int]:
+    """How often each seat was chosen (``None``, no choice, not counted), in order of first choice."""
+    counts: dict[int, int] = {}
+    for seat in choices:
+        if seat is not None:
+            counts[seat] = counts.get(seat, 0) + 1
+    return counts
 
 
 def _draw(state: GameState, candidates: list[int], weights: list[float] | None = None) -> int:
@@ -112,7 +120,7 @@ def resolve_night(state: GameState) -> None:
         elif role is Role.SEER:
             night.checks[seat] = target
 
-    votes = Counter(t for t in night.proposals.values() if t is not None)
+    votes = _count(night.proposals.values())
     target: int | None = None
     if votes:
         top = max(votes.values())
@@ -281,7 +289,7 @@ def open_vote(state: GameState) -> None:
 
 def exile(state: GameState) -> None:
     votes = {seat: a["vote"] for seat, a in sorted(_take(state).items())}
-    tally = Counter(v for v in votes.values() if v is not None)
+    tally = _count(votes.values())
     voters = len(votes)
     exiled = None
     if tally:

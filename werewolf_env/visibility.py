@@ -61,11 +61,7 @@ def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
 def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
     config = state.config
     counts = (config.num_werewolves, config.num_seers, config.num_doctors, config.num_villagers)
-    present = 0
-    for role, count in zip(_COUNTED_ROLES, counts, strict=True):
-        if count:
-            present |= _BIT[role]
-    village = present & ~_WOLF
+    present, village = _present_masks(counts)
     roles = state.roles
     own = roles[seat]
     if own is Role.WEREWOLF:
@@ -86,6 +82,16 @@ def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
         if victim is not None:
             possible[victim] &= ~_WOLF
     return _propagated(tuple(possible), counts)
+
+
+@lru_cache(maxsize=64)
+def _present_masks(counts: tuple[int, ...]) -> tuple[int, int]:
+    """(roles in the game, village roles in the game) as masks, for role counts in ``_COUNTED_ROLES`` order."""
+    present = 0
+    for role, count in zip(_COUNTED_ROLES, counts, strict=True):
+        if count:
+            present |= _BIT[role]
+    return present, present & ~_WOLF
 
 
 _COUNTED_ROLES = (Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER)  # the order of ``_propagated``'s counts
