@@ -466,11 +466,19 @@ class ObservationRenderer:
             event = events[i]
             audience = event.audience
             if audience is None:
-                if event.type == "votes":  # names every voter: fill one template per reader
+                if event.type == "votes":  # names every voter: mark each reader's own name in one copy
                     tokens = _vote_tokens(event.data)
-                    self._public_lines.append(_fill(tokens, names))
+                    parts = [names[t] if type(t) is int else t for t in tokens]
+                    self._public_lines.append("".join(parts))
+                    where: dict[int, list[int]] = {}
+                    for i, t in enumerate(tokens):
+                        if type(t) is int:
+                            where.setdefault(t, []).append(i)
                     for seat, lines in enumerate(pending):
-                        lines.append(_fill(tokens, _labels(names, seat)))
+                        own = parts.copy()
+                        for i in where.get(seat, ()):
+                            own[i] += " (you)"
+                        lines.append("".join(own))
                     continue
                 line = event_line(event, None, names)
                 if line is None:
