@@ -149,7 +149,26 @@ def _labels(names: tuple[str, ...], viewer: int | None) -> tuple[str, ...]:
 
 
 def _votes(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
-    return _fill(_vote_tokens(e.data), _labels(names, viewer))
+    neutral, own = _vote_lines(e.data, names, () if viewer is None else (viewer,))
+    return own[0] if own else neutral
+
+
+def _vote_lines(d: dict[str, Any], names: tuple[str, ...], readers: Any) -> tuple[str, list[str]]:
+    """The votes line as nobody in particular reads it, and as each of ``readers`` does (its own
+    name marked "(you)"): rendered once, then copied per reader."""
+    tokens = _vote_tokens(d)
+    parts = [names[t] if type(t) is int else t for t in tokens]
+    where: dict[int, list[int]] = {}
+    for i, t in enumerate(tokens):
+        if type(t) is int:
+            where.setdefault(t, []).append(i)
+    own = []
+    for seat in readers:
+        copy = parts.copy()
+        for i in where.get(seat, ()):
+            copy[i] += " (you)"
+        own.append("".join(copy))
+    return "".join(parts), own
 
 
 def _vote_tokens(d: dict[str, Any]) -> list[str | int]:
@@ -169,10 +188,6 @@ def _vote_tokens(d: dict[str, Any]) -> list[str | int]:
         tokens.append("no votes")
     tokens.append(f"; abstained: {d['abstained']}.")
     return tokens
-
-
-def _fill(tokens: list[str | int], label: tuple[str, ...]) -> str:
-    return "".join([label[t] if type(t) is int else t for t in tokens])  # type: ignore[misc]
 
 
 def _suspicion(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
@@ -466,19 +481,11 @@ class ObservationRenderer:
             event = events[i]
             audience = event.audience
             if audience is None:
-                if event.type == "votes":  # names every voter: mark each reader's own name in one copy
-                    tokens = _vote_tokens(event.data)
-                    parts = [names[t] if type(t) is int else t for t in tokens]
-                    self._public_lines.append("".join(parts))
-                    where: dict[int, list[int]] = {}
-                    for i, t in enumerate(tokens):
-                        if type(t) is int:
-                            where.setdefault(t, []).append(i)
-                    for seat, lines in enumerate(pending):
-                        own = parts.copy()
-                        for i in where.get(seat, ()):
-                            own[i] += " (you)"
-                        lines.append("".join(own))
+                if event.type == "votes":  # names every voter: rendered once, one copy per reader
+                    neutral, own = _vote_lines(event.data, names, range(len(pending)))
+                    self._public_lines.append(neutral)
+                    for lines, line in zip(pending, own, strict=True):
+                        lines.append(line)
                     continue
                 line = event_line(event, None, names)
                 if line is None:
