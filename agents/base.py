@@ -17,6 +17,10 @@ class Policy:
     Class attributes the runner reads:
     * ``needs_events``: the policy reads ``info["events"]`` (the runner then turns them on);
     * ``endpoint``: calls to the same endpoint share one concurrency limit (None: no limit).
+
+    A policy may raise ``agents.endpoints.EndpointDownError`` when its server can no longer answer (a
+    tripped circuit breaker): the runner does not absorb it, and the run stops. Any other exception
+    is absorbed: the env's recorded fallback answers for that turn.
     """
 
     name = "policy"
@@ -30,6 +34,9 @@ class Policy:
 
     async def aact(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
         return self.act(observation, info)
+
+    async def aclose(self) -> None:
+        """Release what the policy holds (connections of its own); the runner calls it after each game."""
 
     def drain_records(self) -> list[dict[str, Any]]:
         """Records to attach to the game log since the last call (LLM calls, errors); default none."""

@@ -5,15 +5,47 @@
 
 It answers ``POST /v1/chat/completions`` with a valid Werewolf action read from the prompt (the
 "Answer with exactly one JSON object" line and the allowed names), so whole games complete, and
-injects faults on demand: ``latency`` (seconds added to every answer), and per request, by schedule
-or by seeded rates, one of
+``GET /v1/models``. Errors have OpenAI's shape: ``{"error": {"message", "type", "param", "code"}}``.
 
-* ``malformed``: content that is not JSON;       * ``wrong_keys``: a JSON object with other keys;
-* ``invalid_target``: a name that is not playing; * ``refusal``: no content, a refusal message;
-* ``429``: rate limited, with ``Retry-After``;   * ``500``: a server error;
-* ``drop``: the connection closes with no answer; * ``timeout``: the answer comes after ``hang`` seconds.
+Server-wide modes (constructor keywords), each applying to every request:
 
-``requests`` keeps every request body and ``faults_sent`` what was injected, for assertions.
+* ``latency``: seconds added to every answer (not to the rejections below);
+* ``api_key``: a request without ``Authorization: Bearer <api_key>`` gets 401 "Incorrect API key
+  provided" (code ``invalid_api_key``; the key received is never echoed), ``GET /v1/models`` too;
+* ``models``: the model ids served and listed; a chat request for another model gets 404 "The model
+  `X` does not exist" (code ``model_not_found``). Default ``None``: any model, listed as ``fake``;
+* ``reject_response_format``: any ``response_format`` gets 400 with ``param: "response_format"``;
+* ``schema_error``: a ``json_schema`` response format gets ``schema_error_status`` (500, or 400/422)
+  with llama-cpp-python's "Failed to parse grammar from json schema: ..." message; ``json_object``
+  and plain text are answered;
+* ``trickle``: seconds per byte: the status line and headers go out at once, then the body one byte
+  at a time (a read timeout between bytes never fires; the whole answer takes long). ``stop()``
+  cancels a trickle in progress;
+* ``drop_system``: system messages are ignored, as by a chat template that drops them, both for
+  ``usage.prompt_tokens`` (words, roughly) and for the prompt the scripted answer reads;
+* ``headers`` (on): every reply carries ``x-request-id: req_<n>`` (``n``: the request's position in
+  ``headers_seen``) and ``x-ratelimit-{limit,remaining,reset}-requests``;
+* a request's ``max_tokens`` (or ``max_completion_tokens``) is honoured loosely: an answer longer than
+  4 characters a token is cut there, with ``finish_reason: "length"``.
+
+Faults per request, by ``FaultPlan`` schedule or seeded rates (``CLASSIC_FAULTS``: the first eight):
+
+* answers, HTTP 200: ``malformed`` (not JSON), ``wrong_keys`` (a JSON object with other keys),
+  ``invalid_target`` (a name that is not playing), ``refusal`` (no content, a refusal message),
+  ``length`` (the first 60% of the valid JSON, ``finish_reason: "length"``), ``empty`` (content ""),
+  ``placeholder`` (a statement answer saying the literal ``<what you say>``; other kinds as usual);
+* HTTP errors: ``429`` (``Retry-After: <retry_after>`` seconds), ``429_ms`` (only
+  ``retry-after-ms``), ``429_date`` (``Retry-After`` as an HTTP-date at least 2 s ahead), ``500``,
+  ``401`` (as ``api_key``), ``403``, ``404`` (as ``models``), ``408``, ``409``, ``422``, ``502``,
+  ``503`` (llama.cpp's "Loading model");
+* transport: ``drop`` (the connection closes with no answer), ``timeout`` (the answer comes after
+  ``hang`` seconds), ``trickle`` (this answer trickles at ``trickle``, or 1 s a byte if that is 0).
+
+``requests`` keeps the body of every chat request that reached the script (the fault index counts
+these), ``max_in_flight`` the most of them answered at once, ``faults_sent`` what was injected, and
+``headers_seen`` every HTTP request's headers in arrival order (rejected ones and ``GET /v1/models``
+too), lowercased, with ``:method`` and ``:path`` added and credentials replaced by ``***``.
+``refused_url()`` is a base URL on which nothing listens.
 """
 
 from __future__ import annotations
@@ -25,10 +57,17 @@ import random
 import re
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
+from email.utils import formatdate
 from typing import Any
 
-FAULTS = ("malformed", "wrong_keys", "invalid_target", "refusal", "429", "500", "drop", "timeout")
+CLASSIC_FAULTS = ("malformed", "wrong_keys", "invalid_target", "refusal", "429", "500", "drop", "timeout")
+FAULTS = (*CLASSIC_FAULTS, "length", "empty", "placeholder", "401", "403", "404", "408", "409", "422",
+          "429_ms", "429_date", "502", "503", "trickle")  # fmt: skip
+
+PLACEHOLDER = "<what you say>"  # what a small model copies from the answer format instead of speaking
+_CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key")
 
 
 @dataclass
@@ -93,21 +132,83 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
     return {"summary": "A scripted game."}
 
 
+def refused_url() -> str:
+    """A base URL on which nothing listens (a port the OS just handed out and took back): connection refused."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@dataclass
+class _Reply:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    trickle: float = 0.0  # seconds per body byte for this reply; 0: the server-wide rate
+
+
+def _error(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
+           param: str | None = None) -> _Reply:  # fmt: skip
+    return _Reply(status, {"error": {"message": message, "type": kind, "param": param, "code": code}})
+
+
+# HTTP error faults: status, message, type, code (OpenAI's texts where it has them; 503 is llama.cpp's
+# answer while it loads the model). "{model}" is the requested model.
+_ERROR_FAULTS: dict[str, tuple[int, str, str, str | None]] = {
+    "401": (401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key"),
+    "403": (403, "Country, region, or territory not supported", "request_forbidden",
+            "unsupported_country_region_territory"),
+    "404": (404, "The model `{model}` does not exist", "invalid_request_error", "model_not_found"),
+    "408": (408, "Request timed out", "timeout_error", None),
+    "409": (409, "The request conflicted with another request; please try again", "conflict_error", None),
+    "422": (422, "Unprocessable request: messages could not be read", "invalid_request_error", None),
+    "429": (429, "rate limited", "requests", "rate_limit_exceeded"),
+    "429_ms": (429, "rate limited", "requests", "rate_limit_exceeded"),
+    "429_date": (429, "rate limited", "requests", "rate_limit_exceeded"),
+    "500": (500, "internal error", "server_error", None),
+    "502": (502, "Bad gateway", "server_error", None),
+    "503": (503, "Loading model", "unavailable_error", None),
+}  # fmt: skip
+# Answer faults whose content does not depend on the prompt.
+_FIXED_CONTENT = {
+    "malformed": "Sure! I think I would like to vote for someone {not json",
+    "wrong_keys": json.dumps({"answer": "yes", "thoughts": "none"}),
+    "invalid_target": json.dumps({"target": "Nobody Known", "vote": "Nobody Known", "bid": 99}),
+    "empty": "",
+}
+_SCHEMA_ERROR = "Failed to parse grammar from json schema: Unrecognized schema: {'$ref': '#/$defs/Action'}"
+_RATE_LIMIT = 10_000  # requests a minute, as advertised in x-ratelimit-limit-requests
+
+
 class FakeOpenAIServer:
     """Serves on its own asyncio loop in a background thread (one loop, no thread per connection, so
     many calls in flight all get their latency on time)."""
 
     def __init__(self, latency: float = 0.0, faults: FaultPlan | None = None, hang: float = 5.0,
-                 retry_after: float = 0.05, reject_response_format: bool = False,
-                 answer: Any = None) -> None:  # fmt: skip
+                 retry_after: float = 0.05, reject_response_format: bool = False, answer: Any = None, *,
+                 api_key: str | None = None, models: tuple[str, ...] | None = None, schema_error: bool = False,
+                 schema_error_status: int = 500, trickle: float = 0.0, drop_system: bool = False,
+                 headers: bool = True, port: int = 0) -> None:  # fmt: skip
         self.latency = latency
         self.faults = faults or FaultPlan()
         self.hang = hang
         self.retry_after = retry_after
         self.reject_response_format = reject_response_format
         self.answer = answer or scripted_answer  # prompt -> dict or str
+        self.api_key = api_key
+        self.models = tuple(models) if models is not None else None
+        self.schema_error = schema_error
+        self.schema_error_status = schema_error_status
+        self.trickle = trickle
+        self.drop_system = drop_system
+        self.headers = headers
+        self.port = port  # 0: any free port (a fixed one lets a test restart "the same" server)
         self.requests: list[dict[str, Any]] = []
         self.faults_sent: list[tuple[int, str]] = []
+        self.headers_seen: list[dict[str, str]] = []
+        self.in_flight = 0  # chat requests being answered now, and the most at once (concurrency caps are checked here)
+        self.max_in_flight = 0
         self._count = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -125,14 +226,15 @@ class FakeOpenAIServer:
 
         def serve() -> None:
             asyncio.set_event_loop(loop)
-            server = loop.run_until_complete(asyncio.start_server(self._connection, "127.0.0.1", 0))
+            server = loop.run_until_complete(asyncio.start_server(self._connection, "127.0.0.1", self.port))
             self._port = server.sockets[0].getsockname()[1]
             ready.set()
             try:
                 loop.run_forever()
             finally:
                 server.close()
-                pending = asyncio.all_tasks(loop)  # open connections: end them before the loop closes
+                # open connections (a hang, a trickle): end them before the loop closes
+                pending = asyncio.all_tasks(loop)
                 for task in pending:
                     task.cancel()
                 loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
@@ -172,31 +274,29 @@ class FakeOpenAIServer:
         """One client connection: HTTP/1.1 requests, kept alive until the client closes it."""
         sock = writer.get_extra_info("socket")
         if sock is not None:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a trickle goes out byte by byte
         try:
             while True:
                 request_line = await reader.readline()
                 if not request_line.strip():
                     break
                 method, path = request_line.decode("latin-1").split(" ")[:2]
-                headers: dict[str, str] = {}
+                headers: dict[str, str] = {":method": method, ":path": path}
                 while True:
                     line = await reader.readline()
                     if line in (b"\r\n", b"\n", b""):
                         break
                     name, _, value = line.decode("latin-1").partition(":")
                     headers[name.strip().lower()] = value.strip()
+                with self._lock:
+                    arrival = len(self.headers_seen)
+                    self.headers_seen.append({k: "***" if k in _CREDENTIAL_HEADERS else v for k, v in headers.items()})
                 length = int(headers.get("content-length", "0") or 0)
                 raw = await reader.readexactly(length) if length else b""
-                reply = await self._reply(method, path, raw)
+                reply = await self._reply(method, path, raw, headers.get("authorization", ""))
                 if reply is None:  # a dropped connection
                     break
-                status, payload, extra = reply
-                data = json.dumps(payload).encode()
-                head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}", "Content-Type: application/json",
-                        f"Content-Length: {len(data)}", *(f"{k}: {v}" for k, v in extra.items())]  # fmt: skip
-                writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
-                await writer.drain()
+                await self._send(writer, reply, arrival)
                 if headers.get("connection", "").lower() == "close":
                     break
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
@@ -204,58 +304,135 @@ class FakeOpenAIServer:
         finally:
             writer.close()
 
-    async def _reply(self, method: str, path: str, raw: bytes) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+    async def _send(self, writer: asyncio.StreamWriter, reply: _Reply, arrival: int) -> None:
+        data = json.dumps(reply.body).encode()
+        extra = {**self._standard_headers(arrival, reply.status), **reply.headers}
+        head = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}", "Content-Type: application/json",
+                f"Content-Length: {len(data)}", *(f"{k}: {v}" for k, v in extra.items())]  # fmt: skip
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        rate = reply.trickle or self.trickle
+        if not rate:
+            writer.write(data)
+        else:
+            await writer.drain()  # the head goes out now, so the client sees a live, answering server
+            for i in range(len(data)):
+                await asyncio.sleep(rate)  # cancelled by stop(): the connection just closes
+                writer.write(data[i : i + 1])
+                await writer.drain()
+        await writer.drain()
+
+    def _standard_headers(self, arrival: int, status: int) -> dict[str, str]:
+        if not self.headers:
+            return {}
+        limited = status == 429
+        return {
+            "x-request-id": f"req_{arrival}",
+            "x-ratelimit-limit-requests": str(_RATE_LIMIT),
+            "x-ratelimit-remaining-requests": "0" if limited else str(max(0, _RATE_LIMIT - 1 - arrival)),
+            "x-ratelimit-reset-requests": f"{max(1, round(self.retry_after * 1000))}ms" if limited else "6ms",
+        }
+
+    async def _reply(self, method: str, path: str, raw: bytes, authorization: str) -> _Reply | None:
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return self._fault_error("401", "")
         route = path.split("?")[0].rstrip("/")
         if method == "GET" and route.endswith("/models"):
-            return 200, {"object": "list", "data": [{"id": "fake", "object": "model", "owned_by": "tests"}]}, {}
+            listed = [{"id": m, "object": "model", "owned_by": "tests"} for m in self.models or ("fake",)]
+            return _Reply(200, {"object": "list", "data": listed})
         if method != "POST" or not route.endswith("/chat/completions"):
-            return 404, {"error": {"message": "not found"}}, {}
+            return _error(404, "not found")
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
-            return 400, {"error": {"message": "request body is not JSON"}}, {}
-        if self.reject_response_format and body.get("response_format"):
-            return 400, {"error": {"message": "response_format is not supported", "param": "response_format"}}, {}
+            return _error(400, "request body is not JSON")
+        model = str(body.get("model", ""))
+        if self.models is not None and model not in self.models:
+            return self._fault_error("404", model)
+        response_format = body.get("response_format")
+        if self.reject_response_format and response_format:
+            return _error(400, "response_format is not supported", param="response_format")
+        if self.schema_error and isinstance(response_format, dict) and response_format.get("type") == "json_schema":
+            kind = "internal_server_error" if self.schema_error_status >= 500 else "invalid_request_error"
+            return _error(self.schema_error_status, _SCHEMA_ERROR, kind)
+        self.in_flight += 1  # on the server's one loop: no lock needed
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._answer(body, model)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, body: dict[str, Any], model: str) -> _Reply | None:
         index, fault = self._next(body)
         if self.latency:
             await asyncio.sleep(self.latency)
-        if fault == "429":
-            return 429, {"error": {"message": "rate limited"}}, {"Retry-After": f"{self.retry_after}"}
-        if fault == "500":
-            return 500, {"error": {"message": "internal error"}}, {}
+        if fault in _ERROR_FAULTS:
+            return self._fault_error(fault, model)
         if fault == "drop":
             return None
         if fault == "timeout":
             await asyncio.sleep(self.hang)
-        return 200, self._completion(index, body, fault), {}
+        reply = _Reply(200, self._completion(index, body, fault))
+        if fault == "trickle":
+            reply.trickle = self.trickle or 1.0
+        return reply
 
-    def _completion(self, index: int, body: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        messages = body.get("messages", [])
+    def _fault_error(self, fault: str, model: str) -> _Reply:
+        status, message, kind, code = _ERROR_FAULTS[fault]
+        reply = _error(status, message.format(model=model), kind, code)
+        if fault == "429":
+            reply.headers["Retry-After"] = f"{self.retry_after}"
+        elif fault == "429_ms":
+            reply.headers["retry-after-ms"] = str(round(self.retry_after * 1000))
+        elif fault == "429_date":  # whole seconds only: 2 s ahead at least, so the wait is still positive on arrival
+            reply.headers["Retry-After"] = formatdate(time.time() + max(self.retry_after, 2.0), usegmt=True)
+        return reply
+
+    def _prompt(self, messages: list[dict[str, Any]]) -> str:
+        """The text the scripted answer reads: the last user message if it holds the task, else all of them
+        (and the system messages, if only they hold the task)."""
         users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
         last = users[-1] if users else ""
-        answer = self.answer(last if _FORMAT.search(last) else "\n".join(users))
+        if _FORMAT.search(last):
+            return last
+        systems = [str(m.get("content", "")) for m in messages if m.get("role") == "system"]
+        if not any(_FORMAT.search(u) for u in users) and any(_FORMAT.search(s) for s in systems):
+            return "\n".join(systems + users)
+        return "\n".join(users)
+
+    def _completion(self, index: int, body: dict[str, Any], fault: str | None) -> dict[str, Any]:
+        messages = [m for m in body.get("messages", []) if not (self.drop_system and m.get("role") == "system")]
+        answer = self.answer(self._prompt(messages))
+        if fault == "placeholder" and isinstance(answer, dict) and "statement" in answer:
+            answer = {**answer, "statement": PLACEHOLDER}
         content: str | None = answer if isinstance(answer, str) else json.dumps(answer)
         refusal = None
-        if fault == "malformed":
-            content = "Sure! I think I would like to vote for someone {not json"
-        elif fault == "wrong_keys":
-            content = json.dumps({"answer": "yes", "thoughts": "none"})
-        elif fault == "invalid_target":
-            content = json.dumps({"target": "Nobody Known", "vote": "Nobody Known", "bid": 99})
+        finish_reason = "stop"
+        if fault in _FIXED_CONTENT:
+            content = _FIXED_CONTENT[fault]
         elif fault == "refusal":
             content, refusal = None, "I can't help with deceiving people."
+        elif fault == "length" and content:
+            content, finish_reason = content[: max(1, len(content) * 3 // 5)], "length"
+        limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        # about 4 characters a token: a client that asks for more room on "length" then gets the whole answer
+        if isinstance(limit, int) and content is not None and len(content) > 4 * limit:
+            content, finish_reason = content[: 4 * limit], "length"
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in messages)
         completion_tokens = len((content or refusal or "").split())
         return {
             "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "finish_reason": "stop",
+            "choices": [{"index": 0, "finish_reason": finish_reason,
                          "message": {"role": "assistant", "content": content, "refusal": refusal}}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }  # fmt: skip
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}
+_REASONS = {
+    200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+    408: "Request Timeout", 409: "Conflict", 422: "Unprocessable Entity", 429: "Too Many Requests",
+    500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -264,11 +441,19 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description="A scripted OpenAI-compatible server on 127.0.0.1.")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
-    parser.add_argument("--fault-rate", type=float, default=0.0, help="share of requests given a random fault")
+    parser.add_argument("--fault-rate", type=float, default=0.0,
+                        help=f"share of requests given a random fault among {', '.join(CLASSIC_FAULTS)}")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--api-key", default=None, help="require 'Authorization: Bearer KEY' (else 401)")
+    parser.add_argument("--schema-error", action="store_true", help="answer json_schema response formats with 500")
+    parser.add_argument("--trickle", type=float, default=0.0, help="send reply bodies at this many seconds a byte")
+    parser.add_argument("--drop-system", action="store_true", help="ignore system messages, as some templates do")
     args = parser.parse_args(argv)
-    rates = {fault: args.fault_rate / len(FAULTS) for fault in FAULTS} if args.fault_rate else {}
-    server = FakeOpenAIServer(latency=args.latency, faults=FaultPlan(rates=rates, seed=args.seed)).start()
+    # the classic faults only: the newer ones (401, trickle, ...) would stall or stop an interactive trial
+    rates = {fault: args.fault_rate / len(CLASSIC_FAULTS) for fault in CLASSIC_FAULTS} if args.fault_rate else {}
+    server = FakeOpenAIServer(latency=args.latency, faults=FaultPlan(rates=rates, seed=args.seed),
+                              api_key=args.api_key, schema_error=args.schema_error, trickle=args.trickle,
+                              drop_system=args.drop_system).start()  # fmt: skip
     print(server.base_url, flush=True)
     try:
         threading.Event().wait()

@@ -18,13 +18,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from werewolf_env.config import Role, Team
 
 from .base import Policy
+from .llm_options import LLMOptions, validate_options
+
+if TYPE_CHECKING:
+    from .endpoints import EndpointPool
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -74,15 +78,28 @@ class Lineup(BaseModel):
 
     @field_validator("default", "teams", "roles", "seats")
     @classmethod
-    def _no_literal_keys(cls, value: Any) -> Any:
-        specs = value.values() if isinstance(value, dict) else [value]
-        for spec in specs:
+    def _valid_options(cls, value: Any, info: ValidationInfo) -> Any:
+        """No literal keys anywhere; every LLM seat's options valid before any game starts."""
+        specs = value.items() if isinstance(value, dict) else [(None, value)]
+        for key, spec in specs:
             if "api_key" in spec.options:
                 raise ValueError(
                     "a lineup must not hold an API key (it is written to the run directory): "
                     "use api_key_env (an environment variable name) or api_key_file"
                 )
+            if spec.kind == "llm":
+                where = info.field_name if key is None else f"{info.field_name}.{getattr(key, 'value', key)}"
+                validate_options(spec.options, where=f"lineup {where}")
         return value
+
+    def llm_sections(self) -> list[tuple[str, AgentSpec]]:
+        """Every LLM spec with where it sits ("lineup default", "lineup teams.werewolf", "lineup seats.player_0")."""
+        found: list[tuple[str, AgentSpec]] = [("lineup default", self.default)] if self.default.kind == "llm" else []
+        for section in ("teams", "roles", "seats"):
+            for key, spec in getattr(self, section).items():
+                if spec.kind == "llm":
+                    found.append((f"lineup {section}.{getattr(key, 'value', key)}", spec))
+        return found
 
     def spec_for(self, agent: str, role: Role) -> AgentSpec:
         return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
@@ -107,8 +124,14 @@ def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
     return Lineup.model_validate(data)
 
 
-def make_policy(spec: AgentSpec, seed: int, cache_dir: str | Path | None = None) -> Policy:
-    """A fresh policy for one seat of one game, seeded for reproducibility."""
+def make_policy(
+    spec: AgentSpec, seed: int, cache_dir: str | Path | None = None, pool: EndpointPool | None = None
+) -> Policy:
+    """A fresh policy for one seat of one game, seeded for reproducibility.
+
+    LLM seats share ``pool`` (the run's clients, concurrency caps and breakers); without one, each
+    LLM policy opens its own connection and closes it in ``aclose``.
+    """
     options = spec.options
     options.pop("name", None)  # a label for reports, not a policy option
     if spec.kind == "random":
@@ -122,9 +145,8 @@ def make_policy(spec: AgentSpec, seed: int, cache_dir: str | Path | None = None)
     if spec.kind == "llm":
         from .llm import LLMAgent
 
-        if cache_dir is not None:
-            options.setdefault("cache_dir", cache_dir)
-        return LLMAgent(seed=seed, **options)
+        llm = LLMOptions.model_validate({**options, "name": spec.label()})
+        return LLMAgent(options=llm, pool=pool, seed=seed, cache_dir=cache_dir)
     from .human import HumanAgent
 
     return HumanAgent(**options)

@@ -10,7 +10,11 @@ observations do not depend on each other's answers, so the result is identical t
 play (a test checks it for concurrency 1 and 16).
 
 A policy that raises does not end the game: the error is logged and the env's recorded fallback
-answers for it (except ``KeyboardInterrupt``).
+answers for it, except ``KeyboardInterrupt`` and ``EndpointDownError`` (a server that can no longer
+answer: the game is abandoned, unlogged, and the caller decides; a run stops).
+
+LLM seats share an ``EndpointPool``: one client and one concurrency cap per server. A run passes
+its own pool to every game, so the cap holds across games; without one, the game makes its own.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from werewolf_env import GameConfig
 from werewolf_env.env import raw_env
 
 from .base import Policy
+from .endpoints import EndpointDownError, EndpointPool
 from .lineup import Lineup, load_lineup, make_policy
 
 
@@ -92,69 +97,98 @@ async def play_game(
     cache_dir: str | Path | None = None,
     policies: list[Policy] | None = None,
     info_hook: Callable[[raw_env, str, dict[str, Any]], None] | None = None,
+    pool: EndpointPool | None = None,
 ) -> GameResult:
     """Play one game to the end and return its result (and write its log when ``log_dir`` is set).
 
     ``policies`` overrides the lineup with ready-made policy objects, one per seat. ``info_hook(env,
     agent, info)`` may add to a copy of each info before the policy sees it (the detector's friction
-    warnings, for instance); it must add only what that agent may know.
+    warnings, for instance); it must add only what that agent may know. ``pool`` is the run's
+    ``EndpointPool`` (its ``concurrency`` then caps calls per endpoint across every game sharing it).
     """
     config = env_config if isinstance(env_config, GameConfig) else GameConfig(**(env_config or {}))
     spec = load_lineup(lineup)
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    own_pool = pool is None
+    if pool is None:
+        pool = EndpointPool(concurrency=concurrency)
     env = raw_env(config=config, log_dir=log_dir)
     env.reset(seed=seed)
     game = env.game
     assert game is not None
     roles = game.state.roles
-    if policies is None:
-        specs = [spec.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
-        policies = [make_policy(s, seat_seed(seed, seat), cache_dir) for seat, s in enumerate(specs)]
-        labels = [s.label() for s in specs]
-    else:
-        if len(policies) != config.num_players:
-            raise ValueError(f"{len(policies)} policies for {config.num_players} seats")
-        labels = [p.name for p in policies]
+    try:
+        if policies is None:
+            specs = [spec.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
+            policies = [make_policy(s, seat_seed(seed, seat), cache_dir, pool) for seat, s in enumerate(specs)]
+            labels = [s.label() for s in specs]
+        else:
+            if len(policies) != config.num_players:
+                raise ValueError(f"{len(policies)} policies for {config.num_players} seats")
+            labels = [p.name for p in policies]
+        return await _play(env, config, seed, policies, labels, pool, info_hook)
+    finally:
+        env.close()
+        for policy in policies or []:
+            await policy.aclose()
+        if own_pool:
+            await pool.aclose()
+
+
+async def _play(
+    env: raw_env,
+    config: GameConfig,
+    seed: int,
+    policies: list[Policy],
+    labels: list[str],
+    pool: EndpointPool,
+    info_hook: Callable[[raw_env, str, dict[str, Any]], None] | None,
+) -> GameResult:
+    game = env.game
+    assert game is not None
+    roles = game.state.roles
     # Who played which seat: reports group their figures by these labels (ignored by replay).
     env.log_extra(None, {"type": "lineup", "policies": labels})
     # Structured events cost time on every turn: hand them out only when some policy reads them.
     env.info_events = any(p.needs_events for p in policies)
     env.refresh_infos()
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    limits: dict[str | None, asyncio.Semaphore] = {}
     started = time.perf_counter()
     steps = errors = groups = 0
     tokens: dict[str, int] = {}
-    try:
-        while env.agents:
-            members = env.simultaneous_agents()
-            if not members:  # the game is over: retire every agent
-                env.step(None)
-                continue
-            groups += 1
-            tasks = []
-            for agent in members:
-                obs, info = env.observe(agent), env.infos[agent]
-                if info_hook is not None:
-                    info = dict(info)
-                    info_hook(env, agent, info)
-                policy = policies[env.agent_name_mapping[agent]]
-                tasks.append(asyncio.ensure_future(_ask(policy, obs, info, limits, concurrency)))
-                await asyncio.sleep(0)  # this member's call goes out before the next observation is rendered
+    while env.agents:
+        members = env.simultaneous_agents()
+        if not members:  # the game is over: retire every agent
+            env.step(None)
+            continue
+        groups += 1
+        tasks = []
+        for agent in members:
+            obs, info = env.observe(agent), env.infos[agent]
+            if info_hook is not None:
+                info = dict(info)
+                info_hook(env, agent, info)
+            policy = policies[env.agent_name_mapping[agent]]
+            tasks.append(asyncio.ensure_future(_ask(policy, obs, info, pool)))
+            await asyncio.sleep(0)  # this member's call goes out before the next observation is rendered
+        try:
             answers = await asyncio.gather(*tasks)
-            for agent, (action, records, failed) in zip(members, answers, strict=True):
-                for record in records:
-                    env.log_extra(agent, record)
-                    usage = record.get("usage") if record.get("type") == "llm_call" else None
-                    if isinstance(usage, dict):
-                        for key in ("prompt_tokens", "completion_tokens"):
-                            if isinstance(usage.get(key), int):
-                                tokens[key] = tokens.get(key, 0) + usage[key]
-                errors += failed
-                env.step(action)
-                steps += 1
-    finally:
-        env.close()
+        except BaseException:
+            for task in tasks:  # one member's server is down: the others' calls are moot
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        for agent, (action, records, failed) in zip(members, answers, strict=True):
+            for record in records:
+                env.log_extra(agent, record)
+                usage = record.get("usage") if record.get("type") == "llm_call" else None
+                if isinstance(usage, dict):
+                    for key in ("prompt_tokens", "completion_tokens"):
+                        if isinstance(usage.get(key), int):
+                            tokens[key] = tokens.get(key, 0) + usage[key]
+            errors += failed
+            env.step(action)
+            steps += 1
     state = game.state
     rewards = game.rewards()
     players = [
@@ -183,21 +217,17 @@ async def _ask(
     policy: Policy,
     obs: dict[str, Any],
     info: dict[str, Any],
-    limits: dict[str | None, asyncio.Semaphore],
-    concurrency: int,
+    pool: EndpointPool,
 ) -> tuple[Any, list[dict[str, Any]], int]:
     """One policy's answer, its log records, and 1 if it raised (the env then falls back)."""
     key = policy.endpoint
-    limit = limits.get(key)
-    if limit is None:
-        limit = limits[key] = asyncio.Semaphore(concurrency)
-    guard = limit if key is not None else contextlib.nullcontext()
+    guard = pool.limit(key) if key is not None else contextlib.nullcontext()
     async with guard:
         _Activity.in_flight += 1
         try:
             action = await policy.aact(obs, info)
             return action, policy.drain_records(), 0
-        except (KeyboardInterrupt, SystemExit):
+        except (KeyboardInterrupt, SystemExit, EndpointDownError):
             raise
         except Exception as exc:
             records = policy.drain_records()

@@ -16,18 +16,30 @@ import asyncio
 import json
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agents import GameResult, load_lineup, play_game
-from werewolf_env import GameConfig, __version__
+from agents import load_lineup, play_game
+from werewolf_env import GameConfig
 from werewolf_env.env import raw_env
-from werewolf_env.log import read_log, replay
+from werewolf_env.log import replay
 from werewolf_env.metrics import aggregate
 
+from .llm_flags import (
+    EXIT_BAD_OPTIONS,
+    EXIT_FAILED_GAMES,
+    EXIT_INVALID,
+    EXIT_STOPPED,
+    add_llm_flags,
+    check_run_flags,
+    identity_of,
+    llm_overrides,
+    with_overrides,
+)
 from .report import build_report, find_logs, load_records
-from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, play_run
+from .run_command import RunPlan, execute, run_command
+from .runs import RunDir, RunMismatchError
+from .validity import format_validity, run_validity, worst_fallback_rate
 
 
 def play(env: raw_env, policies: list[Any], seed: int) -> int:
@@ -52,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--players", type=int, default=8)
     run.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed + i")
     run.add_argument("--analysis", choices=["full", "self", "peer", "off"], default="full")
+    run.add_argument("--rounds", type=int, help="nights and days before the game ends undecided (default 10)")
+    run.add_argument("--debate-turns", type=int, help="statements per day (default 6)")
     who = run.add_mutually_exclusive_group()
     who.add_argument("--agents", choices=["heuristic", "random"], help="one model-free policy for every seat")
     who.add_argument("--lineup", help="a lineup file (TOML or JSON): policies per seat, role or team")
@@ -80,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     add_execution_options(run)
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games (default 20)")
+    add_llm_flags(run)
     report = commands.add_parser("report", help="metrics.json, CSV tables, plots and report.html for a run")
     report.add_argument("run_dir", type=Path, help="a run folder (with games/*.ndjson) or a folder of logs")
     report.add_argument("--out", type=Path, help="where to write (default: RUN_DIR)")
@@ -114,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     add_execution_options(tour)
     tour.add_argument("--baseline-games", type=int, default=0, help="random/heuristic baseline games for the report")
     tour.add_argument("--no-plots", action="store_true")
+    add_llm_flags(tour)
     detect = commands.add_parser("detect-eval", help="train the counterfactual deception detector and compare it")
     detect.add_argument("--lineup", default="heuristic", help="who plays the games (kind or lineup file)")
     detect.add_argument("--train-games", type=int, default=60)
@@ -191,120 +207,53 @@ def play_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_command(args: argparse.Namespace) -> int:
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
-    werewolves = max(1, round(args.players / 4))
-    try:
-        config = GameConfig(num_players=args.players, num_werewolves=werewolves, analysis=args.analysis)
-        if args.model:
-            lineup = load_lineup({"default": {"kind": "llm", "model": args.model, "base_url": args.base_url}})
-        else:
-            lineup = load_lineup(args.lineup or args.agents or "heuristic")
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    label = args.model or args.lineup or args.agents or "heuristic"
-    seeds = [args.seed + i for i in range(args.games)]
-    jobs = [Job(f"seed{seed}", seed, lineup) for seed in seeds]
-    identity = {"config": config.model_dump(mode="json"), "lineup": lineup.model_dump(mode="json")}
-    started = time.perf_counter()
-    entries = run_jobs(args.out, identity, jobs, "run", label, config, args.concurrency, args)
-    if isinstance(entries, int):
-        return entries
-    elapsed = time.perf_counter() - started
-    results = [GameResult.from_json(entries[j.id]["result"]) for j in jobs if entries[j.id]["status"] == "ok"]
-    failed = [entries[j.id] for j in jobs if entries[j.id]["status"] == "failed"]
-    summary = summarize(results, config, label, elapsed)
-    summary["failed"] = [{"game": e["game"], "seed": e["seed"], "error": e["error"]} for e in failed]
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    if not args.quiet:
-        print_summary(summary, args.out)
-    if not args.no_report and results:
-        document = build_report(
-            args.out,
-            baseline_games=args.baseline_games,
-            title=f"Werewolf deception report: {label}, {args.games} games",
-        )
-        if not args.quiet:
-            print_report_lines(document, args.out)
-    return 0 if summary["replay_ok"] == len(results) and not failed else 1
-
-
-def run_jobs(
-    out: Path,
-    identity: dict[str, Any],
-    jobs: list[Job],
-    kind: str,
-    label: str,
-    config: GameConfig,
-    concurrency: int,
-    args: argparse.Namespace,
-) -> dict[str, dict[str, Any]] | int:
-    """Open (or resume) the run folder and play what is left: every game's result line, or an exit code."""
-    run = RunDir(out)
-    try:
-        finished = run.open(identity, [job.id for job in jobs], kind, label, [job.seed for job in jobs])
-    except RunMismatchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    todo = [job for job in jobs if job.id not in finished]
-    if finished and not args.quiet:
-        print(f"resuming {out}: {len(finished)} of {len(jobs)} games already finished", file=sys.stderr)
-    progress = Progress(len(jobs), len(finished), quiet=args.quiet)
-    try:
-        play_games(run, config, todo, concurrency, progress, args)
-    except KeyboardInterrupt:
-        progress.finish()
-        done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
-        print(f"interrupted: {done} of {len(jobs)} games finished and kept in {out}; "
-              "run the same command again to resume", file=sys.stderr)  # fmt: skip
-        return 130
-    progress.finish()
-    return run.read_results()
-
-
-def play_games(
-    run: RunDir, config: GameConfig, jobs: list[Job], concurrency: int, progress: Progress, args: argparse.Namespace
-) -> None:
-    """The chosen backend plays ``jobs`` into ``run``."""
-    backend = RayBackend(args.ray_address) if args.backend == "ray" else None
-    try:
-        asyncio.run(play_run(run, config, jobs, concurrency, progress, workers=args.workers, backend=backend))
-    finally:
-        if backend is not None:
-            backend.close()
-
-
 def print_report_lines(document: dict[str, Any], out: Path) -> None:
-    """The headline deception figures of a report, next to the baselines."""
+    """The headline deception figures of a report, next to the baselines, each with the coverage of the
+    analyses it rests on (answered / expected): fallback analyses are never predictions."""
+    from .validity import format_coverage
+
     metrics = document["metrics"]
     baselines = {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
 
     def versus(section: str, group: str, key: str, name: str) -> str:
-        base = [
-            f"{kind} {fmt_value(m[section].get(group, {}).get(key, {}).get(name))}" for kind, m in baselines.items()
-        ]
+        base = []
+        for kind, m in baselines.items():
+            values = m[section].get(group, {}).get(key, {})
+            base.append(f"{kind} {fmt_value(values.get(name), group=values)}")
         return f" ({', '.join(base)})" if base else ""
 
-    caught = metrics["deceptive"]["all"]["all"]["undetected_lie_share"]
-    if caught["value"] is not None:
-        base = ", ".join(f"{kind} {fmt_value(m['deceptive']['all']['all']['undetected_lie_share'], complement=True)}"
-                         for kind, m in baselines.items())  # fmt: skip
-        print(f"  lies caught by a majority of peers: {fmt_value(caught, ci=True, complement=True)}"
+    analyses = metrics["totals"].get("analysis_coverage")
+    if analyses and analyses["answered"] < analyses["expected"]:
+        print(f"  analyses: {format_coverage(analyses)}; the figures below count the answered ones only")
+    peers = metrics["deceptive"]["all"]["all"]
+    caught = peers["undetected_lie_share"]
+    if caught["value"] is not None or (peers.get("no_valid_predictions") and peers["coverage"]["expected"]):
+        base_groups = {kind: m["deceptive"]["all"]["all"] for kind, m in baselines.items()}
+        base = ", ".join(f"{kind} {fmt_value(g['undetected_lie_share'], complement=True, group=g)}"
+                         for kind, g in base_groups.items())  # fmt: skip
+        print(f"  lies caught by a majority of peers: {fmt_value(caught, ci=True, complement=True, group=peers)}; "
+              f"peer analyses {format_coverage(peers['coverage'])}"
               + (f" (baselines: {base})" if base else ""))  # fmt: skip
-    print("  detection F1 by observer role (95% CI; baselines under the same rules and seeds):")
+    print("  detection F1 by observer role (95% CI; analyses answered / expected; baselines under the same rules"
+          " and seeds):")  # fmt: skip
     for role, values in metrics["detective"]["by_role"].items():
+        coverage = format_coverage(values.get("coverage"))
+        if values.get("no_valid_predictions"):
+            print(f"    {role:<9} F1 no valid predictions; {coverage}{versus('detective', 'by_role', role, 'f1')}")
+            continue
         print(f"    {role:<9} F1 {fmt_value(values['f1'], ci=True):<22} "
-              f"precision {fmt_value(values['precision'])}, recall {fmt_value(values['recall'])}"
+              f"precision {fmt_value(values['precision'])}, recall {fmt_value(values['recall'])}; {coverage}"
               f"{versus('detective', 'by_role', role, 'f1')}")  # fmt: skip
     print(f"  report: {out / 'report.html'}   metrics: {out / 'metrics.json'}   tables: {out / 'tables'}/")
 
 
-def fmt_value(est: dict[str, Any] | None, ci: bool = False, complement: bool = False) -> str:
+def fmt_value(
+    est: dict[str, Any] | None, ci: bool = False, complement: bool = False, group: dict[str, Any] | None = None
+) -> str:
+    """A figure as text; undefined: "no valid predictions" when its ``group`` had no answered analysis
+    (a dead server is not a score of 0), else "n/a"."""
     if not est or est.get("value") is None:
-        return "n/a"
+        return "no valid predictions" if group and group.get("no_valid_predictions") else "n/a"
     value = 1 - est["value"] if complement else est["value"]
     text = f"{value:.2f}"
     low, high = est["ci"]
@@ -343,43 +292,67 @@ def tournament_command(args: argparse.Namespace) -> int:
     from .tournament import entrant_table, fit_ratings, load_tournament, schedule
 
     try:
+        check_run_flags(args)
         tour = load_tournament(args.config)
+        overrides = llm_overrides(args)
+        if overrides:
+            tour = tour.model_copy(update={"entrants": [with_overrides(e, overrides) for e in tour.entrants]})
         config = tour.game_config()
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_OPTIONS
     out = args.out or Path("runs") / tour.name
     jobs = schedule(tour)
-    identity = {
-        "config": config.model_dump(mode="json"),
-        "entrants": [e.model_dump(mode="json") for e in tour.entrants],
-        "seed": tour.seed,
-    }
+    plan = RunPlan(
+        out=out, identity={"config": config.model_dump(mode="json"),
+                           "entrants": identity_of([e.model_dump(mode="json") for e in tour.entrants]),
+                           "seed": tour.seed},
+        jobs=jobs, kind="tournament", label=tour.name, config=config,
+        concurrency=args.concurrency or tour.concurrency, breaker=args.breaker, cache=not args.no_cache,
+        sections=[(f"entrant {e.label()}", e) for e in tour.entrants if e.kind == "llm"],
+    )  # fmt: skip
     started = time.perf_counter()
-    entries = run_jobs(out, identity, jobs, "tournament", tour.name, config, args.concurrency or tour.concurrency, args)
-    if isinstance(entries, int):
-        return entries
+    outcome = execute(plan, args)
+    if isinstance(outcome, int):
+        return outcome
+    entries = outcome.entries
     run = RunDir(out)
-    failed = [entries[j.id] for j in jobs if entries[j.id]["status"] == "failed"]
-    records = [r for r in load_records([run.log_of(j.id) for j in jobs if entries[j.id]["status"] == "ok"])]
+    done = [j for j in jobs if entries.get(j.id, {}).get("status") == "ok"]
+    failed = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "failed"]
+    validity = run_validity([run.log_of(j.id) for j in done])
+    if outcome.stopped is not None:
+        print(f"TOURNAMENT STOPPED: {outcome.stopped}. {len(done)} of {len(jobs)} games finished and kept; "
+              "fix the endpoint and run the same command to resume.", file=sys.stderr)  # fmt: skip
+        return EXIT_STOPPED
+    records = [r for r in load_records([run.log_of(j.id) for j in done])]
     if not records:
         print(f"error: no game finished ({len(failed)} failed; see {run.results_path})", file=sys.stderr)
-        return 1
+        return EXIT_FAILED_GAMES
     document = build_report(out, baseline_games=args.baseline_games, plots=not args.no_plots,
                             title=f"Werewolf deception tournament: {tour.name}")  # fmt: skip
     ratings = fit_ratings(records, tour.names)
     table = entrant_table(tour, document, records, ratings)
+    worst = worst_fallback_rate(validity)
+    invalid = worst is not None and worst[1] is not None and worst[1] > args.max_fallback_rate
     result = {
         "name": tour.name, "games": len(records),
         "failed": [{"game": e["game"], "error": e["error"]} for e in failed],
         "seconds": round(time.perf_counter() - started, 2),
         "seating": "blocks of one seed, entrants rotated over seats",
-        "ratings": ratings, "entrants": table,
+        "ratings": ratings, "entrants": table, "validity": validity,
+        "status": "invalid" if invalid else "ok", "endpoints": outcome.endpoints,
     }  # fmt: skip
     (out / "tournament.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if invalid and worst is not None:
+        print(f"INVALID TOURNAMENT: {worst[0]} fell back on {worst[1]:.0%} of its actions, more than "
+              f"--max-fallback-rate {args.max_fallback_rate:.0%}: its figures do not measure the model.")  # fmt: skip
     if not args.quiet:
         print_tournament(result, out)
-    return 1 if failed else 0
+        for line in format_validity(validity):
+            print(f"  {line}")
+    if invalid:
+        return EXIT_INVALID
+    return EXIT_FAILED_GAMES if failed else 0
 
 
 def print_tournament(result: dict[str, Any], out: Path) -> None:
@@ -475,76 +448,33 @@ def rescore_command(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
     )
-    original = {"metrics": aggregate([r for r in load_records(find_logs(args.run_dir)) if r.complete], resamples=0)}
-    print("  detection by observer role, original labels -> labels by " + label + ":")
-    for role, values in document["metrics"]["detective"]["by_role"].items():
-        before = original["metrics"]["detective"]["by_role"].get(role, {})
-        print(f"    {role:<9} F1 {fmt_value(before.get('f1'))} -> {fmt_value(values['f1'])}, "
-              f"precision {fmt_value(before.get('precision'))} -> {fmt_value(values['precision'])}, "
-              f"recall {fmt_value(before.get('recall'))} -> {fmt_value(values['recall'])}")  # fmt: skip
+    from .validity import common_answers, format_coverage
+
+    # Both sides over the same games; the comparison only on analyses answered under both labelings, so
+    # a labeler whose server failed is neither scored 0 nor compared on a different subset.
+    rescored = [r for r in load_records(find_logs(out)) if r.complete]
+    names = {Path(r.source or "").name for r in rescored}
+    originals = [r for r in load_records(find_logs(args.run_dir)) if r.complete and Path(r.source or "").name in names]
+    first, second = aggregate(originals, resamples=0), document["metrics"]
+    paired = [aggregate(side, resamples=0)["detective"]["by_role"] for side in common_answers(originals, rescored)]
+    print(f"  analyses: original labels {format_coverage(first['totals']['analysis_coverage'])}; labels by "
+          f"{label} {format_coverage(second['totals']['analysis_coverage'])}")  # fmt: skip
+    print(f"  detection by observer role, original labels -> labels by {label}, on the analyses answered under both:")
+    for role in sorted(set(paired[0]) | set(paired[1])):
+        before, after = paired[0].get(role, {}), paired[1].get(role, {})
+        coverages = (
+            f"original {format_coverage(first['detective']['by_role'].get(role, {}).get('coverage'))}, "
+            f"new {format_coverage(second['detective']['by_role'].get(role, {}).get('coverage'))}, "
+            f"compared on {after.get('coverage', {}).get('answered', 0)}"
+        )
+        if after.get("no_valid_predictions", True):
+            print(f"    {role:<9} no valid predictions; {coverages}")
+            continue
+        print(f"    {role:<9} F1 {fmt_value(before.get('f1'))} -> {fmt_value(after['f1'])}, "
+              f"precision {fmt_value(before.get('precision'))} -> {fmt_value(after['precision'])}, "
+              f"recall {fmt_value(before.get('recall'))} -> {fmt_value(after['recall'])}; {coverages}")  # fmt: skip
     print(f"  new labels: {out / 'tables' / 'analyses.csv'}   report: {out / 'report.html'}")
     return 0 if not failed else 1
-
-
-def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed: float) -> dict[str, Any]:
-    winners: Counter[str] = Counter()
-    lies: Counter[str] = Counter()
-    lies_by_role: Counter[str] = Counter()
-    statements_by_role: Counter[str] = Counter()
-    replay_ok = 0
-    for result in results:
-        winners[result.winner or "undecided"] += 1
-        for record in read_log(result.log_path):  # type: ignore[arg-type]
-            if record["type"] == "ground_truth":
-                role = record["data"]["speaker_role"]
-                statements_by_role[role] += 1
-                if record["data"]["lie"]:
-                    lies[record["data"]["type"]] += 1
-                    lies_by_role[role] += 1
-        replay_ok += bool(replay(result.log_path))  # type: ignore[arg-type]
-    return {
-        "version": __version__, "games": len(results), "players": config.num_players,
-        "werewolves": config.num_werewolves, "analysis": config.analysis, "lineup": label,
-        "seconds": round(elapsed, 3), "winners": dict(winners), "statements": sum(statements_by_role.values()),
-        "lies": dict(lies), "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
-        "actions": sum(r.steps for r in results), "fallbacks": sum(r.fallbacks for r in results),
-        "policy_errors": sum(r.policy_errors for r in results), "replay_ok": replay_ok,
-        "per_game": [r.to_json() for r in results],
-    }  # fmt: skip
-
-
-def print_summary(s: dict[str, Any], out: Path) -> None:
-    def pct(k: int, total: int) -> str:
-        return f"{k} ({100 * k / total:.0f}%)" if total else "0"
-
-    n = s["games"]
-    winners = s["winners"]
-    print(
-        f"werewolf-deception {s['version']}: {n} games, {s['players']} players ({s['werewolves']} werewolves), "
-        f"lineup {s['lineup']}, analysis={s['analysis']}, {s['seconds']:.1f}s"
-    )
-    print(
-        f"  winners: village {pct(winners.get('village', 0), n)}, werewolves {pct(winners.get('werewolf', 0), n)}, "
-        f"undecided {pct(winners.get('undecided', 0), n)}"
-    )
-    lies = Counter(s["lies"])
-    print(
-        f"  statements: {s['statements']}; grounded lies: {pct(sum(lies.values()), s['statements'])} "
-        f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"
-    )
-    for role, count in sorted(s["statements_by_role"].items()):
-        print(f"    {role:<9} {count:>5} statements, {pct(s['lies_by_role'].get(role, 0), count)} lies")
-    print(
-        f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
-        f"policy errors: {s['policy_errors']}"
-    )
-    print(f"  replay check: {s['replay_ok']}/{n} logs rebuild the identical game")
-    failed = s.get("failed") or []
-    if failed:
-        print(f"  FAILED games: {len(failed)} (recorded in results.ndjson; the same command plays them again)")
-        for entry in failed[:5]:
-            print(f"    seed {entry['seed']}: {entry['error']}")
-    print(f"  logs: {out / 'games'}/   summary: {out / 'summary.json'}")
 
 
 if __name__ == "__main__":

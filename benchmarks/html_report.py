@@ -29,6 +29,8 @@ body.hide-hidden .hidden-info{display:none}
 .statement .text{font-size:1.02rem;margin:.3rem 0}.lie{color:#b00020;font-weight:600}.truthful{color:#186a3b}
 .wide{overflow-x:auto}.event{margin:.2rem 0;font-size:.9rem}.phase{margin-top:1.4rem}.muted{color:#777}
 .badge{display:inline-block;border-radius:3px;padding:0 .35rem;font-size:.75rem;background:#eee;margin-left:.3rem}
+.cov{color:#555;font-size:.75rem;display:block}.nvp{color:#b00020;font-weight:600}
+.warn{background:#fdecea;border-left:3px solid #b00020;padding:.3rem .6rem}tr.kind th{font-weight:400;padding-left:1.2rem}
 img{max-width:100%;border:1px solid #eee;margin:.4rem 0}.plots{display:grid;grid-template-columns:repeat(auto-fill,
 minmax(30rem,1fr));gap:1rem}
 """
@@ -71,12 +73,52 @@ def fmt(est: dict[str, Any] | None, digits: int = 2, ci: bool = True) -> str:
 
 # ---------------------------------------------------------------------- the run report
 
+NO_PREDICTIONS = '<span class="nvp">no valid predictions</span>'
+# Figures that rest on analyses, and which coverage of their group says how many were answered; the
+# others (lies per statement, survival, votes...) do not depend on any analysis being answered.
+PREDICTION_FIGURES = {
+    **{("detective", n): "coverage" for n in ("precision", "recall", "f1", "accuracy", "auroc_werewolf",
+                                               "auprc_werewolf", "werewolf_base_rate", "brier", "ece")},
+    **{("self_report", n): "coverage" for n in ("agreement", "lie_denial", "false_confession")},
+    **{("deceptive", n): "coverage" for n in ("undetected_lie_share", "peer_detected_rate", "peer_flag_rate")},
+    ("deceptive", "self_reported_rate"): "self_coverage",
+    **{("players", n): "coverage" for n in ("peer_detected_deceptions_per_game", "peer_flags_received_per_game",
+                                             "avg_suspicion_received")},
+    ("players", "self_reported_deceptions_per_game"): "self_coverage",
+}  # fmt: skip
 
-def _metric_table(document: dict[str, Any], sections: list[tuple[str, str, str]], group: str, caption: str) -> str:
-    """Rows: the groups (all, then each role / policy); columns: metrics; each cell: run value [95% CI]
-    and, below it, the same metric for the heuristic (H) and random (R) baselines."""
+
+def fmt_coverage(cov: dict[str, Any] | None) -> str:
+    """``answered / expected (share)`` of a group's coverage."""
+    if not cov:
+        return ""
+    share = "" if cov.get("share") is None else f" ({100 * cov['share']:.0f}%)"
+    return f"{cov['answered']} / {cov['expected']}{share}"
+
+
+def _figure(group: dict[str, Any], section: str, name: str, ci: bool = True) -> str:
+    """A figure of a group; "no valid predictions" where it is undefined because nothing was answered."""
+    est = group.get(name)
+    which = PREDICTION_FIGURES.get((section, name))
+    cov = group.get(which) if which else None
+    if (not est or est.get("value") is None) and cov is not None and cov.get("answered") == 0:
+        return NO_PREDICTIONS
+    return fmt(est, ci=ci)
+
+
+def _metric_table(
+    document: dict[str, Any],
+    sections: list[tuple[str, str, str]],
+    group: str,
+    caption: str,
+    coverage: list[tuple[str, str, str]] | None = None,
+) -> str:
+    """Rows: the groups (all, then each role / policy); columns: the coverage of the analyses the figures
+    rest on (answered / asked), then the metrics; each cell: run value [95% CI] and, below it, the same
+    metric for the heuristic (H) and random (R) baselines."""
     metrics = document["metrics"]
     baselines = {k: v["metrics"] for k, v in document.get("baselines", {}).items()}
+    coverage = coverage or []
     keys: list[str] = []
     for section, _, _ in sections:
         for key in metrics[section].get(group, {}):
@@ -84,22 +126,86 @@ def _metric_table(document: dict[str, Any], sections: list[tuple[str, str, str]]
                 keys.append(key)
     if group != "all":
         keys = [k for k in keys if k != "all"]
-    head = "".join(f"<th>{esc(label)}</th>" for _, _, label in sections)
+    head = "".join(f"<th>{esc(label)}</th>" for _, _, label in coverage + sections)
     rows = []
     for key in keys:
         cells = []
+        for section, which, _ in coverage:
+            cov = metrics[section].get(group, {}).get(key, {}).get(which)
+            cells.append(f'<td class="num">{fmt_coverage(cov)}</td>')
         for section, name, _ in sections:
-            est = metrics[section].get(group, {}).get(key, {}).get(name)
+            values = metrics[section].get(group, {}).get(key, {})
             base = []
             for kind, m in sorted(baselines.items()):
-                b = m.get(section, {}).get(group, {}).get(key, {}).get(name)
-                if b is not None:
-                    base.append(f"{kind[0].upper()} {fmt(b, ci=False)}")
+                b = m.get(section, {}).get(group, {}).get(key, {})
+                if b.get(name) is not None:
+                    base.append(f"{kind[0].upper()} {_figure(b, section, name, ci=False)}")
             extra = f'<span class="base">{" · ".join(base)}</span>' if base else ""
-            cells.append(f'<td class="num">{fmt(est)}{extra}</td>')
+            cells.append(f'<td class="num">{_figure(values, section, name)}{extra}</td>')
         rows.append(f"<tr><th>{esc(key)}</th>{''.join(cells)}</tr>")
     table = f"<table><caption>{esc(caption)}</caption><tr><th></th>{head}</tr>{''.join(rows)}</table>"
     return f'<div class="wide">{table}</div>'
+
+
+def _pct(count: int | None, rate: float | None) -> str:
+    if count is None or rate is None:
+        return '<span class="muted">–</span>'
+    return f"{100 * rate:.1f}% <span class='ci'>({count})</span>"
+
+
+def _validity_table(validity: dict[str, Any] | None) -> str:
+    """Per policy (all kinds, then each kind): how many actions were the agent's own answers."""
+    policies = (validity or {}).get("policies") or {}
+    if not policies:
+        return "<p class='muted'>no actions</p>"
+    head = ("<tr><th>policy / action kind</th><th>actions</th><th>answered</th><th>repaired</th><th>invalid</th>"
+            "<th>unanswered</th><th>no outcome</th><th>fallback</th><th>invalid fields</th><th>calls cut off</th>"
+            "<th>cached calls</th><th>policy errors</th></tr>")  # fmt: skip
+    rows = []
+    for label, entry in policies.items():
+        for kind, group in [("all kinds", entry["overall"]), *entry["by_kind"].items()]:
+            fields = ", ".join(f"{esc(f)} {c}" for f, c in group["invalid_fields"].items())
+            outcomes = "".join(
+                f"<td class='num'>{_pct(group[n], group.get(f'{n}_rate', _share(group[n], group['actions'])))}</td>"
+                for n in ("answered", "repaired", "invalid", "unanswered", "no_outcome")
+            )
+            style = " class='kind'" if kind != "all kinds" else ""
+            name = esc(kind) if kind != "all kinds" else f"{esc(label)}{' (LLM)' if entry['llm'] else ''}"
+            warn = " class='warn'" if group["fallback"] else ""
+            rows.append(
+                f"<tr{style}><th>{name}</th><td class='num'>{group['actions']}</td>{outcomes}"
+                f"<td class='num'><span{warn}>{_pct(group['fallback'], group['fallback_rate'])}</span></td>"
+                f"<td>{fields}</td><td class='num'>{group['cut_off']}</td><td class='num'>{group['cached']}</td>"
+                f"<td class='num'>{group['policy_errors']}</td></tr>"
+            )
+    return f'<div class="wide"><table>{head}{"".join(rows)}</table></div>'
+
+
+def _share(count: int | None, total: int) -> float | None:
+    return None if count is None or total <= 0 else count / total
+
+
+def _validity_section(document: dict[str, Any]) -> list[str]:
+    """First thing to read: whether the figures below rest on the agents' answers or on fallbacks."""
+    metrics = document["metrics"]
+    parts = ["<h2>Answer validity</h2>"]
+    analyses = metrics["totals"].get("analysis_coverage") or {}
+    if analyses.get("expected") and analyses.get("answered", 0) < analyses["expected"]:
+        missing = analyses["expected"] - analyses["answered"]
+        parts.append(
+            f"<p class='warn'>{missing} of {analyses['expected']} self / peer analyses fell back to the env's "
+            "default (no usable answer) and are left out of every detection figure. Each table shows the "
+            "coverage (answered / asked) its figures rest on; a group with no answered analysis says "
+            "<b>no valid predictions</b>.</p>"
+        )
+    parts.append(
+        "<p>Per policy and action kind: <i>answered</i> (the model's first answer was valid), <i>repaired</i> "
+        "(valid after one repair prompt), <i>invalid</i> (answered, nothing valid), <i>unanswered</i> (the "
+        "server gave no reply), <i>fallback</i> (the env replaced all or part of the answer). Outcomes are "
+        "known for LLM policies only (– for the others).</p>"
+    )
+    parts.append(_validity_table(document.get("validity")))
+    return parts
 
 
 DECEPTIVE = [
@@ -137,6 +243,13 @@ SELF_REPORT = [
     ("self_report", "false_confession", "truths labelled deceptive"),
 ]
 VOTES = [("votes", "on_werewolves", "votes on werewolves"), ("votes", "abstention", "abstentions")]
+# The coverage columns of each table: (section, coverage key, heading).
+DECEPTIVE_COVERAGE = [("deceptive", "coverage", "peer analyses answered / asked"),
+                      ("deceptive", "self_coverage", "self analyses answered / asked")]  # fmt: skip
+DETECTIVE_COVERAGE = [("detective", "coverage", "analyses answered / asked")]
+SELF_REPORT_COVERAGE = [("self_report", "coverage", "analyses answered / asked")]
+PAPER_COVERAGE = [("players", "coverage", "peer analyses answered / asked"),
+                  ("players", "self_coverage", "self analyses answered / asked")]  # fmt: skip
 
 
 def _lie_types_table(document: dict[str, Any], group: str) -> str:
@@ -190,6 +303,7 @@ def write_report(
     ]  # fmt: skip
     if run["incomplete_logs"]:
         parts.append(f"<p>Unfinished logs left out: {len(run['incomplete_logs'])}.</p>")
+    parts.extend(_validity_section(document))
     outcome_rows = []
     for team, est in metrics["outcomes"].items():
         base = " · ".join(
@@ -199,22 +313,23 @@ def write_report(
         outcome_rows.append(f"<tr><th>{team}</th><td class='num'>{fmt(est)}<span class='base'>{base}</span></td></tr>")
     parts.append(f"<h2>Outcomes</h2><table><tr><th>team</th><th>win rate</th></tr>{''.join(outcome_rows)}</table>")
     totals = metrics["totals"]
+    analyses = totals.get("analysis_coverage")
     parts.append(
         f"<p>{totals['statements']} statements, {totals['lies']} grounded lies; {totals['actions']} actions, "
-        f"{totals['fallbacks']} replaced by fallbacks; tokens: {totals['prompt_tokens']} prompt, "
-        f"{totals['completion_tokens']} completion.</p>"
+        f"{totals['fallbacks']} replaced by fallbacks; analyses answered: {fmt_coverage(analyses) or 'n/a'}; "
+        f"tokens: {totals['prompt_tokens']} prompt, {totals['completion_tokens']} completion.</p>"
     )
-    for heading, sections, note in (
-        ("Deceptive capacity", DECEPTIVE, "by the speaker's"),
-        ("Detective capacity", DETECTIVE, "by the observer's"),
-        ("Self-report honesty", SELF_REPORT, "by the speaker's"),
-        ("Votes", VOTES, "by the voter's"),
-        ("The paper's per-player metrics", PAPER, "by the player's"),
+    for heading, sections, note, coverage in (
+        ("Deceptive capacity", DECEPTIVE, "by the speaker's", DECEPTIVE_COVERAGE),
+        ("Detective capacity", DETECTIVE, "by the observer's", DETECTIVE_COVERAGE),
+        ("Self-report honesty", SELF_REPORT, "by the speaker's", SELF_REPORT_COVERAGE),
+        ("Votes", VOTES, "by the voter's", None),
+        ("The paper's per-player metrics", PAPER, "by the player's", PAPER_COVERAGE),
     ):
         parts.append(f"<h2>{heading}</h2>")
         for group in ("all", "by_role", "by_team", "by_policy"):
             label = "all" if group == "all" else f"{note} {group[3:]}"
-            parts.append(_metric_table(document, sections, group, label))
+            parts.append(_metric_table(document, sections, group, label, coverage))
         if heading == "Deceptive capacity":
             parts.append(_lie_types_table(document, "by_role"))
     parts.append("<h2>Cross-perception by role pair (final suspicion scores)</h2>")
@@ -269,6 +384,16 @@ def _claim(claim: dict[str, Any], names: list[str]) -> str:
     return f"<li>{text}</li>"
 
 
+def _peer_verdict(st: StatementRecord) -> str:
+    """The peers' majority, from the analyses they answered (fallbacks are no verdict)."""
+    answered = len(st.answered_peers)
+    fell_back = len(st.peer_labels) - answered
+    if st.peer_labels and not answered:
+        return f"no valid predictions (all {fell_back} peer analyses fell back)"
+    text = f"peers flagged {st.peer_flags}/{answered}{' (detected)' if st.peer_detected else ''}"
+    return text + (f"; {fell_back} peer analyses fell back and are not counted" if fell_back else "")
+
+
 def _statement(st: StatementRecord, record: GameRecord) -> str:
     names = record.names
     truth = f'<span class="lie">LIE ({esc(st.lie_type)})</span>' if st.lie else '<span class="truthful">truthful</span>'
@@ -281,8 +406,7 @@ def _statement(st: StatementRecord, record: GameRecord) -> str:
         + "</div>",
         f'<p class="text">“{esc(st.text)}”</p>',
         f"<ul class='claims'>{claims}</ul>",
-        f'<div class="hidden-info">ground truth: {truth}; peers flagged {st.peer_flags}/{len(st.peer_labels)}'
-        f"{' (detected)' if st.peer_detected else ''}</div>",
+        f'<div class="hidden-info">ground truth: {truth}; {_peer_verdict(st)}</div>',
     ]
     if st.self_label is not None:
         s = st.self_label
@@ -347,7 +471,7 @@ def game_page(record: GameRecord, name: str, images: dict[str, str] | None = Non
             parts.append(f'<h2 class="phase">Night {e["round"]}</h2>')
         elif kind == "day_start":
             parts.append(f'<h2 class="phase">Day {e["round"]}</h2>')
-        elif kind == "action" and data.get("kind") in ("eliminate", "protect", "unmask"):
+        elif kind == "action" and data.get("kind") in ("eliminate", "protect", "unmask") and isinstance(actor, int):
             target = (data.get("parsed") or {}).get("target")
             tname = names[target] if isinstance(target, int) else "nobody"
             parts.append(

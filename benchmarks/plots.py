@@ -49,19 +49,39 @@ def _ci_bars(ax: Any, x: np.ndarray, ests: list[dict[str, Any] | None], width: f
     low = np.array([e["ci"][0] if e and e["ci"][0] is not None else np.nan for e in ests])
     high = np.array([e["ci"][1] if e and e["ci"][1] is not None else np.nan for e in ests])
     err = np.vstack([np.nan_to_num(values - low), np.nan_to_num(high - values)])
-    ax.bar(x, np.nan_to_num(values), width, yerr=err, capsize=3, label=label)
+    shown = np.isfinite(values)  # an undefined figure gets no bar: a zero-height bar would read as 0.00
+    ax.bar(x[shown], values[shown], width, yerr=err[:, shown], capsize=3, label=label)
 
 
-def _grouped_bars(ax: Any, categories: list[str], series: dict[str, list[dict[str, Any] | None]], title: str) -> None:
-    """One group of bars per category, one bar (with its 95% CI) per series, on a 0-1 scale."""
+def _grouped_bars(
+    ax: Any,
+    categories: list[str],
+    series: dict[str, list[dict[str, Any] | None]],
+    title: str,
+    no_predictions: list[bool] | None = None,
+) -> None:
+    """One group of bars per category, one bar (with its 95% CI) per series, on a 0-1 scale; categories
+    flagged in ``no_predictions`` are marked as such instead of drawn."""
     x = np.arange(len(categories))
     width = 0.8 / max(1, len(series))
     for k, (label, ests) in enumerate(series.items()):
         _ci_bars(ax, x + (k - (len(series) - 1) / 2) * width, ests, width, label)
+    for i, missing in enumerate(no_predictions or []):
+        if missing:
+            ax.text(x[i], 0.5, "no valid\npredictions", ha="center", va="center", fontsize=8, color="#b00020")
     ax.set_xticks(x, categories)
     ax.set_ylim(0, 1.05)
     ax.set_title(title)
     ax.legend(fontsize=8)
+
+
+def _legend(ax: Any) -> None:
+    if ax.get_legend_handles_labels()[0]:  # an empty legend only warns
+        ax.legend(fontsize=8)
+
+
+def _coverage_tick(cov: dict[str, Any] | None) -> str:
+    return f"{cov['answered']}/{cov['expected']} answered" if cov else ""
 
 
 def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path) -> dict[str, str]:
@@ -80,7 +100,10 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     roles = list(detective)
     fig, ax = plt.subplots(figsize=(6, 3.8))
     series = {name: [detective[r][name] for r in roles] for name in ("precision", "recall", "f1")}
-    _grouped_bars(ax, roles, series, "Peer detection of grounded lies, by observer role (95% CI)")
+    # Each role's coverage under its name: the bars rest on the answered analyses only.
+    ticks = [f"{r}\n{_coverage_tick(detective[r].get('coverage'))}" for r in roles]
+    missing = [bool(detective[r].get("no_valid_predictions")) for r in roles]
+    _grouped_bars(ax, ticks, series, "Peer detection of grounded lies, by observer role (95% CI)", missing)
     out["detection by observer role"] = _save(fig, folder / "detection_by_role.png")
 
     fig, ax = plt.subplots(figsize=(5, 4.2))
@@ -90,10 +113,13 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
         points = values.get("reliability") or []
         if points:
             ax.plot([p["stated"] for p in points], [p["observed"] for p in points], marker="o", label=name)
+    if not any(values.get("reliability") for values in curves.values()):  # nothing answered: say so, draw no curve
+        ax.text(0.5, 0.5, "no valid predictions", ha="center", va="center", color="#b00020")
     ax.set_xlabel("stated probability that the statement is deceptive")
     ax.set_ylabel("observed share of lies")
-    ax.set_title("Calibration of peer analyses (reliability)")
-    ax.legend(fontsize=8)
+    cov = metrics["detective"]["all"]["all"].get("coverage")
+    ax.set_title("Calibration of peer analyses (reliability)" + (f"\n{_coverage_tick(cov)}" if cov else ""))
+    _legend(ax)
     out["calibration"] = _save(fig, folder / "calibration.png")
 
     lineups = {"this run": metrics} | {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
@@ -121,7 +147,7 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     ax.set_xlabel("round")
     ax.set_ylabel("village's mean suspicion")
     ax.set_title("Suspicion over rounds (Theil-Sen trend)")
-    ax.legend(fontsize=8)
+    _legend(ax)
     out["suspicion trend"] = _save(fig, folder / "suspicion_trend.png")
     return out
 

@@ -8,7 +8,9 @@ into ``RUN_DIR`` (or ``--out``):
 
 - ``metrics.json``: schema-versioned figures over all games with 95% intervals, by role, team and
   policy, next to the same figures for random and heuristic lineups under the same rules and seeds
-  (``baselines``), plus one row per game;
+  (``baselines``), plus one row per game, and ``validity``: how many answers per policy and action
+  kind were the agents' own (``benchmarks/validity.py``). Detection figures count answered analyses
+  only and carry their ``coverage`` (see ``werewolf_env/metrics.py``);
 - ``tables/{games,players,statements,analyses,votes}.csv``: tidy tables, one row per unit
   (``pandas.read_csv`` loads them as they are);
 - ``plots/*.png`` (needs the ``report`` extra: matplotlib);
@@ -31,6 +33,7 @@ from werewolf_env.log import read_log
 from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
 
 from . import html_report
+from .validity import game_validity, run_validity
 
 BASELINES = ("heuristic", "random")
 TABLES = ("games", "players", "statements", "analyses", "votes")
@@ -45,6 +48,16 @@ def find_logs(run_dir: str | Path) -> list[Path]:
 
 def load_records(paths: list[Path]) -> list[GameRecord]:
     return [GameRecord.from_events(read_log(p), source=str(p)) for p in paths]
+
+
+def load_run(paths: list[Path]) -> tuple[list[GameRecord], list[dict[str, Any]]]:
+    """Each log's record and its answer validity, reading every log once."""
+    records, validity = [], []
+    for path in paths:
+        raw = read_log(path)
+        records.append(GameRecord.from_events(raw, source=str(path)))
+        validity.append(game_validity(raw))
+    return records, validity
 
 
 def write_tables(records: list[GameRecord], folder: Path, names: list[str] | None = None) -> dict[str, Path]:
@@ -114,8 +127,10 @@ def build_report(
     paths = find_logs(run_dir)
     if not paths:
         raise FileNotFoundError(f"no game logs (*.ndjson) in {run_dir} or {run_dir / 'games'}")
-    all_records = load_records(paths)
+    all_records, all_validity = load_run(paths)
     records = [r for r in all_records if r.complete]
+    # Validity over the same games as the figures, so its counts reconcile with the totals.
+    validity = run_validity([v for r, v in zip(all_records, all_validity, strict=True) if r.complete])
     incomplete = [r.source for r in all_records if not r.complete]
     if not records:
         raise ValueError(f"none of the {len(paths)} logs in {run_dir} holds a finished game")
@@ -140,6 +155,7 @@ def build_report(
             "dir": str(run_dir), "games": len(records), "incomplete_logs": incomplete, "lineups": lineups,
             "config": config, "mixed_configs": mixed,
         },
+        "validity": validity,
         "metrics": metrics,
         "baselines": {k: {"games": len(seeds), "seeds": seeds, "metrics": m} for k, m in baseline_metrics.items()},
         "per_game": [record.rows(game=name)["games"][0] for name, record in zip(names, records, strict=True)],

@@ -10,6 +10,11 @@ A run directory holds::
 Starting the same command again resumes: games with an ``ok`` line are kept, every other game
 (never started, half-written, or failed) is played again from its seed, and each game counts once.
 A different command on the same folder is refused; more games with the same rules extend it.
+
+LLM runs share one ``EndpointPool`` for the whole run (a client and a concurrency cap per server,
+across all games) and cache every answered call in ``cache/``, so a resumed run pays only for the
+calls it had not made. When a server's circuit breaker trips, the run stops: games in flight are
+abandoned (played again on resume), finished ones are kept, and ``play_run`` raises ``RunStoppedError``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import GameResult, Lineup, play_game, play_game_sync
+from agents.endpoints import EndpointDownError, EndpointPool
 from agents.runner import calls_in_flight
 from werewolf_env import GameConfig, __version__
 
@@ -39,6 +45,14 @@ MANIFEST_VERSION = 1
 
 class RunMismatchError(ValueError):
     pass
+
+
+class RunStoppedError(RuntimeError):
+    """The run cannot go on (an endpoint's circuit breaker tripped); finished games are kept."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def git_commit() -> str | None:
@@ -123,6 +137,12 @@ class RunDir:
                 shutil.rmtree(self.scratch_of(gid), ignore_errors=True)  # half-written
         return finished
 
+    def note(self, **values: Any) -> None:
+        """Add facts learned while running (endpoints, response formats) to the manifest; not its identity."""
+        manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        manifest.update(values)
+        self._write_manifest(manifest)
+
     def _write_manifest(self, manifest: dict[str, Any]) -> None:
         tmp = self.manifest_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
@@ -197,13 +217,17 @@ class Progress:
             self.stream.flush()
 
 
-def play_job(config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int) -> dict[str, Any]:
+def play_job(
+    config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int, cache_dir: str | None = None
+) -> dict[str, Any]:
     """One game away from the run folder (a worker process or a Ray task, maybe on another machine):
     plain data in, and out the outcome with the log's bytes, which the driver puts in place."""
     with tempfile.TemporaryDirectory() as folder:
         try:
             result = play_game_sync(GameConfig.model_validate(config), Lineup.model_validate(lineup), seed,
-                                    log_dir=folder, concurrency=concurrency)  # fmt: skip
+                                    log_dir=folder, concurrency=concurrency, cache_dir=cache_dir)  # fmt: skip
+        except EndpointDownError as exc:  # the run must stop: not a failed game, one to play again
+            return {"status": "stopped", "error": str(exc)}
         except Exception as exc:
             return {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
                     "traceback": traceback.format_exc(limit=8)}  # fmt: skip
@@ -233,8 +257,10 @@ class RayBackend:
     def slots(self) -> int:
         return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
 
-    async def play(self, config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int) -> Any:
-        return await self.task.remote(config, lineup, seed, concurrency)
+    async def play(
+        self, config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int, cache_dir: str | None
+    ) -> Any:
+        return await self.task.remote(config, lineup, seed, concurrency, cache_dir)
 
     def close(self) -> None:
         if self.started_here:
@@ -250,6 +276,8 @@ async def play_run(
     play: Callable[..., Any] = play_game,
     workers: int = 1,
     backend: RayBackend | None = None,
+    pool: EndpointPool | None = None,
+    cache_dir: str | Path | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``jobs``: ``concurrency`` games at once in this process, spread over ``workers`` processes,
     or as Ray tasks (``backend``); the logs are the same byte for byte whichever way. Returns each
@@ -257,13 +285,22 @@ async def play_run(
 
     Each game's log is written into a scratch folder and moved to ``games/<id>.ndjson`` when the
     game is finished, then its result line is appended: a kill at any moment leaves nothing half-counted.
+
+    ``pool`` (made here when not given) is shared by every game played in this process, so its
+    concurrency cap per endpoint holds across games; worker processes and Ray tasks have one each,
+    with the cap divided among them. ``cache_dir`` holds the LLM response cache.
     """
     entries: list[dict[str, Any]] = []
-    pool = None
+    own_pool = pool is None
+    if pool is None:
+        pool = EndpointPool(concurrency=max(1, concurrency))
+    stopped: list[str] = []  # why the run stopped (the first tripped breaker), if it did
+    cache = str(cache_dir) if cache_dir is not None else None
+    workers_pool = None
     if backend is not None:
         slots = backend.slots
     elif workers > 1:
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        workers_pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         slots = workers
     else:
         slots = 1
@@ -273,30 +310,41 @@ async def play_run(
 
     async def one(job: Job) -> None:
         async with limit:
+            if stopped:
+                return  # the run is stopping: this game is played on resume
             scratch = run.scratch_of(job.id)
             shutil.rmtree(scratch, ignore_errors=True)
-            if backend is not None or pool is not None:
-                args = (plain_config, job.lineup.model_dump(mode="json"), job.seed, concurrency)
+            if backend is not None or workers_pool is not None:
+                per_worker = max(1, concurrency // slots)  # the cap per endpoint, divided among the workers
+                args = (plain_config, job.lineup.model_dump(mode="json"), job.seed, per_worker, cache)
                 try:
                     if backend is not None:
                         outcome = await backend.play(*args)
                     else:
-                        outcome = await loop.run_in_executor(pool, play_job, *args)
+                        outcome = await loop.run_in_executor(workers_pool, play_job, *args)
                 except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
                     raise
                 except Exception as exc:  # the worker itself died (killed, out of memory, node lost)
                     outcome = {"status": "failed", "error": f"worker: {type(exc).__name__}: {exc}"}
+                if outcome["status"] == "stopped":
+                    stop(outcome["error"])
+                    return
                 if outcome["status"] == "ok":
                     scratch.mkdir(parents=True)
                     (scratch / "game.ndjson").write_bytes(outcome.pop("log"))
             else:
                 try:
                     result: GameResult = await play(
-                        config, job.lineup, job.seed, log_dir=scratch, concurrency=concurrency
-                    )
+                        config, job.lineup, job.seed, log_dir=scratch, concurrency=concurrency, pool=pool,
+                        cache_dir=cache_dir,
+                    )  # fmt: skip
                     outcome = {"status": "ok", "result": result.to_json()}
                 except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
                     raise
+                except EndpointDownError as exc:  # not this game's fault: it is played again on resume
+                    shutil.rmtree(scratch, ignore_errors=True)
+                    stop(str(exc))
+                    return
                 except Exception as exc:  # a failure no agent can absorb: recorded, and the run goes on
                     outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
                                "traceback": traceback.format_exc(limit=8)}  # fmt: skip
@@ -322,11 +370,28 @@ async def play_run(
             if progress is not None:
                 progress.show()
 
+    tasks: list[asyncio.Future[None]] = []
+
+    def stop(reason: str) -> None:
+        if not stopped:
+            stopped.append(reason)
+            for task in tasks:  # games in flight cannot finish: abandon them now (they are played on resume)
+                if task is not asyncio.current_task():
+                    task.cancel()
+
     tick = asyncio.ensure_future(ticker())
     try:
-        await asyncio.gather(*(one(job) for job in jobs))
+        tasks.extend(asyncio.ensure_future(one(job)) for job in jobs)
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        for outcome in results:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+                raise outcome
     finally:
         tick.cancel()
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if workers_pool is not None:
+            workers_pool.shutdown(wait=True, cancel_futures=True)
+        if own_pool:
+            await pool.aclose()
+    if stopped:
+        raise RunStoppedError(stopped[0])
     return entries

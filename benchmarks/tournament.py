@@ -46,6 +46,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.lineup import AgentSpec, Lineup
+from agents.llm_options import validate_options
 from werewolf_env import GameConfig
 from werewolf_env.metrics import GameRecord
 from werewolf_env.stats import Bootstrap
@@ -92,6 +93,8 @@ class TournamentConfig(BaseModel):
         for spec in entrants:
             if "api_key" in spec.options:
                 raise ValueError("an entrant must not hold an API key: use api_key_env or api_key_file")
+            if spec.kind == "llm":  # every LLM option valid before any game starts
+                validate_options({**spec.options, "name": spec.label()}, where=f"entrant {spec.label()}")
         return entrants
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import fixed_game, quiet, run_until
-from werewolf_env.actions import legal_targets, parse
+from werewolf_env.actions import ACTION_MODELS, answer_format, echoes_template, legal_targets, parse
 from werewolf_env.engine import Game
 from werewolf_env.state import ActionKind, Turn
 
@@ -52,6 +53,7 @@ def check_legal(game: Game, turn: Turn, action: dict[str, Any]) -> None:
         assert isinstance(action["statement"], str)
         assert len(action["statement"].split()) <= game.state.config.max_statement_words
         assert "\n" not in action["statement"]
+        assert echoes_template(action["statement"]) is None, "a template's placeholder is never spoken"
     elif kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS):
         assert isinstance(action["is_deceptive"], bool)
         assert 0.0 <= action["confidence"] <= 1.0 and not math.isnan(action["confidence"])
@@ -203,3 +205,109 @@ def test_fast_path_agrees_with_pydantic(kind: ActionKind, raw: dict[str, Any]) -
     slow = model.model_validate({k: v for k, v in raw.items() if k in model.model_fields}).model_dump()
     assert fast == slow
     assert [type(v) for v in fast.values()] == [type(slow[k]) for k in fast]
+
+
+# ------------------------------------------------------------------ placeholders echoed from the answer format
+
+# Every <...> placeholder of every answer format, read here from the formats as the prompt shows them.
+FORMAT_PLACEHOLDERS = sorted(
+    {token for kind in ActionKind for bid in (3, 10) for token in re.findall(r"<[^<>]+>", answer_format(kind, bid))}
+)
+
+
+def statement(raw: Any) -> tuple[dict[str, Any], list[str]]:
+    game = GAMES[ActionKind.STATEMENT]
+    result = parse(raw, game.current, game.state)
+    return result.action, result.fallbacks
+
+
+def test_the_placeholder_set_covers_every_answer_format() -> None:
+    assert "<what you say>" in FORMAT_PLACEHOLDERS and "<integer 0-3>" in FORMAT_PLACEHOLDERS
+    for token in FORMAT_PLACEHOLDERS:
+        assert echoes_template(token) is not None, token
+        assert echoes_template(f"I think {token.upper()} is odd") is not None, token
+    for kind in ActionKind:
+        assert echoes_template(answer_format(kind)) is not None, kind  # the JSON template itself
+
+
+@pytest.mark.parametrize(
+    ("text", "echoed"),
+    [
+        ("<what you say>", "<what you say>"),
+        ("<What You Say>", "<what you say>"),
+        ("  <what   you\nsay>  ", "<what you say>"),
+        ("what you say", "<what you say>"),
+        ('"What you say."', "<what you say>"),
+        ("I am the seer and <name or me> is a werewolf", "<name or me>"),
+        ('{"statement": "<what you say>", "claims": []}', "<what you say>"),
+        ("<why, in a sentence or two>", "<why, in a sentence or two>"),
+    ],
+)
+def test_a_statement_echoing_the_template_is_silence(text: str, echoed: str) -> None:
+    action, fallbacks = statement({"statement": text, "claims": [{"kind": "role", "player": "me", "role": "seer"}]})
+    assert action["statement"] == "" and action["claims"] is None and not action["truncated"]
+    assert fallbacks == [f"statement: echoes the answer template's placeholder {echoed!r}; used silence"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I <3 this village", "Bob said <nothing> useful", "if votes < 3 and > 1 we lose", "Why?", "What do you say?",
+     "my role", "<Bob> is odd", "what you say is a lie"],
+)  # fmt: skip
+def test_ordinary_angle_brackets_and_short_statements_are_speech(text: str) -> None:
+    action, fallbacks = statement({"statement": text})
+    assert action["statement"] == " ".join(text.split()) and not fallbacks
+
+
+def test_an_echoed_statement_is_a_pass_in_the_game() -> None:
+    from tests.helpers import scripted
+
+    game = fixed_game()
+    script = scripted({
+        (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
+        (ActionKind.STATEMENT, None, 0): {"statement": "<what you say>"},
+    })  # fmt: skip
+    run_until(game, script, stop=lambda g: any(e.type == "pass" for e in g.state.events))
+    assert not game.state.statements
+    action = next(e for e in game.state.events if e.type == "action" and e.data["kind"] == "statement")
+    assert "placeholder '<what you say>'" in action.data["fallbacks"][0]
+
+
+spacing = st.sampled_from([" ", "  ", "\n", "\t"])
+
+
+@st.composite
+def echoed_placeholders(draw: st.DrawFn) -> str:
+    token = draw(st.sampled_from(FORMAT_PLACEHOLDERS))
+    words = token[1:-1].split()
+    cased = [draw(st.sampled_from([w, w.upper(), w.title()])) for w in words]
+    inner = cased[0] + "".join(draw(spacing) + w for w in cased[1:])
+    return f"<{draw(st.sampled_from(['', ' ']))}{inner}{draw(st.sampled_from(['', ' ']))}>"
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=st.text(max_size=40), token=echoed_placeholders(), after=st.text(max_size=200))
+def test_a_statement_containing_a_placeholder_is_never_accepted(before: str, token: str, after: str) -> None:
+    action, fallbacks = statement({"statement": before + token + after})
+    assert action["statement"] == ""
+    assert fallbacks and fallbacks[0].startswith("statement: echoes the answer template's placeholder")
+
+
+# ---------------------------------------------------------------------------------- analysis answers
+
+
+@pytest.mark.parametrize("kind", [ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS])
+def test_analyses_ask_for_reasoning_before_the_verdict(kind: ActionKind) -> None:
+    keys = re.findall(r'"(\w+)":', answer_format(kind))
+    peer = kind is ActionKind.PEER_ANALYSIS
+    verdict = ["is_deceptive", "confidence", "deception_type", *(["suspicion"] if peer else [])]
+    assert keys == ["reasoning", *verdict, "notes"]
+    schema = ACTION_MODELS[kind].model_json_schema()
+    assert list(schema["properties"]) == ["reasoning", *verdict, "notes"]
+    # llama.cpp's schema grammar puts required properties first: reasoning must be one of them
+    assert schema["required"] == ["reasoning", *verdict]
+    assert "probability" in schema["properties"]["confidence"]["description"]
+    game = GAMES[kind]
+    without = {"is_deceptive": True, "confidence": 0.7, "deception_type": "fabrication", "suspicion": 0.6}
+    result = parse(without, game.current, game.state)
+    assert result.action["reasoning"] == "" and not result.fallbacks, "reasoning stays optional to the parser"

@@ -183,12 +183,13 @@ def test_statement_verdicts_reach_ground_truth_and_not_agents() -> None:
     run_until(game, script, stop=lambda g: bool(g.state.statements))
     (st,) = game.ground_truth()["statements"]
     assert st["lie"] and st["type"] == "fabrication" and st["speaker_role"] == "werewolf"
-    assert st["claims_source"] == "extracted"
+    assert st["claims_source"] == "text" and st["claims_disagreement"] is None  # no structured claims sent
+    assert [c["source"] for c in st["claims"]] == ["text", "text"]
     truth_events = [e for e in game.state.events if e.type == "ground_truth"]
     assert truth_events and all(e.audience == () for e in truth_events)
 
 
-def test_structured_claims_replace_extraction_and_bad_ones_are_reported() -> None:
+def test_structured_claims_add_to_extraction_and_bad_ones_are_reported() -> None:
     game = fixed_game()
     claims = [
         {"kind": "role", "player": "me", "role": "doctor"},
@@ -203,7 +204,12 @@ def test_structured_claims_replace_extraction_and_bad_ones_are_reported() -> Non
     })  # fmt: skip
     run_until(game, script, stop=lambda g: bool(g.state.statements))
     st = game.state.statements[0]
-    assert st.claims_source == "structured"
-    assert st.claims == [claim("role", 0, "doctor"), claim("team", 4, team="werewolf")]
+    assert st.claims_source == "both"
+    assert st.claims == [
+        {**claim("role", 0, "seer"), "source": "text"},  # what the text says is judged whatever was sent
+        {**claim("role", 0, "doctor"), "source": "agent"},
+        {**claim("team", 4, team="werewolf"), "source": "agent"},
+    ]
+    assert st.claims_disagreement == {"agent_only": 2, "text_only": 1, "agreed": 0}
     action = next(e for e in game.state.events if e.type == "action" and e.data["kind"] == "statement")
     assert len(action.data["fallbacks"]) == 3

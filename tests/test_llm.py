@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from agents import play_game_sync
-from agents.fake_openai import FAULTS, FakeOpenAIServer, FaultPlan
-from agents.llm import LLMAgent, build_messages, validate
+from agents.endpoints import EndpointDownError
+from agents.fake_openai import CLASSIC_FAULTS, FakeOpenAIServer, FaultPlan
+from agents.llm import LLMAgent, validate
+from agents.prompts import build_messages
 from werewolf_env.log import read_log, replay
 
 SMALL = {"num_players": 5, "num_werewolves": 1, "max_debate_turns": 2, "max_rounds": 3}
@@ -25,7 +27,7 @@ def calls(log_path: str) -> list[dict[str, Any]]:
     return [r["data"] for r in read_log(log_path) if r["type"] == "agent_record" and r["data"]["type"] == "llm_call"]
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("fault", CLASSIC_FAULTS)
 def test_every_fault_is_absorbed_and_logged(tmp_path: Path, fault: str) -> None:
     plan = FaultPlan(schedule={i: fault for i in range(0, 400, 7)})
     with FakeOpenAIServer(faults=plan, hang=1.0) as server:
@@ -56,13 +58,13 @@ def test_clean_game_logs_every_call_with_tokens(tmp_path: Path) -> None:
     assert first[1]["content"].startswith("PLAYERS:") and "Answer with exactly one JSON object" in first[1]["content"]
 
 
-def test_persistent_failure_falls_back_and_the_game_goes_on(tmp_path: Path) -> None:
+def test_persistent_failure_trips_the_breaker_instead_of_playing_fallbacks(tmp_path: Path) -> None:
     with FakeOpenAIServer(faults=FaultPlan(rates={"500": 1.0})) as server:
-        lineup = llm_lineup(server, max_retries=2)
-        result = play_game_sync(SMALL, lineup, seed=2, log_dir=tmp_path)
-    assert result.fallbacks == result.steps  # every answer was the env's fallback
-    records = calls(result.log_path)
-    assert all(r["retries"] == 2 and r["failure"] == "retries exhausted" for r in records)
+        lineup = llm_lineup(server, retries=2)
+        with pytest.raises(EndpointDownError, match="8 calls in a row got no answer"):
+            play_game_sync(SMALL, lineup, seed=2, log_dir=tmp_path)
+        attempts = len(server.requests)
+    assert attempts == 8 * 3, "each of the 8 calls: one attempt and two retries, then nothing more"
 
 
 def test_retry_after_is_honoured(tmp_path: Path) -> None:
@@ -71,7 +73,8 @@ def test_retry_after_is_honoured(tmp_path: Path) -> None:
         info = {"action_kind": "bid", "legal_targets": [], "max_bid": 10, "answer_format": '{"bid": 1}'}
         obs = {"text": 'HEAD\n\nPLAYERS: Alice\n\nNOW: bid\nAnswer with exactly one JSON object: {"bid": 3}'}
         action = asyncio.run(agent.aact(obs, info))
-    (record,) = agent.drain_records()
+    (record, outcome) = agent.drain_records()
+    assert outcome == {"type": "llm_outcome", "action_kind": "bid", "outcome": "answered", "cached": False}
     assert isinstance(action, dict) and "bid" in action
     assert record["retries"] == 1 and record["latency_s"] >= 0.3
 
@@ -106,15 +109,17 @@ def test_api_key_never_reaches_logs_or_errors(tmp_path: Path, monkeypatch: pytes
         result = play_game_sync(SMALL, llm_lineup(server), seed=6, log_dir=tmp_path)
         agent = LLMAgent(model="fake", base_url=server.base_url)
         assert server.requests, "the key was used"
+        assert all(h["authorization"] == "***" for h in server.headers_seen if "authorization" in h)
     assert secret not in Path(result.log_path).read_text()
     assert secret not in repr(agent) and secret not in str(agent.__dict__.get("name"))
-    assert secret[-8:] not in agent._scrub(f"boom {secret} boom")
+    assert secret not in repr(agent.connection) and secret not in repr(agent.options)
+    assert secret[-8:] not in agent.connection.scrub(f"boom {secret} boom")
 
 
 def test_key_file(tmp_path: Path) -> None:
     key = tmp_path / "key.txt"
     key.write_text("sk-from-file\n")
-    assert LLMAgent(model="m", base_url="http://127.0.0.1:9/v1", api_key_file=str(key))._api_key == "sk-from-file"
+    assert LLMAgent(model="m", base_url="http://127.0.0.1:9/v1", api_key_file=str(key)).connection._api_key == "sk-from-file"
     with pytest.raises(ValueError, match="cannot read the API key file"):
         LLMAgent(model="m", base_url="http://127.0.0.1:9/v1", api_key_file=str(tmp_path / "none"))
 

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake_openai import FakeOpenAIServer
+from agents.fake_openai import FakeOpenAIServer, FaultPlan
 from benchmarks.cli import main
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import GameRecord
+
+from .test_metrics import garbage_game
 
 ANALYSIS_KINDS = ("self_analysis", "peer_analysis")
 
@@ -31,9 +33,9 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def test_run_writes_a_full_report(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_writes_a_full_report(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = json.loads((run_dir / "metrics.json").read_text())
-    assert document["schema_version"] == 1 and document["run"]["games"] == 4
+    assert document["schema_version"] == 2 and document["run"]["games"] == 4
     assert document["run"]["lineups"] == ["heuristic"]
     assert set(document["baselines"]) == {"heuristic", "random"}
     assert document["baselines"]["random"]["seeds"] == [5, 6, 7]
@@ -50,12 +52,29 @@ def test_run_writes_a_full_report(run_dir: Path, capsys: pytest.CaptureFixture[s
     assert len(tables["statements"]) == sum(len(r.statements) for r in records)
     analyses = sum(len(s.peer_labels) + (s.self_label is not None) for r in records for s in r.statements)
     assert len(tables["analyses"]) == analyses
+    assert {row["answered"] for row in tables["analyses"]} == {"True"}  # the heuristic answers every analysis
+    assert document["metrics"]["detective"]["by_role"]["seer"]["coverage"]["share"] == 1.0
+    heuristic = document["validity"]["policies"]["heuristic"]
+    assert heuristic["seat_games"] == 4 * 8 and heuristic["overall"]["fallback"] == 0
+    assert heuristic["overall"]["actions"] == sum(int(row["actions"]) for row in tables["games"])
+    assert heuristic["overall"]["answered"] is None  # no model: outcomes unknown
     assert {row["game"] for row in tables["statements"]} == {row["game"] for row in tables["games"]}
     assert sum(int(row["lies"]) for row in tables["players"]) == sum(
         row["lie"] == "True" for row in tables["statements"]
     )
     html = (run_dir / "report.html").read_text()
     assert "Detective capacity" in html and "H " in html and "R " in html
+    assert html.index("Answer validity") < html.index("Outcomes")  # read first
+    assert "analyses answered / asked" in html and "no valid predictions" not in html
+    capsys.readouterr()
+    assert main(["report", str(run_dir), "--out", str(tmp_path), "--baseline-games", "0", "--no-plots",
+                 "--resamples", "50"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    for role, values in document["metrics"]["detective"]["by_role"].items():
+        n = values["coverage"]["expected"]
+        line = next(x for x in out.splitlines() if x.strip().startswith(role) and "F1" in x)
+        assert f"F1 {values['f1']['value']:.2f}" in line and f"; {n} answered / {n} expected" in line
+    assert "no valid predictions" not in out and "analyses: " not in out  # all answered: no coverage warning
     assert len(list((run_dir / "viewer").glob("*.html"))) == 4
     if shutil.which("python") and _has_matplotlib():
         assert (run_dir / "plots" / "calibration.png").is_file()
@@ -85,6 +104,36 @@ def test_report_leaves_out_unfinished_logs(run_dir: Path, tmp_path: Path, capsys
     assert main(["report", str(tmp_path / "nothing-here")]) == 2
 
 
+def test_report_on_a_run_whose_analyses_all_fell_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A model that never gives a usable analysis: no detection figure, no 0.00, coverage 0 / n."""
+    records = [garbage_game(tmp_path / "games", seed=seed) for seed in (1, 2)]
+    asked = sum(len(st.peer_labels) for r in records for st in r.statements)
+    capsys.readouterr()
+    assert main(["report", str(tmp_path), "--baseline-games", "0", "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "no valid predictions" in out and "F1 0.00" not in out and "F1 n/a" not in out
+    assert f"analyses: 0 answered / {asked + sum(len(r.statements) for r in records)} expected" in out
+    roles = {row: values for row, values in
+             json.loads((tmp_path / "metrics.json").read_text())["metrics"]["detective"]["by_role"].items()}  # fmt: skip
+    for role, values in roles.items():
+        line = next(x for x in out.splitlines() if x.strip().startswith(role) and "F1" in x)
+        assert line.split()[1:4] == ["F1", "no", "valid"] and f"0 answered / {values['coverage']['expected']}" in line
+    document = json.loads((tmp_path / "metrics.json").read_text())
+    detective = document["metrics"]["detective"]["all"]["all"]
+    assert detective["no_valid_predictions"] is True and detective["f1"]["value"] is None
+    assert detective["coverage"] == {"answered": 0, "expected": asked, "share": 0.0}
+    garbage = document["validity"]["policies"]["garbage"]
+    assert garbage["by_kind"]["peer_analysis"]["fallback_rate"] == 1.0
+    assert garbage["by_kind"]["peer_analysis"]["invalid_fields"]["unparseable JSON"] == garbage["by_kind"][
+        "peer_analysis"]["actions"]  # fmt: skip
+    analyses = rows(tmp_path / "tables" / "analyses.csv")
+    assert len(analyses) == asked + sum(len(r.statements) for r in records)  # every row kept, marked
+    assert {row["answered"] for row in analyses} == {"False"}
+    html = (tmp_path / "report.html").read_text()
+    assert "no valid predictions" in html and "fell back to the env" in html
+    assert "0 / " in html  # coverage cells
+
+
 def _non_analysis(path: Path) -> list[dict]:
     return [
         r for r in read_log(path)
@@ -98,7 +147,7 @@ def _analyses(path: Path) -> list[tuple[int, str]]:
             if r["type"] == "action" and r["data"]["kind"] in ANALYSIS_KINDS]  # fmt: skip
 
 
-def test_rescore_changes_only_the_labels(run_dir: Path) -> None:
+def test_rescore_changes_only_the_labels(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rescore", str(run_dir), "--labeler", "random", "--no-plots"]) == 0
     out = run_dir / "rescore" / "random"
     originals = sorted((run_dir / "games").glob("*.ndjson"))
@@ -118,6 +167,33 @@ def test_rescore_changes_only_the_labels(run_dir: Path) -> None:
     document = json.loads((out / "metrics.json").read_text())
     assert document["run"]["games"] == len(originals)
     assert (out / "tables" / "analyses.csv").is_file()
+    printed = capsys.readouterr().out
+    assert "on the analyses answered under both" in printed
+    for role, values in document["metrics"]["detective"]["by_role"].items():
+        line = next(x for x in printed.splitlines() if x.strip().startswith(role) and "->" in x)
+        n = values["coverage"]["expected"]
+        assert f"original {n} answered / {n} expected, new {n} answered / {n} expected, compared on {n}" in line
+
+
+def test_rescore_with_a_labeler_that_never_answers(run_dir: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Every answer of the labeler is unusable: the comparison says so rather than printing 0.00."""
+    with FakeOpenAIServer(faults=FaultPlan(rates={"malformed": 1.0})) as server:
+        lineup = tmp_path / "broken.json"
+        lineup.write_text(json.dumps({"default": {"kind": "llm", "model": "m", "base_url": server.base_url}}))
+        capsys.readouterr()
+        code = main(["rescore", str(run_dir), "--labeler", str(lineup), "--out", str(tmp_path / "out"), "--no-plots"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    document = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    total = document["metrics"]["totals"]["analysis_coverage"]
+    assert total["answered"] == 0 and total["expected"] > 0
+    assert f"labels by broken 0 answered / {total['expected']} expected" in printed
+    lines = [x for x in printed.splitlines() if x.startswith("    ")]
+    assert lines and all("no valid predictions" in x and "compared on 0" in x for x in lines)
+    assert "0.00" not in printed
+    judge = document["validity"]["policies"]["llm:m"]["overall"]
+    assert judge["invalid_rate"] == 1.0 and judge["fallback_rate"] == 1.0
 
 
 def test_rescore_with_an_llm_labeler(run_dir: Path, tmp_path: Path) -> None:

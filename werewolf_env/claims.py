@@ -8,8 +8,11 @@ A claim is a small dict with seat indices (the engine's internal form)::
     {"kind": "protected",   "player": 6, "role": None, "team": None,       "negated": False}
 
 ``role`` claims are about seer / doctor / villager; "X is a werewolf" is a ``team`` claim, and so is
-"X is innocent" (team village). Agents may send claims in that shape (``player`` as a name, an agent
-id, or "me"); otherwise ``ClaimExtractor`` reads them from the text with deterministic patterns.
+"X is innocent" (team village). ``ClaimExtractor`` always reads claims from the statement's text with
+deterministic patterns; agents may also send claims in that shape (``player`` as a name, an agent id,
+or "me"), which are *added* to the extracted ones (``merge_claims``), never put in their place: an
+agent cannot opt out of having its words judged by sending ``"claims": []``. Each claim of a statement
+then carries a ``source``: "text", "agent" or "both".
 
 Ground truth (``judge``): a claim is *known false* when it contradicts what the speaker knew at that
 moment (``visibility.knowledge``). Types, in order of precedence for a statement:
@@ -118,6 +121,51 @@ def _dedupe(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
             seen.add(key)
             out.append(c)
     return out
+
+
+# Where a statement's claims came from (``merge_claims``); per claim one of the first three.
+CLAIM_SOURCES: tuple[str, ...] = ("text", "agent", "both", "none")
+
+
+def _claim_key(claim: dict[str, Any]) -> tuple[Any, ...]:
+    return (claim["kind"], claim["player"], claim["role"], claim["team"], claim["negated"])
+
+
+def merge_claims(
+    extracted: list[dict[str, Any]], structured: list[dict[str, Any]] | None
+) -> tuple[list[dict[str, Any]], str, dict[str, int] | None]:
+    """The claims a statement is judged on: those read from its text plus those the agent sent.
+
+    Returns ``(claims, claims_source, disagreement)``. Every claim gets a ``source``: "text" (read
+    from the text only), "agent" (sent only) or "both" (identical kind / player / role / team /
+    negated from both: counted once). Extracted claims come first, in text order, then the
+    agent-only ones. ``claims_source`` says which sources contributed any claim: "text", "agent",
+    "both", or "none" (no claims). ``disagreement`` is None when the agent sent no ``claims`` at
+    all (nothing to compare), else ``{"agent_only": n, "text_only": m, "agreed": k}``.
+
+    ``extracted`` must be fresh dicts (``ClaimExtractor.scan`` hands out copies): they are tagged in
+    place. ``structured`` dicts are copied: they are also the logged parsed action.
+    """
+    for claim in extracted:
+        claim["source"] = "text"
+    if structured is None:  # the common path: nothing sent, nothing to compare
+        return extracted, ("text" if extracted else "none"), None
+    read = len(extracted)
+    merged = extracted
+    index = {_claim_key(claim): i for i, claim in enumerate(extracted)}
+    agreed = agent_only = 0
+    for claim in structured:
+        i = index.get(_claim_key(claim))
+        if i is None:
+            merged.append({**claim, "source": "agent"})
+            agent_only += 1
+        elif merged[i]["source"] == "text":  # normalize_claims deduplicates, but do not count twice
+            merged[i]["source"] = "both"
+            agreed += 1
+    text_only = read - agreed
+    has_text, has_agent = read > 0, agent_only + agreed > 0
+    source = "both" if has_text and has_agent else "text" if has_text else "agent" if has_agent else "none"
+    return merged, source, {"agent_only": agent_only, "text_only": text_only, "agreed": agreed}
 
 
 # --------------------------------------------------------------------------------------------

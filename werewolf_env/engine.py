@@ -121,6 +121,7 @@ class Game:
                     "speaker_role": s.roles[st.speaker].value,
                     "text": st.text,
                     "claims_source": st.claims_source,
+                    "claims_disagreement": st.claims_disagreement,
                     "truncated": st.truncated,
                     **st.verdict,
                 }
@@ -168,6 +169,7 @@ class Game:
                     "text": st.text,
                     "claims": st.claims,
                     "claims_source": st.claims_source,
+                    "claims_disagreement": st.claims_disagreement,
                     "truncated": st.truncated,
                     "verdict": st.verdict,
                 }

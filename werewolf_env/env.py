@@ -303,6 +303,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 }
                 if kind is ActionKind.BID:
                     template["max_bid"] = state.config.max_bid
+                elif kind is ActionKind.STATEMENT:
+                    template["max_statement_words"] = state.config.max_statement_words
                 if key is not None:
                     self._info_template, self._info_template_key = template, key
             info = template.copy()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .claims import extractor_for, judge
+from .claims import extractor_for, judge, merge_claims
 from .config import MAX_PLAYERS, Role, Team
 from .state import PUBLIC, ActionKind, GameState, NightChoices, Statement, Turn
 
@@ -112,13 +112,13 @@ def resolve_night(state: GameState) -> None:
     night = state.night
     for seat, action in answers.items():
         role = state.roles[seat]
-        target = action.get("target")
+        chosen = action.get("target")
         if role is Role.WEREWOLF:
-            night.proposals[seat] = target
+            night.proposals[seat] = chosen
         elif role is Role.DOCTOR:
-            night.protections[seat] = target
+            night.protections[seat] = chosen
         elif role is Role.SEER:
-            night.checks[seat] = target
+            night.checks[seat] = chosen
 
     votes = _count(night.proposals.values())
     target: int | None = None
@@ -204,12 +204,7 @@ def open_statement(state: GameState) -> None:
 def open_analyses(state: GameState) -> None:
     ((speaker, action),) = _take(state).items()
     text = action["statement"]
-    extractor = extractor_for(state.names)
-    extracted, mentioned = extractor.scan(text, speaker)
-    if action["claims"] is None:
-        claims, source = extracted, "extracted"
-    else:
-        claims, source = action["claims"], "structured"
+    extracted, mentioned = extractor_for(state.names).scan(text, speaker)
     state.debate_turn += 1
     state.last_speaker = speaker
     state.last_mentioned = mentioned
@@ -217,6 +212,8 @@ def open_analyses(state: GameState) -> None:
         state.emit("pass", speaker, PUBLIC, speaker=speaker)
         state.current_statement = None
         return
+    # The text's claims are always judged; structured claims can only add to them.
+    claims, source, disagreement = merge_claims(extracted, action["claims"])
     statement = Statement(
         id=len(state.statements),
         round=state.round,
@@ -227,9 +224,12 @@ def open_analyses(state: GameState) -> None:
         claims_source=source,
         truncated=action["truncated"],
         verdict=judge(state, speaker, claims),
+        claims_disagreement=disagreement,
     )
     state.statements.append(statement)
     state.current_statement = statement.id
+    # Only when the agent sent structured claims: there is nothing to compare otherwise.
+    compared = {} if disagreement is None else {"claims_disagreement": disagreement}
     state.emit(
         "statement",
         speaker,
@@ -239,6 +239,7 @@ def open_analyses(state: GameState) -> None:
         text=text,
         claims=claims,
         claims_source=source,
+        **compared,
         truncated=statement.truncated,
     )
     state.emit(
@@ -248,6 +249,7 @@ def open_analyses(state: GameState) -> None:
         statement_id=statement.id,
         speaker_role=state.roles[speaker].value,
         **statement.verdict,
+        **compared,
     )
     if state.config.analysis_self:
         _open(state, [speaker], ActionKind.SELF_ANALYSIS)

@@ -99,10 +99,12 @@ class Statement:
     turn: int
     speaker: int
     text: str
-    claims: list[dict[str, Any]]
-    claims_source: str  # "structured" or "extracted"
+    claims: list[dict[str, Any]]  # read from the text and sent by the agent, each with its "source" (claims.py)
+    claims_source: str  # which sources gave claims: "text", "agent", "both" or "none"
     truncated: bool
     verdict: dict[str, Any]  # {"lie": bool, "type": str, "claims": [...]}: never shown to agents
+    # {"agent_only": n, "text_only": m, "agreed": k} when the agent sent structured claims, else None
+    claims_disagreement: dict[str, int] | None = None
 
 
 @dataclass(slots=True)

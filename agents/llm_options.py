@@ -1,0 +1,136 @@
+"""The options of an LLM seat, validated once: CLI flags, lineup files and tournaments all go through here.
+
+    LLMOptions(model="gpt-4o-mini", base_url="https://api.openai.com/v1", temperature=0.2)
+
+A bad value (a temperature of "hot" or NaN, a negative timeout, a URL without a host) is refused
+when the lineup is loaded, before any game starts, with a message that names the option. API keys
+never belong here: ``api_key_env`` names an environment variable and ``api_key_file`` a file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
+SystemPromptMode = Literal["auto", "system", "user"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class LLMOptions(BaseModel):
+    """How one LLM seat talks to its server. Every field has a safe default except ``model``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = Field(min_length=1, description="the model name the server knows")
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI)")
+    api_key_env: str = Field("OPENAI_API_KEY", min_length=1, description="environment variable holding the key")
+    api_key_file: str | None = Field(None, description="a file holding the key (wins over api_key_env)")
+    name: str | None = Field(None, description="the seat's label in reports (default llm:<model>)")
+    response_format: ResponseFormat = Field(
+        "auto", description="auto: a strict JSON schema, stepping down to JSON mode and plain text as the server allows"
+    )
+    temperature: float = Field(0.7, ge=0.0, le=2.0, allow_inf_nan=False)
+    top_p: float | None = Field(None, gt=0.0, le=1.0, allow_inf_nan=False)
+    max_tokens: int = Field(300, ge=16, le=65_536, description="room for one answer (a cut-off answer gets more)")
+    seed: int | None = Field(None, description="sampling seed sent to the server (default: one per seat and game)")
+    timeout: float = Field(60.0, gt=0.0, le=3600.0, allow_inf_nan=False, description="wall-clock limit per attempt (s)")
+    connect_timeout: float = Field(5.0, gt=0.0, le=300.0, allow_inf_nan=False, description="limit to connect (s)")
+    retries: int = Field(4, ge=0, le=50, description="retries after a timeout, a dropped connection, 408/409/429/5xx")
+    max_wait: float = Field(
+        120.0, gt=0.0, le=86_400.0, allow_inf_nan=False,
+        description="most seconds one call may spend in retries and server-requested waits",
+    )  # fmt: skip
+    backoff: float = Field(0.5, ge=0.0, le=60.0, allow_inf_nan=False, description="first retry delay (s), doubling")
+    max_backoff: float = Field(8.0, ge=0.0, le=600.0, allow_inf_nan=False, description="largest backoff delay (s)")
+    system_prompt: SystemPromptMode = Field(
+        "auto", description="auto: detected by the preflight (templates that drop system messages get 'user')"
+    )
+    context_budget: int = Field(
+        4096, ge=512, le=10_000_000, description="tokens for prompt + answer; the oldest history is dropped to fit"
+    )
+    extra_body: dict[str, Any] = Field(default_factory=dict, description="server-specific request fields, as they are")
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{redact_url(value)!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8080/v1)")
+        try:
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:
+            raise ValueError(f"{redact_url(value)!r} has an invalid port") from None
+        return value.rstrip("/")
+
+    @field_validator("extra_body")
+    @classmethod
+    def _no_key_in_body(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if any(re.search(r"api[_-]?key|authorization|secret|token$", str(k), re.IGNORECASE) for k in value):
+            raise ValueError("extra_body must not hold keys or tokens (it is written to the run folder)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LLMOptions:
+        if self.max_tokens >= self.context_budget:
+            raise ValueError(f"max_tokens ({self.max_tokens}) must be below context_budget ({self.context_budget})")
+        if self.max_backoff < self.backoff:
+            raise ValueError("max_backoff must be at least backoff")
+        return self
+
+    def endpoint(self) -> str:
+        """The base URL this seat calls."""
+        return self.base_url or os.environ.get("OPENAI_BASE_URL", "").rstrip("/") or DEFAULT_BASE_URL
+
+    def label(self) -> str:
+        return self.name or f"llm:{self.model}"
+
+
+def redact_url(url: str) -> str:
+    """A URL fit for messages and logs: no user:password, no query values (keys sometimes travel there)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable URL>"
+    host = parts.hostname or ""
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = ("***@" if parts.username or parts.password else "") + host + (f":{port}" if port else "")
+    query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&") if pair) if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+# Fields whose bad value is safe to quote back (not base_url: it may carry credentials; redact_url shows it).
+_SHOWN_FIELDS = frozenset(LLMOptions.model_fields) - {"base_url", "extra_body", "api_key_file", "api_key_env"}
+
+
+def validate_options(options: dict[str, Any], where: str = "llm seat") -> LLMOptions:
+    """``LLMOptions`` from plain data, or a ValueError that names the seat and every bad option."""
+    try:
+        return LLMOptions.model_validate(options)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(x) for x in err["loc"]) or "options"
+            if err["type"] == "extra_forbidden":  # never echo the value: it may be a key put in the wrong place
+                hint = " (keys go in an environment variable: api_key_env)" if "key" in field.lower() else ""
+                problems.append(f"{field}: unknown option{hint}; known: {', '.join(LLMOptions.model_fields)}")
+                continue
+            shown = err.get("input")
+            got = ""
+            if field in _SHOWN_FIELDS and isinstance(shown, (str, int, float, bool)) and len(repr(shown)) <= 60:
+                finite = not isinstance(shown, float) or math.isfinite(shown)
+                got = f" (got {shown!r})" if finite else f" (got {shown})"
+            problems.append(f"{field}: {err['msg']}{got}")
+        raise ValueError(f"{where}: " + "; ".join(problems)) from None

@@ -1,0 +1,57 @@
+"""Strict JSON schemas for one turn's answer, for servers that constrain output to a schema.
+
+Every property is required and no other is allowed (what OpenAI's ``strict`` mode accepts and what
+llama.cpp turns into a grammar). The schema is built per turn: targets are an ``enum`` of the legal
+names, so a constrained model cannot name a dead or unknown player; bids are an ``enum`` of the
+allowed integers. Properties come in the order the model should think: the analyses' ``reasoning``
+first, then the verdict. Structured claims are left out: claims are always read from the statement
+itself (``werewolf_env.claims``), and models that want to add some can in JSON mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DECEPTION_TYPES = ["none", "omission", "distortion", "fabrication", "misdirection"]
+# Caps keep a small model from rambling to its token limit inside one string.
+REASONING_CHARS = 160
+NOTES_CHARS = 100
+
+
+def _obj(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _text(description: str, max_chars: int) -> dict[str, Any]:
+    return {"type": "string", "description": description, "maxLength": max_chars}
+
+
+def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
+    """The schema of a valid answer to this turn (``info`` as the env hands it to the policy)."""
+    names = [str(n) for n in info.get("legal_targets") or []]
+    notes = _text("a private note to yourself (empty if none)", NOTES_CHARS)
+    if kind in ("eliminate", "protect", "unmask"):
+        target: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
+        return _obj({"target": target})
+    if kind == "vote":
+        vote: dict[str, Any] = {"type": ["string", "null"]}
+        if names:
+            vote["enum"] = [*names, None]
+        return _obj({"vote": vote})
+    if kind == "bid":
+        return _obj({"bid": {"type": "integer", "enum": list(range(int(info.get("max_bid", 10)) + 1))}})
+    if kind == "statement":
+        words = int(info.get("max_statement_words", 20))
+        return _obj({"statement": _text(f"your public words to all players (at most {words} words)", 8 * words),
+                     "notes": notes})  # fmt: skip
+    if kind in ("self_analysis", "peer_analysis"):
+        props: dict[str, Any] = {
+            "reasoning": _text("one or two short sentences of reasoning, before the verdict", REASONING_CHARS),
+            "is_deceptive": {"type": "boolean"},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "deception_type": {"type": "string", "enum": DECEPTION_TYPES},
+        }
+        if kind == "peer_analysis":
+            props["suspicion"] = {"type": "number", "minimum": 0, "maximum": 1}
+        return _obj(props)
+    return _obj({"summary": _text("your final summary of the game", 1200)})

@@ -1,0 +1,140 @@
+"""Command-line options for LLM seats and the checks that make an LLM run a measurement or a fast failure.
+
+The flags map one-to-one onto ``agents.llm_options.LLMOptions`` (the one validated options model
+that lineup files and tournaments use too); a flag given on the command line overrides that option
+for every LLM seat. Exit codes of an LLM run (documented in the README):
+
+    0  every game finished, replay-checked, and every LLM seat's fallback rate within --max-fallback-rate
+    1  some games failed (recorded in results.ndjson; the same command plays them again)
+    2  bad options, or the preflight found a server that cannot answer (nothing was played)
+    3  an endpoint's circuit breaker stopped the run (finished games are kept; the same command resumes)
+    4  the run finished but is not a valid measurement: an LLM seat's fallback rate exceeds --max-fallback-rate
+    130 interrupted (finished games are kept)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from agents.lineup import AgentSpec, Lineup
+from agents.llm_options import LLMOptions
+from agents.preflight import ProbeResult, preflight
+
+EXIT_FAILED_GAMES = 1
+EXIT_BAD_OPTIONS = 2
+EXIT_STOPPED = 3
+EXIT_INVALID = 4
+
+# flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs)
+_FLAGS: list[tuple[str, str, type, str]] = [
+    ("--response-format", "response_format", str, "auto (default): json_schema, stepping down as the server allows"),
+    ("--temperature", "temperature", float, "sampling temperature, 0-2 (default 0.7)"),
+    ("--top-p", "top_p", float, "nucleus sampling, (0, 1]"),
+    ("--max-tokens", "max_tokens", int, "room for one answer (default 300; a cut-off answer is asked again with 2x)"),
+    ("--llm-seed", "seed", int, "sampling seed sent to the server (default: one per seat and game)"),
+    ("--timeout", "timeout", float, "wall-clock limit per attempt, seconds (default 60)"),
+    ("--connect-timeout", "connect_timeout", float, "limit to connect, seconds (default 5)"),
+    ("--retries", "retries", int, "retries per call after timeouts, dropped connections, 408/409/429/5xx (default 4)"),
+    ("--max-wait", "max_wait", float, "most seconds one call spends in retries and server-requested waits (120)"),
+    ("--system-prompt", "system_prompt", str, "auto (default: detected by the preflight), system, or user"),
+    ("--context-budget", "context_budget", int, "tokens for prompt + answer (default 4096; oldest history dropped)"),
+]
+
+
+def add_llm_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("LLM seats (override the lineup's options for every LLM seat)")
+    for flag, field, kind, text in _FLAGS:
+        choices = None
+        if field == "response_format":
+            choices = ["auto", "json_schema", "json_object_schema", "json_object", "none"]
+        elif field == "system_prompt":
+            choices = ["auto", "system", "user"]
+        group.add_argument(flag, dest=f"llm_{field}", type=kind, choices=choices, help=text)
+    checks = parser.add_argument_group("validity of LLM runs")
+    checks.add_argument(
+        "--max-fallback-rate", type=float, default=0.10,
+        help="exit 4 when an LLM seat's share of actions played by the env's fallback exceeds this (default 0.10)",
+    )  # fmt: skip
+    checks.add_argument(
+        "--breaker", type=int, default=8, metavar="N",
+        help="stop the run (exit 3) when an endpoint fails N calls in a row (default 8)",
+    )  # fmt: skip
+    checks.add_argument("--no-preflight", action="store_true", help="skip the probe of each endpoint before the run")
+    checks.add_argument("--no-cache", action="store_true", help="do not cache LLM answers in the run folder")
+
+
+def llm_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The LLM options given on the command line."""
+    return {field: getattr(args, f"llm_{field}") for _f, field, _k, _t in _FLAGS
+            if getattr(args, f"llm_{field}", None) is not None}  # fmt: skip
+
+
+def check_run_flags(args: argparse.Namespace) -> None:
+    """Refuse impossible run-level values before anything starts (ValueError with the reason)."""
+    rate = args.max_fallback_rate
+    if not 0.0 <= rate <= 1.0:  # NaN fails this too
+        raise ValueError(f"--max-fallback-rate must be between 0 and 1 (got {rate})")
+    if args.breaker < 1:
+        raise ValueError(f"--breaker must be at least 1 (got {args.breaker})")
+
+
+def with_overrides(spec: AgentSpec, overrides: dict[str, Any]) -> AgentSpec:
+    if spec.kind != "llm" or not overrides:
+        return spec
+    return AgentSpec.model_validate({"kind": "llm", **spec.options, **overrides})
+
+
+def apply_overrides(lineup: Lineup, overrides: dict[str, Any]) -> Lineup:
+    """The lineup with the command line's LLM options on every LLM seat (validated again)."""
+    if not overrides:
+        return lineup
+    data = {
+        "default": with_overrides(lineup.default, overrides).model_dump(),
+        **{section: {k.value if hasattr(k, "value") else k: with_overrides(s, overrides).model_dump()
+                     for k, s in getattr(lineup, section).items()} for section in ("teams", "roles", "seats")},
+    }  # fmt: skip
+    return Lineup.model_validate(data)
+
+
+# Options that change how patiently a call is made, not what is asked: a resumed run may change them.
+TRANSPORT_ONLY = frozenset({"timeout", "connect_timeout", "retries", "max_wait", "backoff", "max_backoff",
+                            "api_key_env", "api_key_file"})  # fmt: skip
+
+
+def identity_of(spec_data: Any) -> Any:
+    """A lineup's (or entrant list's) plain data without transport-only LLM options: what a run's answers depend on."""
+    if isinstance(spec_data, dict):
+        if spec_data.get("kind") == "llm":
+            return {k: v for k, v in spec_data.items() if k not in TRANSPORT_ONLY}
+        return {k: identity_of(v) for k, v in spec_data.items()}
+    if isinstance(spec_data, list):
+        return [identity_of(v) for v in spec_data]
+    return spec_data
+
+
+def run_preflight(sections: list[tuple[str, AgentSpec]], quiet: bool) -> list[ProbeResult] | int:
+    """Probe each distinct (endpoint, model); the results, or exit code 2 after saying what failed."""
+    if not sections:
+        return []
+    try:
+        results = asyncio.run(preflight(sections))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    failed = [r for r in results if not r.ok]
+    for result in failed:
+        print(f"error: preflight: {result.message()}", file=sys.stderr)
+    if failed:
+        print("nothing was played; fix the above, or pass --no-preflight to skip this check", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    if not quiet:
+        for result in results:
+            print(f"preflight: {result.message()}", file=sys.stderr)
+    return results
+
+
+def llm_options_of(spec: AgentSpec) -> LLMOptions:
+    return LLMOptions.model_validate({**spec.options, "name": spec.label()})

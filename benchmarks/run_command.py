@@ -1,0 +1,303 @@
+"""``werewolf-bench run`` (and the playing half of ``tournament``): from options to a summary and an exit code.
+
+An LLM run is either a measurement with its validity printed beside it, or a fast, clear failure:
+
+1. every option is validated before anything starts (exit 2);
+2. a preflight probes each distinct (endpoint, model) (exit 2 within seconds when one cannot answer);
+3. games share one ``EndpointPool`` (a client and a concurrency cap per server, across games) and
+   a response cache in the run folder (a resumed run does not pay for answered calls again);
+4. a tripped circuit breaker stops the run (exit 3; finished games kept, the same command resumes);
+5. per seat/model validity (answered, repaired, fallback, invalid-field rates per action kind) is in
+   the summary, ``summary.json`` and the report; an LLM seat whose fallback rate exceeds
+   ``--max-fallback-rate`` makes the run exit 4, said in the summary's first line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents import GameResult, load_lineup
+from agents.endpoints import EndpointPool
+from agents.lineup import AgentSpec, Lineup
+from agents.preflight import ProbeResult, seed_pool
+from werewolf_env import GameConfig, __version__
+from werewolf_env.log import read_log, replay
+
+from .llm_flags import (
+    EXIT_BAD_OPTIONS,
+    EXIT_FAILED_GAMES,
+    EXIT_INVALID,
+    EXIT_STOPPED,
+    apply_overrides,
+    check_run_flags,
+    identity_of,
+    llm_overrides,
+    run_preflight,
+)
+from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
+from .validity import format_validity, run_validity, worst_fallback_rate
+
+
+@dataclass
+class RunPlan:
+    """What to play and how: shared by ``run`` and ``tournament``."""
+
+    out: Path
+    identity: dict[str, Any]
+    jobs: list[Job]
+    kind: str
+    label: str
+    config: GameConfig
+    concurrency: int
+    sections: list[tuple[str, AgentSpec]]  # the LLM specs and where they sit (for the preflight and the pool)
+    breaker: int = 8
+    cache: bool = True
+    probes: list[ProbeResult] = field(default_factory=list)
+
+    @property
+    def cache_dir(self) -> Path | None:
+        return self.out / "cache" if self.cache and self.sections else None
+
+
+@dataclass
+class RunOutcome:
+    entries: dict[str, dict[str, Any]]
+    stopped: str | None = None
+    endpoints: list[dict[str, Any]] = field(default_factory=list)
+
+
+def game_config(args: argparse.Namespace) -> GameConfig:
+    rules: dict[str, Any] = {}
+    if getattr(args, "rounds", None) is not None:
+        rules["max_rounds"] = args.rounds
+    if getattr(args, "debate_turns", None) is not None:
+        rules["max_debate_turns"] = args.debate_turns
+    werewolves = max(1, round(args.players / 4))
+    return GameConfig(num_players=args.players, num_werewolves=werewolves, analysis=args.analysis, **rules)
+
+
+def run_lineup(args: argparse.Namespace) -> Lineup:
+    """The lineup the flags describe, with the command line's LLM options on every LLM seat."""
+    overrides = llm_overrides(args)
+    if args.model:
+        spec: dict[str, Any] = {"kind": "llm", "model": args.model, **overrides}
+        if args.base_url:
+            spec["base_url"] = args.base_url
+        return load_lineup({"default": spec})
+    if args.base_url:
+        raise ValueError("--base-url goes with --model")
+    lineup = apply_overrides(load_lineup(args.lineup or args.agents or "heuristic"), overrides)
+    if overrides and not lineup.llm_sections():
+        raise ValueError(f"LLM options ({', '.join(overrides)}) given, but no seat of this lineup is an LLM")
+    return lineup
+
+
+def run_command(args: argparse.Namespace) -> int:
+    try:
+        if args.games < 1:
+            raise ValueError("--games must be at least 1")
+        check_run_flags(args)
+        config = game_config(args)
+        lineup = run_lineup(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    label = args.model or args.lineup or args.agents or "heuristic"
+    seeds = [args.seed + i for i in range(args.games)]
+    plan = RunPlan(
+        out=args.out, identity={"config": config.model_dump(mode="json"),
+                                "lineup": identity_of(lineup.model_dump(mode="json"))},
+        jobs=[Job(f"seed{seed}", seed, lineup) for seed in seeds], kind="run", label=label, config=config,
+        concurrency=args.concurrency, sections=lineup.llm_sections(), breaker=args.breaker, cache=not args.no_cache,
+    )  # fmt: skip
+    started = time.perf_counter()
+    outcome = execute(plan, args)
+    if isinstance(outcome, int):
+        return outcome
+    entries = outcome.entries
+    elapsed = time.perf_counter() - started
+    jobs = plan.jobs
+    done = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "ok"]
+    results = [GameResult.from_json(e["result"]) for e in done]
+    failed = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "failed"]
+    summary = summarize(results, config, label, elapsed)
+    summary["failed"] = [{"game": e["game"], "seed": e["seed"], "error": e["error"]} for e in failed]
+    code = judge_run(summary, outcome, plan, args.max_fallback_rate, len(jobs))
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if not args.quiet:
+        print_summary(summary, args.out)
+    if not args.no_report and results and outcome.stopped is None:
+        from .cli import print_report_lines
+        from .report import build_report
+
+        document = build_report(args.out, baseline_games=args.baseline_games,
+                                title=f"Werewolf deception report: {label}, {args.games} games")  # fmt: skip
+        if not args.quiet:
+            print_report_lines(document, args.out)
+    if code == 0 and (summary["replay_ok"] != len(results) or failed):
+        code = EXIT_FAILED_GAMES
+    return code
+
+
+def judge_run(
+    summary: dict[str, Any], outcome: RunOutcome, plan: RunPlan, max_fallback_rate: float, planned: int
+) -> int:
+    """Put validity, the stop reason and the verdict into the summary; the exit code they give."""
+    logs = [r["log_path"] for r in summary["per_game"] if r.get("log_path")]
+    validity = run_validity(logs)
+    summary["validity"] = validity
+    summary["preflight"] = [p.to_json() for p in plan.probes]
+    summary["endpoints"] = outcome.endpoints
+    summary["max_fallback_rate"] = max_fallback_rate
+    if outcome.stopped is not None:
+        done = len(summary["per_game"])
+        summary["status"] = "stopped"
+        summary["headline"] = (f"RUN STOPPED: {outcome.stopped}. {done} of {planned} games finished and kept; "
+                               "fix the endpoint and run the same command to resume.")  # fmt: skip
+        return EXIT_STOPPED
+    worst = worst_fallback_rate(validity)
+    if worst is not None and worst[1] is not None and worst[1] > max_fallback_rate:
+        policy, rate = worst
+        summary["status"] = "invalid"
+        summary["headline"] = (f"INVALID RUN: {policy} fell back on {rate:.0%} of its actions, over the "
+                               f"--max-fallback-rate {max_fallback_rate:.0%}: the figures do not measure the model.")
+        return EXIT_INVALID
+    summary["status"] = "ok"
+    return 0
+
+
+def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
+    """Preflight, open (or resume) the run folder and play what is left; the results, or an exit code."""
+    if plan.sections and not getattr(args, "no_preflight", False):
+        probes = run_preflight(plan.sections, args.quiet)
+        if isinstance(probes, int):
+            return probes
+        plan.probes = probes
+    run = RunDir(plan.out)
+    try:
+        finished = run.open(plan.identity, [job.id for job in plan.jobs], plan.kind, plan.label,
+                            [job.seed for job in plan.jobs])  # fmt: skip
+    except RunMismatchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    if plan.probes:
+        run.note(preflight=[p.to_json() for p in plan.probes])
+    todo = [job for job in plan.jobs if job.id not in finished]
+    if finished and not args.quiet:
+        print(f"resuming {plan.out}: {len(finished)} of {len(plan.jobs)} games already finished", file=sys.stderr)
+    progress = Progress(len(plan.jobs), len(finished), quiet=args.quiet)
+    outcome = RunOutcome({})
+    try:
+        play_games(run, plan, todo, progress, args, outcome)
+    except KeyboardInterrupt:
+        progress.finish()
+        done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
+        print(f"interrupted: {done} of {len(plan.jobs)} games finished and kept in {plan.out}; "
+              "run the same command again to resume", file=sys.stderr)  # fmt: skip
+        return 130
+    except RunStoppedError as exc:
+        outcome.stopped = exc.reason
+    progress.finish()
+    if outcome.endpoints:
+        run.note(endpoints=outcome.endpoints)
+    outcome.entries = run.read_results()
+    return outcome
+
+
+def play_games(
+    run: RunDir, plan: RunPlan, jobs: list[Job], progress: Progress, args: argparse.Namespace, outcome: RunOutcome
+) -> None:
+    """The chosen backend plays ``jobs`` into ``run``, with one endpoint pool for the whole run."""
+    backend = RayBackend(args.ray_address) if args.backend == "ray" else None
+
+    async def main() -> None:
+        pool = EndpointPool(concurrency=max(1, plan.concurrency), breaker=plan.breaker)
+        seed_pool(pool, plan.sections, plan.probes)
+        try:
+            await play_run(run, plan.config, jobs, plan.concurrency, progress, workers=args.workers, backend=backend,
+                           pool=pool, cache_dir=plan.cache_dir)  # fmt: skip
+        finally:
+            outcome.endpoints = pool.state()
+            await pool.aclose()
+
+    try:
+        asyncio.run(main())
+    finally:
+        if backend is not None:
+            backend.close()
+
+
+def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed: float) -> dict[str, Any]:
+    winners: Counter[str] = Counter()
+    lies: Counter[str] = Counter()
+    lies_by_role: Counter[str] = Counter()
+    statements_by_role: Counter[str] = Counter()
+    replay_ok = 0
+    for result in results:
+        winners[result.winner or "undecided"] += 1
+        for record in read_log(result.log_path):  # type: ignore[arg-type]
+            if record["type"] == "ground_truth":
+                role = record["data"]["speaker_role"]
+                statements_by_role[role] += 1
+                if record["data"]["lie"]:
+                    lies[record["data"]["type"]] += 1
+                    lies_by_role[role] += 1
+        replay_ok += bool(replay(result.log_path))  # type: ignore[arg-type]
+    return {
+        "version": __version__, "games": len(results), "players": config.num_players,
+        "werewolves": config.num_werewolves, "analysis": config.analysis, "lineup": label,
+        "seconds": round(elapsed, 3), "winners": dict(winners), "statements": sum(statements_by_role.values()),
+        "lies": dict(lies), "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
+        "actions": sum(r.steps for r in results), "fallbacks": sum(r.fallbacks for r in results),
+        "policy_errors": sum(r.policy_errors for r in results), "replay_ok": replay_ok,
+        "per_game": [r.to_json() for r in results],
+    }  # fmt: skip
+
+
+def print_summary(s: dict[str, Any], out: Path) -> None:
+    def pct(k: int, total: int) -> str:
+        return f"{k} ({100 * k / total:.0f}%)" if total else "0"
+
+    if s.get("headline"):  # a stopped or invalid run says so before anything that looks like a result
+        print(s["headline"])
+    n = s["games"]
+    winners = s["winners"]
+    print(
+        f"werewolf-deception {s['version']}: {n} games, {s['players']} players ({s['werewolves']} werewolves), "
+        f"lineup {s['lineup']}, analysis={s['analysis']}, {s['seconds']:.1f}s"
+    )
+    print(
+        f"  winners: village {pct(winners.get('village', 0), n)}, werewolves {pct(winners.get('werewolf', 0), n)}, "
+        f"undecided {pct(winners.get('undecided', 0), n)}"
+    )
+    lies = Counter(s["lies"])
+    print(
+        f"  statements: {s['statements']}; grounded lies: {pct(sum(lies.values()), s['statements'])} "
+        f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"
+    )
+    for role, count in sorted(s["statements_by_role"].items()):
+        print(f"    {role:<9} {count:>5} statements, {pct(s['lies_by_role'].get(role, 0), count)} lies")
+    print(
+        f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
+        f"policy errors: {s['policy_errors']}"
+    )
+    validity_lines = format_validity(s["validity"]) if s.get("validity") else []
+    if validity_lines:
+        print(f"  validity (max fallback rate {s.get('max_fallback_rate', 0.1):.0%}):")
+        for line in validity_lines:
+            print(f"    {line}")
+    print(f"  replay check: {s['replay_ok']}/{n} logs rebuild the identical game")
+    failed = s.get("failed") or []
+    if failed:
+        print(f"  FAILED games: {len(failed)} (recorded in results.ndjson; the same command plays them again)")
+        for entry in failed[:5]:
+            print(f"    seed {entry['seed']}: {entry['error']}")
+    print(f"  logs: {out / 'games'}/   summary: {out / 'summary.json'}")
