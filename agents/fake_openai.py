@@ -124,11 +124,13 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
     if '"statement"' in wanted:
         someone = players[digest % len(players)] if players else "nobody"
         return {"statement": f"I think {someone} is a werewolf.", "notes": f"watch {someone}"}
+    # An analysis's confidence is the probability that the statement is deceptive, on the flag's side.
     if '"suspicion"' in wanted:
-        return {"is_deceptive": bool(digest % 2), "confidence": 0.6, "deception_type": "none",
+        flagged = bool(digest % 2)
+        return {"is_deceptive": flagged, "confidence": 0.6 if flagged else 0.4, "deception_type": "none",
                 "reasoning": "scripted", "suspicion": round((digest % 100) / 100, 2)}  # fmt: skip
     if '"is_deceptive"' in wanted:
-        return {"is_deceptive": False, "confidence": 0.9, "deception_type": "none", "reasoning": "scripted"}
+        return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none", "reasoning": "scripted"}
     return {"summary": "A scripted game."}
 
 

@@ -387,6 +387,8 @@ class HeuristicAgent(Policy):
         lie = self._last_lie if last is None or last.text == self._last_text else self._own_lie(last)
         lied = lie != "none"
         honest = self.rng.random() < self.honesty
+        # ``confidence`` is the stated probability that the statement is deceptive: a denied lie
+        # claims a little less certainty (0.2) than a true statement's 0.05.
         if lied and honest:
             return {
                 "is_deceptive": True,
@@ -396,7 +398,7 @@ class HeuristicAgent(Policy):
             }
         return {
             "is_deceptive": False,
-            "confidence": 0.8 if lied else 0.95,
+            "confidence": 0.2 if lied else 0.05,
             "deception_type": "none",
             "reasoning": "I said what I believe.",
         }
@@ -427,20 +429,24 @@ class HeuristicAgent(Policy):
         m = self.memory
         st = m.statements[-1]
         speaker = st.speaker
-        verdict, confidence, why = self._check(st)
+        verdict, certainty, why = self._check(st)
         suspicion = m.wolf_probability()[speaker]
         if verdict == "none" and suspicion >= 0.6:
-            verdict, confidence, why = "misdirection", round(suspicion, 2), "I already suspect the speaker."
+            verdict, certainty, why = "misdirection", round(suspicion, 2), "I already suspect the speaker."
+        flagged = verdict != "none"
         return {
-            "is_deceptive": verdict != "none",
-            "confidence": confidence,
+            "is_deceptive": flagged,
+            # The answer's confidence is the probability the statement is deceptive, not certainty in the
+            # verdict; rounded so "1 - 0.6" is logged as 0.4.
+            "confidence": certainty if flagged else round(1.0 - certainty, 6),
             "deception_type": verdict,
             "reasoning": why,
             "suspicion": round(suspicion, 3),
         }
 
     def _check(self, st: _Statement) -> tuple[str, float, str]:
-        """Consistency checks of a statement against what this player knows."""
+        """Consistency checks of a statement against what this player knows: the verdict (a lie type or
+        "none"), how sure the player is of that verdict, and why."""
         m = self.memory
         speaker = st.speaker
         for c in st.claims:

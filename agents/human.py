@@ -5,7 +5,8 @@ then asks for an answer, re-asking until it is valid. Answers can be JSON, or sh
 
 * eliminate / protect / unmask / vote: a name (``none`` to abstain from a vote);
 * bid: a number; statement and summary: the text itself;
-* analyses: ``yes|no [confidence] [type] [suspicion]``, e.g. ``yes 0.8 fabrication 0.9``.
+* analyses: ``yes|no [probability it is deceptive] [type] [suspicion]``, e.g. ``yes 0.8 fabrication 0.9``
+  (the probability, 0-1, is the ``confidence`` field; without it, 0.7 for yes and 0.3 for no).
 
 End of input (Ctrl-D) answers nothing for the rest of the game, and the env's fallback plays.
 """
@@ -20,6 +21,11 @@ from .base import Policy
 from .llm import validate
 
 _TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
+# Shown in the answer prompt of analyses: the number after yes/no is easily read as certainty in the verdict.
+_ANALYSIS_HINTS = {
+    "self_analysis": "yes|no [probability it is deceptive 0-1] [type]",
+    "peer_analysis": "yes|no [probability it is deceptive 0-1] [type] [suspicion 0-1]",
+}
 
 
 class HumanAgent(Policy):
@@ -44,7 +50,8 @@ class HumanAgent(Policy):
         if friction:
             self._say(("!! " if friction.get("warning") else "   ") + friction["text"])
         while True:
-            self.output.write(f"[{kind}] your answer> ")
+            hint = _ANALYSIS_HINTS.get(kind)
+            self.output.write(f"[{kind}] your answer{f' ({hint}, or JSON)' if hint else ''}> ")
             self.output.flush()
             line = self.input.readline()
             if not line:
@@ -91,7 +98,8 @@ def shorthand(line: str, kind: str) -> dict[str, Any] | str:
     answer: dict[str, Any] = {"is_deceptive": bool(words) and words[0].lower() in ("y", "yes", "true", "1")}
     numbers = [float(w) for w in words[1:] if _is_number(w)]
     types = [w.lower() for w in words[1:] if w.lower() in _TYPES]
-    answer["confidence"] = numbers[0] if numbers else 0.5
+    # The probability that the statement is deceptive: a bare yes / no leans its way, as suspicion does.
+    answer["confidence"] = numbers[0] if numbers else (0.7 if answer["is_deceptive"] else 0.3)
     answer["deception_type"] = types[0] if types else ("fabrication" if answer["is_deceptive"] else "none")
     if kind == "peer_analysis":
         answer["suspicion"] = numbers[1] if len(numbers) > 1 else (0.7 if answer["is_deceptive"] else 0.3)

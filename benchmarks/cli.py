@@ -305,8 +305,9 @@ def tournament_command(args: argparse.Namespace) -> int:
     jobs = schedule(tour)
     plan = RunPlan(
         out=out, identity={"config": config.model_dump(mode="json"),
-                           "entrants": identity_of([e.model_dump(mode="json") for e in tour.entrants]),
+                           "entrants_identity": identity_of([e.model_dump(mode="json") for e in tour.entrants]),
                            "seed": tour.seed},
+        record={"entrants": [e.model_dump(mode="json") for e in tour.entrants]},
         jobs=jobs, kind="tournament", label=tour.name, config=config,
         concurrency=args.concurrency or tour.concurrency, breaker=args.breaker, cache=not args.no_cache,
         sections=[(f"entrant {e.label()}", e) for e in tour.entrants if e.kind == "llm"],

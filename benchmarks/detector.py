@@ -4,7 +4,8 @@ Per statement, the features are:
 
 - **text**: hashed word and word-pair indicators (player names replaced by one token, so the model
   learns phrasing, not people), length, the kinds of claims made (a role claim, a seer result, an
-  accusation, a vouch, a protection), and public context: the round, the debate turn, how many
+  accusation, a vouch, a protection) and how many of them the words themselves carry (the rest the
+  agent only sent as structured claims), and public context: the round, the debate turn, how many
   players live, how many others have already claimed the same role;
 - **values**: bait, switch and edge (``werewolf_env.counterfactual``) of the statement's first vote
   proposal, averaged, maximised and minimised over its listeners, with their mean standard error.
@@ -35,13 +36,15 @@ from werewolf_env.metrics import GameRecord
 from werewolf_env.state import GameState, Statement
 
 TEXT_BUCKETS = 128
-DETECTOR_VERSION = 1
+# 2: "claims_extracted" (read "extracted" claims_source values the engine no longer writes, so it was
+# always 0) became "claims_in_text"; a version-1 file's weights would misread that column.
+DETECTOR_VERSION = 2
 VALUE_FEATURES = [f"{stat}_{sign}" for sign in ("bait", "switch", "edge") for stat in ("mean", "max", "min")] + [
     "mean_se",
     "listeners_valued",
 ]
 CONTEXT_FEATURES = [
-    "words", "claims", "claims_extracted", "claim_role_self", "claim_role_power", "claim_seer_result",
+    "words", "claims", "claims_in_text", "claim_role_self", "claim_role_power", "claim_seer_result",
     "claim_accuse", "claim_vouch", "claim_protected", "claim_negated", "round", "debate_turn", "living",
     "rival_claimants", "proposal_vote", "proposal_dont_vote", "proposal_text",
 ]  # fmt: skip
@@ -79,7 +82,9 @@ class StatementFeaturizer:
             self.claimed.setdefault(str(r), set()).add(st.speaker)
         return {
             "words": len(st.text.split()), "claims": len(claims),
-            "claims_extracted": float(st.claims_source == "extracted"),
+            # Claims the text carries (source "text" or "both"); with "claims", how many the agent asserted only
+            # in structured form (public as claims, but never said in words).
+            "claims_in_text": sum(c.get("source") in ("text", "both") for c in claims),
             "claim_role_self": sum(c.get("kind") == "role" and c.get("player") == st.speaker for c in claims),
             "claim_role_power": sum(c.get("kind") == "role" and c.get("role") in ("seer", "doctor") for c in claims),
             "claim_seer_result": sum(c.get("kind") == "seer_result" for c in claims),

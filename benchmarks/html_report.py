@@ -85,6 +85,8 @@ PREDICTION_FIGURES = {
     **{("players", n): "coverage" for n in ("peer_detected_deceptions_per_game", "peer_flags_received_per_game",
                                              "avg_suspicion_received")},
     ("players", "self_reported_deceptions_per_game"): "self_coverage",
+    ("players", "first_correct_suspicion_found"): "observer_coverage",
+    ("players", "statements_to_first_correct_suspicion"): "observer_coverage",
 }  # fmt: skip
 
 

@@ -1,6 +1,6 @@
 """How well the bundled real model plays through the real server, with the default CLI options.
 
-    python benchmarks/local_model.py [--games 1] [--rounds R] [--debate-turns T] [--no-prompt-cache]
+    python benchmarks/local_model.py [--games 1] [--rounds R] [--debate-turns T] [--prompt-cache]
 
 Starts llama.cpp's server (llama-cpp-python) with the bundled 270M Gemma on 127.0.0.1, runs
 ``werewolf-bench run --model gemma-3-270m --base-url URL`` with nothing else set, and prints JSON:
@@ -62,7 +62,7 @@ def call_stats(logs: list[Path]) -> dict[str, Any]:
         "seconds_per_call": summary(every["seconds"]),
         "by_kind": {k: {"calls": len(v["seconds"]), "prompt_tokens": summary(v["prompt"]),
                         "completion_tokens": summary(v["completion"]), "seconds": summary(v["seconds"])}
-                    for k, v in sorted(by_kind.items())},  # fmt: skip
+                    for k, v in sorted(by_kind.items())},
         "statements": statements,
         "placeholder_statements": placeholders,
     }
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=8)
     parser.add_argument("--rounds", type=int, help="default: the CLI's")
     parser.add_argument("--debate-turns", type=int, help="default: the CLI's")
-    parser.add_argument("--no-prompt-cache", action="store_true", help="llama-cpp-python without its prompt cache")
+    parser.add_argument("--prompt-cache", action="store_true", help="llama-cpp-python's RAM prompt cache (leaks)")
     parser.add_argument("--out", type=Path, help="run folder (default: a temporary one)")
     args = parser.parse_args(argv)
     from .cli import main as cli_main
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp) / "run"
         log = Path(tmp) / "server.log"
-        with LocalModelServer(prompt_cache=not args.no_prompt_cache, log=log) as server:
+        with LocalModelServer(prompt_cache=args.prompt_cache, log=log) as server:
             cmd = ["run", "--model", MODEL_NAME, "--base-url", server.base_url, "--games", str(args.games),
                    "--players", str(args.players), "--out", str(out), "--no-report", "--quiet"]  # fmt: skip
             if args.rounds is not None:
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         validity = run_validity(logs)
         result = {
             "model": MODEL_NAME, "command": "werewolf-bench " + " ".join(re.sub(r"/tmp\S*", "…", c) for c in cmd),
-            "prompt_cache": not args.no_prompt_cache, "exit_code": code, "games": len(logs),
+            "prompt_cache": args.prompt_cache, "exit_code": code, "games": len(logs),
             "seconds": round(seconds, 1), "status": summary.get("status"), "headline": summary.get("headline"),
             "preflight": summary.get("preflight"), "validity": validity, **call_stats(logs),
         }  # fmt: skip

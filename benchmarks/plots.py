@@ -17,6 +17,7 @@ matplotlib.use("Agg")  # files only: no display, no GUI toolkit
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import Patch
 
 from werewolf_env.metrics import GameRecord, suspicion_by_round
 
@@ -44,13 +45,15 @@ def _heatmap(ax: Any, matrix: np.ndarray, labels: list[str], title: str, annotat
     plt.colorbar(image, ax=ax, fraction=0.046)
 
 
-def _ci_bars(ax: Any, x: np.ndarray, ests: list[dict[str, Any] | None], width: float, label: str) -> None:
+def _ci_bars(
+    ax: Any, x: np.ndarray, ests: list[dict[str, Any] | None], width: float, label: str, color: str | None = None
+) -> None:
     values = np.array([e["value"] if e and e["value"] is not None else np.nan for e in ests])
     low = np.array([e["ci"][0] if e and e["ci"][0] is not None else np.nan for e in ests])
     high = np.array([e["ci"][1] if e and e["ci"][1] is not None else np.nan for e in ests])
     err = np.vstack([np.nan_to_num(values - low), np.nan_to_num(high - values)])
     shown = np.isfinite(values)  # an undefined figure gets no bar: a zero-height bar would read as 0.00
-    ax.bar(x[shown], values[shown], width, yerr=err[:, shown], capsize=3, label=label)
+    ax.bar(x[shown], values[shown], width, yerr=err[:, shown], capsize=3, label=label, color=color)
 
 
 def _grouped_bars(
@@ -65,14 +68,16 @@ def _grouped_bars(
     x = np.arange(len(categories))
     width = 0.8 / max(1, len(series))
     for k, (label, ests) in enumerate(series.items()):
-        _ci_bars(ax, x + (k - (len(series) - 1) / 2) * width, ests, width, label)
+        # A fixed colour per series: with no bar drawn, the colour cycle would not advance.
+        _ci_bars(ax, x + (k - (len(series) - 1) / 2) * width, ests, width, label, color=f"C{k}")
     for i, missing in enumerate(no_predictions or []):
         if missing:
             ax.text(x[i], 0.5, "no valid\npredictions", ha="center", va="center", fontsize=8, color="#b00020")
     ax.set_xticks(x, categories)
     ax.set_ylim(0, 1.05)
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    # Legend patches of our own: a series with no bar drawn would otherwise get no colour in the legend.
+    ax.legend(handles=[Patch(color=f"C{k}", label=label) for k, label in enumerate(series)], fontsize=8)
 
 
 def _legend(ax: Any) -> None:
@@ -81,7 +86,7 @@ def _legend(ax: Any) -> None:
 
 
 def _coverage_tick(cov: dict[str, Any] | None) -> str:
-    return f"{cov['answered']}/{cov['expected']} answered" if cov else ""
+    return f"{cov['answered']}/{cov['expected']}" if cov else ""
 
 
 def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path) -> dict[str, str]:
@@ -104,6 +109,7 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     ticks = [f"{r}\n{_coverage_tick(detective[r].get('coverage'))}" for r in roles]
     missing = [bool(detective[r].get("no_valid_predictions")) for r in roles]
     _grouped_bars(ax, ticks, series, "Peer detection of grounded lies, by observer role (95% CI)", missing)
+    ax.set_xlabel("observer role (analyses answered / asked)")
     out["detection by observer role"] = _save(fig, folder / "detection_by_role.png")
 
     fig, ax = plt.subplots(figsize=(5, 4.2))
@@ -118,7 +124,8 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     ax.set_xlabel("stated probability that the statement is deceptive")
     ax.set_ylabel("observed share of lies")
     cov = metrics["detective"]["all"]["all"].get("coverage")
-    ax.set_title("Calibration of peer analyses (reliability)" + (f"\n{_coverage_tick(cov)}" if cov else ""))
+    answered = f"\n{_coverage_tick(cov)} analyses answered" if cov else ""
+    ax.set_title(f"Calibration of peer analyses (reliability){answered}")
     _legend(ax)
     out["calibration"] = _save(fig, folder / "calibration.png")
 

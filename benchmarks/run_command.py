@@ -61,6 +61,8 @@ class RunPlan:
     breaker: int = 8
     cache: bool = True
     probes: list[ProbeResult] = field(default_factory=list)
+    # Written to the manifest as given (not compared on resume): the full lineup, with its transport options.
+    record: dict[str, Any] = field(default_factory=dict)
 
     @property
     def cache_dir(self) -> Path | None:
@@ -114,7 +116,8 @@ def run_command(args: argparse.Namespace) -> int:
     seeds = [args.seed + i for i in range(args.games)]
     plan = RunPlan(
         out=args.out, identity={"config": config.model_dump(mode="json"),
-                                "lineup": identity_of(lineup.model_dump(mode="json"))},
+                                "lineup_identity": identity_of(lineup.model_dump(mode="json"))},
+        record={"lineup": lineup.model_dump(mode="json")},
         jobs=[Job(f"seed{seed}", seed, lineup) for seed in seeds], kind="run", label=label, config=config,
         concurrency=args.concurrency, sections=lineup.llm_sections(), breaker=args.breaker, cache=not args.no_cache,
     )  # fmt: skip
@@ -188,8 +191,7 @@ def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
     except RunMismatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
-    if plan.probes:
-        run.note(preflight=[p.to_json() for p in plan.probes])
+    run.note(**plan.record, **({"preflight": [p.to_json() for p in plan.probes]} if plan.probes else {}))
     todo = [job for job in plan.jobs if job.id not in finished]
     if finished and not args.quiet:
         print(f"resuming {plan.out}: {len(finished)} of {len(plan.jobs)} games already finished", file=sys.stderr)

@@ -342,7 +342,7 @@ async def play_run(
                 except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
                     raise
                 except EndpointDownError as exc:  # not this game's fault: it is played again on resume
-                    shutil.rmtree(scratch, ignore_errors=True)
+                    # Its partial log stays in the scratch folder (for diagnosis) until the run resumes.
                     stop(str(exc))
                     return
                 except Exception as exc:  # a failure no agent can absorb: recorded, and the run goes on

@@ -29,6 +29,10 @@ tolerated (counted in ``skipped_records`` when they cannot be attributed).
     validity = run_validity(paths)              # or [game_validity(read_log(p)) for p in paths]
     for line in format_validity(validity): print(line)
     label, rate = worst_fallback_rate(validity)
+
+Also here, for the detection figures' side of the same question: ``format_coverage`` (a group's
+``coverage`` as text) and ``common_answers`` (two labelings of the same games, each restricted to the
+analyses answered under both, for a like-with-like before / after comparison).
 """
 
 from __future__ import annotations
@@ -206,7 +210,7 @@ def game_validity(records: Iterable[Any]) -> dict[str, Any]:
         kind = str(next((r.get("action_kind") for r in attached if r.get("action_kind")), "unknown"))
         attribute(label_of(seat, kind), kind, attached)
     seats = labels or ["unknown"] * (max(actors) + 1 if actors else 0)
-    seat_games = Counter(seats)
+    seat_games = Counter(seats) + Counter(labeler or [])  # a labeler sits in every seat of a re-scored game
     policies: dict[str, Any] = {}
     for label in sorted(set(overall) | set(kinds)):
         is_llm = label in llm

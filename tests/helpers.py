@@ -28,9 +28,9 @@ def quiet(game: Game, turn: Turn) -> Any:
     if kind is ActionKind.STATEMENT:
         return {"statement": "I have nothing to add."}
     if kind is ActionKind.SELF_ANALYSIS:
-        return {"is_deceptive": False, "confidence": 0.9, "deception_type": "none"}
+        return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none"}  # confidence: P(deceptive)
     if kind is ActionKind.PEER_ANALYSIS:
-        return {"is_deceptive": False, "confidence": 0.9, "deception_type": "none", "suspicion": 0.5}
+        return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none", "suspicion": 0.5}
     if kind is ActionKind.VOTE:
         return {"vote": None}
     return {"summary": "done"}

@@ -217,6 +217,7 @@ FORMAT_PLACEHOLDERS = sorted(
 
 def statement(raw: Any) -> tuple[dict[str, Any], list[str]]:
     game = GAMES[ActionKind.STATEMENT]
+    assert game.current is not None
     result = parse(raw, game.current, game.state)
     return result.action, result.fallbacks
 
@@ -308,6 +309,7 @@ def test_analyses_ask_for_reasoning_before_the_verdict(kind: ActionKind) -> None
     assert schema["required"] == ["reasoning", *verdict]
     assert "probability" in schema["properties"]["confidence"]["description"]
     game = GAMES[kind]
+    assert game.current is not None
     without = {"is_deceptive": True, "confidence": 0.7, "deception_type": "fabrication", "suspicion": 0.6}
     result = parse(without, game.current, game.state)
     assert result.action["reasoning"] == "" and not result.fallbacks, "reasoning stays optional to the parser"

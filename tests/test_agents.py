@@ -29,6 +29,20 @@ def test_model_free_policies_always_answer_legally(kind: str) -> None:
         assert result.winner in ("village", "werewolf", None)
 
 
+@pytest.mark.parametrize("kind", ["random", "heuristic"])
+def test_model_free_confidence_is_the_probability_of_deception(kind: str, tmp_path: Path) -> None:
+    """``confidence`` is P(deceptive) (metrics schema 3): at least 0.5 when flagged, at most 0.5 otherwise."""
+    answers = []
+    for seed in range(3):
+        log = play_game_sync({"num_players": 8}, kind, seed=seed, log_dir=tmp_path).log_path
+        assert log is not None
+        answers += [r["data"]["parsed"] for r in engine_events(log)
+                    if r["type"] == "action" and r["data"]["kind"] in ("self_analysis", "peer_analysis")]  # fmt: skip
+    assert answers and all(0.0 <= a["confidence"] <= 1.0 for a in answers)
+    assert all(a["confidence"] >= 0.5 if a["is_deceptive"] else a["confidence"] <= 0.5 for a in answers)
+    assert {a["is_deceptive"] for a in answers} == {True, False}
+
+
 def test_heuristic_werewolves_tell_every_grounded_kind_of_lie_and_villagers_do_not_lie() -> None:
     lies: Counter[tuple[str, str]] = Counter()
     env = werewolf_env.raw_env(info_events=True)
@@ -97,7 +111,9 @@ def test_lineup_resolution_priority(tmp_path: Path) -> None:
     assert lineup.spec_for("player_2", Role.WEREWOLF).kind == "heuristic"
     assert lineup.spec_for("player_3", Role.VILLAGER).kind == "random"
     toml_file = tmp_path / "lineup.toml"
-    toml_file.write_text('default = "heuristic"\n[teams.werewolf]\nkind = "llm"\nmodel = "m"\nbase_url = "u"\n')
+    toml_file.write_text(
+        'default = "heuristic"\n[teams.werewolf]\nkind = "llm"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n'
+    )
     from_toml = load_lineup(toml_file)
     assert from_toml.teams[Team.WEREWOLF].label() == "llm:m"
     json_file = tmp_path / "lineup.json"
@@ -185,7 +201,9 @@ def test_human_shorthand_for_analyses() -> None:
     assert shorthand("yes 0.8 misdirection 0.9", "peer_analysis") == {
         "is_deceptive": True, "confidence": 0.8, "deception_type": "misdirection", "suspicion": 0.9,
     }  # fmt: skip
-    assert shorthand("no", "self_analysis") == {"is_deceptive": False, "confidence": 0.5, "deception_type": "none"}
+    # A bare yes / no leans its way: confidence is the probability that the statement is deceptive.
+    assert shorthand("no", "self_analysis") == {"is_deceptive": False, "confidence": 0.3, "deception_type": "none"}
+    assert shorthand("yes", "self_analysis")["confidence"] == 0.7
     assert shorthand('{"bid": 3}', "bid") == '{"bid": 3}'
 
 

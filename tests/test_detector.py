@@ -8,22 +8,48 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from agents import play_game_sync
 from benchmarks.cli import main
-from benchmarks.detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, fit, statement_rows, text_vector
+from benchmarks.detector import (
+    TEXT_FEATURES,
+    VALUE_FEATURES,
+    LogisticModel,
+    StatementFeaturizer,
+    fit,
+    statement_rows,
+    text_vector,
+)
 from benchmarks.friction import Friction
 from werewolf_env.counterfactual import CounterfactualValuer
 
 from .test_counterfactual import position
+from .test_ground_truth_union import speak
 
 
 def test_text_features_ignore_who_is_named() -> None:
     names = ("Alice", "Bob", "Carla")
     assert text_vector("I suspect Bob is a werewolf.", names) == text_vector("I suspect Carla is a werewolf.", names)
     assert text_vector("I am the seer.", names) != text_vector("I am a villager.", names)
+
+
+def test_claims_in_text_counts_the_claims_the_words_carry() -> None:
+    """Spoken claims count, those the agent only sent as structured claims do not (claims_source is
+    "text" / "agent" / "both" / "none": no longer the "extracted" the feature once read)."""
+    honest = [{"kind": "team", "player": "Bob", "team": "werewolf"}]
+    cases: list[tuple[dict[str, Any], int, int]] = [
+        ({"statement": "I am the seer.", "claims": honest}, 2, 1),
+        ({"statement": "I am the seer.", "claims": [{"kind": "role", "player": "me", "role": "seer"}]}, 1, 1),
+        ({"statement": "We should vote carefully.", "claims": honest}, 1, 0),
+        ({"statement": "We should vote carefully."}, 0, 0),
+    ]
+    for answer, claims, in_text in cases:
+        game = speak(answer)
+        context = StatementFeaturizer().context(game.state, game.state.statements[-1], [])
+        assert (context["claims"], context["claims_in_text"]) == (claims, in_text), answer
 
 
 def test_classifier_learns_saves_and_loads(tmp_path: Path) -> None:

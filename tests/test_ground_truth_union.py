@@ -173,19 +173,20 @@ def test_games_with_mixed_claims_and_placeholders_replay(tmp_path: Path) -> None
     for seed in range(3):
         env = werewolf_env.raw_env(log_dir=tmp_path / str(seed))
         env.reset(seed=seed)
-        policy = random_policy(seed, fuzz=0.1)
+        policy: Any = random_policy(seed, fuzz=0.1)
         spoken = 0
         for _agent in env.agent_iter():
             _obs, _r, term, trunc, _info = env.last(observe=False)
             if term or trunc:
                 env.step(None)
                 continue
-            turn = env.game.current
-            if turn.kind is ActionKind.STATEMENT:
+            game = env.game
+            assert game is not None and game.current is not None
+            if game.current.kind is ActionKind.STATEMENT:
                 env.step(answers[spoken % len(answers)])
                 spoken += 1
             else:
-                env.step(policy(env.game, turn))
+                env.step(policy(game, game.current))
         assert env.log_path is not None
         result = replay(env.log_path)
         assert result.ok, result.mismatches

@@ -74,9 +74,9 @@ def role_blind_answer(kind: ActionKind, seat: int, rnd: int, names: tuple[str, .
     if kind is ActionKind.STATEMENT:
         return {"statement": f"I am player {seat} and I think {names[(seat + 1) % 8]} is innocent."}
     if kind is ActionKind.SELF_ANALYSIS:
-        return {"is_deceptive": False, "confidence": 0.7, "deception_type": "none", "reasoning": "plain"}
-    if kind is ActionKind.PEER_ANALYSIS:
-        return {"is_deceptive": seat % 2 == 0, "confidence": 0.6, "deception_type": "none",
+        return {"is_deceptive": False, "confidence": 0.3, "deception_type": "none", "reasoning": "plain"}
+    if kind is ActionKind.PEER_ANALYSIS:  # confidence: the probability that the statement is deceptive
+        return {"is_deceptive": seat % 2 == 0, "confidence": 0.6 if seat % 2 == 0 else 0.4, "deception_type": "none",
                 "reasoning": "hmm", "suspicion": (seat + 1) / 10}  # fmt: skip
     if kind is ActionKind.VOTE:
         return {"vote": None}

@@ -119,7 +119,8 @@ def test_api_key_never_reaches_logs_or_errors(tmp_path: Path, monkeypatch: pytes
 def test_key_file(tmp_path: Path) -> None:
     key = tmp_path / "key.txt"
     key.write_text("sk-from-file\n")
-    assert LLMAgent(model="m", base_url="http://127.0.0.1:9/v1", api_key_file=str(key)).connection._api_key == "sk-from-file"
+    agent = LLMAgent(model="m", base_url="http://127.0.0.1:9/v1", api_key_file=str(key))
+    assert agent.connection._api_key == "sk-from-file"
     with pytest.raises(ValueError, match="cannot read the API key file"):
         LLMAgent(model="m", base_url="http://127.0.0.1:9/v1", api_key_file=str(tmp_path / "none"))
 

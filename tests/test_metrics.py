@@ -7,6 +7,7 @@ import json
 import math
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
-from agents import Policy, RandomAgent, play_game_sync
+from agents import GameResult, Policy, RandomAgent, play_game_sync
 from werewolf_env import Game, GameConfig
 from werewolf_env.log import dumps, read_log
-from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
+from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, Label, aggregate
 from werewolf_env.state import ActionKind as K
 from werewolf_env.stats import Bootstrap, theil_sen, wilson
 from werewolf_env.wrappers import DeceptionMetrics
@@ -25,7 +26,9 @@ from werewolf_env.wrappers import DeceptionMetrics
 from .helpers import D, S, V, W, run_until, scripted
 
 # Seats: 0 Alice W, 1 Bob S, 2 Carla D, 3 Dmitri V, 4 Emma V
-SMALL = GameConfig(num_players=5, num_werewolves=1, max_debate_turns=2, roles=(W, S, D, V, V))
+SMALL = GameConfig.model_validate(
+    {"num_players": 5, "num_werewolves": 1, "max_debate_turns": 2, "roles": (W, S, D, V, V)}
+)
 
 
 def peer(flag: bool, confidence: float, suspicion: float) -> dict:
@@ -43,9 +46,10 @@ def small_game(caught: bool, bad_suspicion: bool = False) -> GameRecord:
     lie = {"statement": "I am the seer.", "claims": [{"kind": "role", "player": "me", "role": "seer"}]}
     truth = {"statement": "Alice is a werewolf.",
              "claims": [{"kind": "seer_result", "player": "Alice", "team": "werewolf"}]}  # fmt: skip
-    on_lie = peer(True, 0.9, 0.9) if caught else peer(False, 0.6, 0.2)
-    on_truth = peer(False, 0.9, 0.1) if caught else peer(True, 0.7, 0.8)
-    self_no = {"is_deceptive": False, "confidence": 0.8, "deception_type": "none"}
+    # confidence: the stated probability that the statement is deceptive.
+    on_lie = peer(True, 0.9, 0.9) if caught else peer(False, 0.4, 0.2)
+    on_truth = peer(False, 0.1, 0.1) if caught else peer(True, 0.7, 0.8)
+    self_no = {"is_deceptive": False, "confidence": 0.2, "deception_type": "none"}
     target = "Alice" if caught else "Bob"
     overrides = {
         (K.ELIMINATE, 1, 0): {"target": "Emma"}, (K.ELIMINATE, 2, 0): {"target": "Dmitri"},
@@ -64,6 +68,11 @@ def small_game(caught: bool, bad_suspicion: bool = False) -> GameRecord:
     run_until(game, scripted(overrides))
     events = [json.loads(dumps(e.to_json())) for e in game.state.events]
     return GameRecord.from_events(events)
+
+
+def log_of(result: GameResult) -> str:
+    assert result.log_path is not None
+    return result.log_path
 
 
 def players(record: GameRecord) -> dict[str, dict]:
@@ -118,7 +127,24 @@ def test_no_lie_caught() -> None:
     assert 0.0 <= low <= 0.5 <= high <= 1.0
 
 
-def paper_definitions(records: list[dict]) -> tuple[list[np.ndarray], dict[int, dict[str, float]]]:
+def test_confidence_is_the_probability_of_deception() -> None:
+    """Schema 3: ``confidence`` is the stated P(deceptive) whatever the flag, so a flag that disagrees
+    with its own number is scored as the number says."""
+    fields: dict[str, Any] = {"statement_id": 0, "observer": 1, "kind": "peer", "deception_type": "none",
+                              "reasoning": ""}  # fmt: skip
+    assert Label(is_deceptive=False, confidence=0.3, **fields).p_deceptive == 0.3
+    assert Label(is_deceptive=True, confidence=0.3, **fields).p_deceptive == 0.3
+    record = small_game(caught=True)
+    analyses = record.rows()["analyses"]
+    assert analyses and all(a["p_deceptive"] == a["confidence"] for a in analyses)
+    d = aggregate([record], resamples=0)["detective"]["all"]["all"]
+    # 0.9 on every peer analysis of the lie, 0.1 on the truth's: each 0.1 off its outcome.
+    assert [(b["bin"], b["stated"], b["observed"]) for b in d["reliability"]] == [
+        ([0.1, 0.2], 0.1, 0.0), ([0.9, 1.0], 0.9, 1.0)]  # fmt: skip
+    assert d["ece"]["value"] == pytest.approx(0.1) and d["brier"]["value"] == pytest.approx(0.01)
+
+
+def paper_definitions(records: list[dict]) -> tuple[list[np.ndarray], dict[int, dict[str, Any]]]:
     """An independent reading of a log: the matrix from the peer answers with 0.7 new + 0.3 prior,
     and per-player totals counted straight from the events."""
     header = records[0]
@@ -127,8 +153,10 @@ def paper_definitions(records: list[dict]) -> tuple[list[np.ndarray], dict[int, 
     n = config["num_players"]
     matrix = np.full((n, n), prior)
     after: list[np.ndarray] = []
-    totals = {s: {"statements": 0, "self": 0, "flags": 0, "peers": 0, "suspicion": []} for s in range(n)}
-    speaker = None
+    totals: dict[int, dict[str, Any]] = {
+        s: {"statements": 0, "self": 0, "flags": 0, "peers": 0, "suspicion": []} for s in range(n)
+    }
+    speaker: Any = None
     for r in records[1:]:
         if r["type"] == "statement":
             if speaker is not None:
@@ -150,7 +178,7 @@ def paper_definitions(records: list[dict]) -> tuple[list[np.ndarray], dict[int, 
 
 def test_logged_game_matches_the_paper_definitions(tmp_path: Path) -> None:
     result = play_game_sync({"num_players": 8}, "heuristic", seed=11, log_dir=tmp_path)
-    records = read_log(result.log_path)
+    records = read_log(log_of(result))
     record = GameRecord.from_events(records)
     after, totals = paper_definitions(records)
     assert len(after) == len(record.statements) > 5
@@ -181,6 +209,7 @@ def test_wrapper_in_the_plain_loop_matches_the_log(tmp_path: Path) -> None:
                 assert info["deception"]["seat"] == env.unwrapped.agent_name_mapping[agent]
             env.step(None if termination or truncation else agents[int(agent[7:])].act(obs, info))
         logged = GameRecord.from_events(read_log(env.unwrapped.log_path))
+        assert env.metrics is not None
         assert env.metrics["players"] == [{**row, "seat_policy": "random"} for row in logged.rows()["players"]]
         assert env.metrics["matrix"] == np.round(logged.final_matrix, 4).tolist()
     assert len(env.history) == 2
@@ -189,7 +218,7 @@ def test_wrapper_in_the_plain_loop_matches_the_log(tmp_path: Path) -> None:
 
 def test_incomplete_log_is_marked(tmp_path: Path) -> None:
     result = play_game_sync({"num_players": 6}, "heuristic", seed=2, log_dir=tmp_path)
-    lines = Path(result.log_path).read_text().splitlines()
+    lines = Path(log_of(result)).read_text().splitlines()
     half = GameRecord.from_events([json.loads(x) for x in lines[: len(lines) // 2]])
     assert not half.complete and half.winner is None
     assert GameRecord.from_events([json.loads(x) for x in lines]).complete
@@ -217,7 +246,7 @@ class GarbageAnalyst(Policy):
 def garbage_game(log_dir: Path, seed: int = 4, players: int = 6) -> GameRecord:
     policies = [GarbageAnalyst(seed * 100 + seat) for seat in range(players)]
     result = play_game_sync({"num_players": players}, None, seed, log_dir=log_dir, policies=policies)
-    return GameRecord.from_events(read_log(result.log_path))
+    return GameRecord.from_events(read_log(log_of(result)))
 
 
 def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) -> None:
@@ -226,7 +255,7 @@ def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) ->
     selves = sum(st.self_label is not None for st in record.statements)
     assert peers > 5 and selves > 2
     summary = aggregate([record], resamples=100)
-    assert summary["schema_version"] == METRICS_SCHEMA_VERSION == 2
+    assert summary["schema_version"] == METRICS_SCHEMA_VERSION == 3
     for by, groups in summary["detective"].items():
         for key, d in groups.items():
             assert d["no_valid_predictions"] is True, (by, key)
@@ -247,6 +276,9 @@ def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) ->
     pl = summary["players"]["all"]["all"]
     assert pl["no_valid_predictions"] and pl["peer_flags_received_per_game"]["value"] is None
     assert pl["self_reported_deceptions_per_game"]["value"] is None and pl["avg_suspicion_received"]["value"] is None
+    assert pl["first_correct_suspicion_found"]["value"] is None  # the suspicion matrix never moved
+    assert pl["observer_coverage"] == {"answered": 0, "expected": peers, "share": 0.0}
+    assert pl["survival"]["value"] is not None and pl["statements_per_game"]["value"] is not None
     assert summary["totals"]["analysis_coverage"] == {"answered": 0, "expected": peers + selves, "share": 0.0}
     # The tidy rows keep every analysis, marked, and no statement counts as caught or missed.
     rows = record.rows()
@@ -254,6 +286,17 @@ def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) ->
     assert all(a["fallback"] for a in rows["analyses"])
     assert all(st["peer_detected"] is None and st["peers_answered"] == 0 for st in rows["statements"])
     assert all(p["lies_undetected"] == 0 and p["peer_flags_received"] == 0 for p in rows["players"])
+
+
+def test_analyses_never_asked(tmp_path: Path) -> None:
+    """analysis=off: nothing was asked, so nothing was predicted (not 100% of lies undetected)."""
+    result = play_game_sync({"num_players": 6, "analysis": "off"}, "heuristic", seed=1, log_dir=tmp_path)
+    summary = aggregate([GameRecord.from_events(read_log(log_of(result)))], resamples=0)
+    dec = summary["deceptive"]["all"]["all"]
+    assert dec["coverage"] == {"answered": 0, "expected": 0, "share": None} and dec["no_valid_predictions"]
+    assert dec["undetected_lie_share"]["value"] is None and dec["statements"] > 0
+    assert summary["detective"]["all"]["all"]["no_valid_predictions"]
+    assert summary["totals"]["analysis_coverage"] == {"answered": 0, "expected": 0, "share": None}
 
 
 def test_partly_fallen_back_analyses_are_left_out() -> None:
@@ -303,7 +346,7 @@ def v1_figures(records: list[GameRecord]) -> dict[str, dict[str, float | None]]:
 @pytest.mark.parametrize("lineup", ["heuristic", "random"])
 def test_figures_without_fallbacks_are_version_1s(tmp_path: Path, lineup: str) -> None:
     """The demo's lineups (and seeds) answer every analysis: their figures are what they always were."""
-    logs = [play_game_sync({"num_players": 8}, lineup, seed=seed, log_dir=tmp_path).log_path for seed in range(4)]
+    logs = [log_of(play_game_sync({"num_players": 8}, lineup, seed=seed, log_dir=tmp_path)) for seed in range(4)]
     records = [GameRecord.from_events(read_log(log)) for log in logs]
     assert all(a["answered"] for r in records for a in r.rows()["analyses"])
     summary = aggregate(records, resamples=0)
@@ -379,8 +422,10 @@ def test_ece_wilson_and_theil_sen() -> None:
     est = boot.ece([0, 0, 0, 0], [0.95, 0.95, 0.15, 0.15], [1, 0, 0, 0])
     assert est.value == pytest.approx((abs(1 - 1.9) + abs(0 - 0.3)) / 4)
     w = wilson(8, 10)
+    assert w.low is not None and w.high is not None
     assert (round(w.low, 4), round(w.high, 4)) == (0.4902, 0.9433)  # textbook values for 8/10
     assert wilson(0, 0).value is None
     slope, intercept = theil_sen([1, 2, 3, 4, 5], [1, 3, 5, 7, 100])
     assert (slope, intercept) == (2.0, -1.0)  # robust to the outlier
-    assert math.isfinite(Bootstrap(3, 100).ratio([0, 1, 2], [1, 0, 1]).low)
+    low = Bootstrap(3, 100).ratio([0, 1, 2], [1, 0, 1]).low
+    assert low is not None and math.isfinite(low)

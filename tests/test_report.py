@@ -35,7 +35,7 @@ def rows(path: Path) -> list[dict[str, str]]:
 
 def test_run_writes_a_full_report(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = json.loads((run_dir / "metrics.json").read_text())
-    assert document["schema_version"] == 2 and document["run"]["games"] == 4
+    assert document["schema_version"] == 3 and document["run"]["games"] == 4
     assert document["run"]["lineups"] == ["heuristic"]
     assert set(document["baselines"]) == {"heuristic", "random"}
     assert document["baselines"]["random"]["seeds"] == [5, 6, 7]
@@ -113,12 +113,10 @@ def test_report_on_a_run_whose_analyses_all_fell_back(tmp_path: Path, capsys: py
     out = capsys.readouterr().out
     assert "no valid predictions" in out and "F1 0.00" not in out and "F1 n/a" not in out
     assert f"analyses: 0 answered / {asked + sum(len(r.statements) for r in records)} expected" in out
-    roles = {row: values for row, values in
-             json.loads((tmp_path / "metrics.json").read_text())["metrics"]["detective"]["by_role"].items()}  # fmt: skip
-    for role, values in roles.items():
+    document = json.loads((tmp_path / "metrics.json").read_text())
+    for role, values in document["metrics"]["detective"]["by_role"].items():
         line = next(x for x in out.splitlines() if x.strip().startswith(role) and "F1" in x)
         assert line.split()[1:4] == ["F1", "no", "valid"] and f"0 answered / {values['coverage']['expected']}" in line
-    document = json.loads((tmp_path / "metrics.json").read_text())
     detective = document["metrics"]["detective"]["all"]["all"]
     assert detective["no_valid_predictions"] is True and detective["f1"]["value"] is None
     assert detective["coverage"] == {"answered": 0, "expected": asked, "share": 0.0}

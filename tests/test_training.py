@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+import werewolf_env
 from agents.training import LearnerSeats
 from werewolf_env.log import read_log, replay
+from werewolf_env.wrappers import DiscreteActions
 
 
 def test_only_learner_turns_are_exposed_and_games_finish(tmp_path: Path) -> None:
@@ -48,6 +50,26 @@ def test_games_without_a_learner_turn_are_skipped() -> None:
         assert not env.raw.game.over
         obs = env.observe(env.agent_selection)
         assert obs["action_mask"].any()
+
+
+def test_discrete_analyses_state_the_probability_of_deception() -> None:
+    """Peer index k: suspicion and confidence (P(deceptive)) k/10, flagged from 6 up; self: 0.2 honest, 0.8 not."""
+    env = DiscreteActions(werewolf_env.raw_env(info_events=True))
+    env.reset(seed=3)
+    seen: set[str] = set()
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, info = env.last()
+        kind = info.get("action_kind")
+        if kind == "peer_analysis" and kind not in seen:
+            answers = [env.decode(agent, k) for k in range(11)]
+            assert [a["confidence"] for a in answers] == [k / 10 for k in range(11)]
+            assert [a["is_deceptive"] for a in answers] == [k >= 6 for k in range(11)]
+            seen.add(kind)
+        if kind == "self_analysis" and kind not in seen:
+            assert [env.decode(agent, k)["confidence"] for k in range(5)] == [0.2, 0.8, 0.8, 0.8, 0.8]
+            seen.add(kind)
+        env.step(None if term or trunc else env.action_space(agent).sample(obs["action_mask"]))
+    assert seen == {"peer_analysis", "self_analysis"}
 
 
 def test_rllib_ppo_example_smoke(tmp_path: Path) -> None:

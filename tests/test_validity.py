@@ -135,6 +135,7 @@ def test_rescored_logs_count_analyses_under_the_labeler() -> None:
     v = game_validity(log)
     assert set(v["policies"]) == {"heuristic", "llm:judge"}
     assert v["policies"]["heuristic"]["overall"]["actions"] == 1 and not v["policies"]["heuristic"]["llm"]
+    assert v["policies"]["llm:judge"]["seat_games"] == 2 and v["policies"]["llm:judge"]["llm"]
     judge = v["policies"]["llm:judge"]["overall"]
     assert (judge["actions"], judge["answered"], judge["invalid"], judge["fallback"]) == (2, 1, 1, 1)
 
@@ -156,7 +157,8 @@ def test_torn_and_malformed_logs(tmp_path: Path) -> None:
     assert torn["policies"]["llm:m"]["overall"]["calls"] == 3 and torn["policies"]["llm:m"]["overall"]["actions"] == 1
     odd = [
         "not a record", None, 7, {"type": "agent_record", "actor": 0, "data": "x"},
-        agent(None, type="llm_call"), agent("zero", type="policy_error"), agent(0, type="prompt", text="hi"),
+        agent(None, type="llm_call"), {"type": "agent_record", "actor": "zero", "data": {"type": "policy_error"}},
+        agent(0, type="prompt", text="hi"),
         {"type": "something_new", "data": {}}, {"type": "action", "actor": 0, "data": None},
         {"type": "action", "actor": None, "data": {"kind": "vote", "fallbacks": "vote: odd"}},
         {"type": "action", "actor": 5, "data": {}},
@@ -234,6 +236,7 @@ def test_a_real_game_against_a_faulty_server(tmp_path: Path) -> None:
         llm = {"kind": "llm", "model": "fake", "base_url": server.base_url, "retries": 0}
         result = play_game_sync({"num_players": 6}, {"default": "heuristic", "teams": {"werewolf": llm}}, seed=2,
                                 log_dir=tmp_path)  # fmt: skip
+    assert result.log_path is not None
     records = read_log(result.log_path)
     v = game_validity(records)
     lineup = next(r["data"]["policies"] for r in records if r.get("data", {}).get("type") == "lineup")

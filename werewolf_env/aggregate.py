@@ -24,7 +24,9 @@ from .game_record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord
 from .stats import Bootstrap, Estimate, theil_sen, wilson
 
 # 2: detection figures from answered analyses only, with coverage and no_valid_predictions per group.
-METRICS_SCHEMA_VERSION = 2
+# 3: an analysis's ``confidence`` is the stated probability that the statement is deceptive (Brier, ECE,
+#    reliability read it as is), no longer confidence in the verdict.
+METRICS_SCHEMA_VERSION = 3
 NULL = Estimate(None, None, None, 0)
 
 
@@ -117,6 +119,9 @@ def aggregate(records: list[GameRecord], resamples: int = 1000, seed: int = 0) -
         found = np.isfinite(first)
         peer_answered = int(pl.col("peer_analyses_received_answered")[mask].sum())
         self_answered_ = int(pl.col("self_analyses_answered")[mask].sum())
+        # The suspicion matrix moves only on answered peer analyses (a fallback keeps the score), so
+        # "first correct suspicion" says nothing about observers who answered none.
+        given_answered = int(pl.col("peer_analyses_answered")[mask].sum())
 
         def per_game(name: str, answered: int) -> dict[str, Any]:
             # Counts of flags are 0 when nobody answered: that is no measurement, not a zero.
@@ -131,10 +136,11 @@ def aggregate(records: list[GameRecord], resamples: int = 1000, seed: int = 0) -
             "avg_suspicion_received": j(boot.ratio(g[has], received[has])),
             "survival": j(boot.ratio(g, pl.col("alive_at_end")[mask])),
             "win_rate": j(boot.ratio(g, pl.col("won")[mask])),
-            "first_correct_suspicion_found": j(boot.ratio(g, found)),
-            "statements_to_first_correct_suspicion": j(boot.ratio(g[found], first[found])),
+            "first_correct_suspicion_found": j(boot.ratio(g, found) if given_answered else NULL),
+            "statements_to_first_correct_suspicion": j(boot.ratio(g[found], first[found]) if given_answered else NULL),
             "coverage": coverage(peer_answered, int(pl.col("peer_analyses_received")[mask].sum())),
             "self_coverage": coverage(self_answered_, int(pl.col("self_analyses")[mask].sum())),
+            "observer_coverage": coverage(given_answered, int(pl.col("peer_analyses")[mask].sum())),
             "no_valid_predictions": peer_answered == 0,
         }
 

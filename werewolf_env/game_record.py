@@ -35,7 +35,7 @@ class Label:
     observer: int
     kind: str  # "self" or "peer"
     is_deceptive: bool
-    confidence: float
+    confidence: float  # the stated probability (0-1) that the statement is deceptive (metrics schema 3 on)
     deception_type: str
     reasoning: str
     suspicion: float | None = None
@@ -50,8 +50,14 @@ class Label:
 
     @property
     def p_deceptive(self) -> float:
-        """The stated probability that the statement is deceptive."""
-        return self.confidence if self.is_deceptive else 1.0 - self.confidence
+        """The stated probability that the statement is deceptive: ``confidence`` itself, whatever the flag.
+
+        Agents are asked for exactly this number (``werewolf_env.actions``, ``agents.prompts``), so it is
+        read as given; a flag and a probability that disagree (``is_deceptive`` with 0.2) are the
+        agent's own inconsistency, scored as stated. Before metrics schema 3 it was read as confidence
+        in the verdict (``1 - confidence`` when not flagged).
+        """
+        return self.confidence
 
 
 @dataclass

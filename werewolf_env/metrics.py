@@ -29,8 +29,8 @@ Definitions (per game; aggregates pool the items of all games and resample whole
   ``GameRecord.matrices`` holds its value after every statement.
 - Detection (observer i on a statement by j): the prediction is i's ``is_deceptive``, the truth the
   grounded lie label (precision, recall, F1); i's ``suspicion`` scores "j is a werewolf" (AUROC,
-  AUPRC); the stated probability that the statement is deceptive is ``confidence`` when flagged and
-  ``1 - confidence`` otherwise (Brier score, expected calibration error over 10 bins).
+  AUPRC); i's ``confidence`` is its stated probability that the statement is deceptive, whatever its
+  flag (Brier score, expected calibration error over 10 bins, reliability diagram).
 - *Statements to first correct suspicion*: for each observer, how many statements it heard before
   its highest suspicion score among the living others was, uniquely, a werewolf (censored when it
   never was while the observer lived).
@@ -41,17 +41,26 @@ Definitions (per game; aggregates pool the items of all games and resample whole
 ``metrics.json`` schema history (``METRICS_SCHEMA_VERSION``):
 
 - 1: the first version.
-- 2: fallback analyses are no longer predictions. ``detective``, ``self_report``, ``deceptive`` and
-  ``players`` groups get ``coverage`` ({"answered", "expected", "share"}: peer analyses; ``deceptive``
-  and ``players`` also ``self_coverage`` for self analyses) and ``no_valid_predictions``; their
-  detection figures use answered analyses only (null when there are none); ``totals`` gets
-  ``analysis_coverage``. Tables: ``analyses`` gets ``answered``; ``statements`` gets ``self_asked``,
-  ``self_answered``, ``peers_answered`` (``peer_detected`` null when no peer answered, self columns
-  null unless answered); ``players`` gets ``self_analyses[_answered]``,
-  ``peer_analyses_received[_answered]`` and ``peer_analyses_answered``; ``games`` gets ``analyses``
-  and ``analyses_answered``. A run whose analyses were all answered keeps every figure of version 1
-  (where a kind of analysis was never asked, ``analysis`` off / self / peer, its figures are now
-  null rather than 0).
+- 2: fallback analyses are no longer predictions. Every group of ``detective``, ``self_report``,
+  ``deceptive`` and ``players`` gets ``coverage`` ({"answered", "expected", "share"}: the analyses
+  its figures rest on; for ``deceptive`` and ``players`` the peer analyses of the group's statements)
+  and ``no_valid_predictions`` (no analysis of that coverage answered); ``deceptive`` and ``players``
+  also ``self_coverage`` (self analyses), ``players`` ``observer_coverage`` (the peer analyses its
+  players gave, behind "first correct suspicion"). Figures resting on analyses use answered ones
+  only and are null when there are none; ``totals`` gets ``analysis_coverage``. Tables:
+  ``analyses`` gets ``answered``; ``statements`` gets ``self_asked``, ``self_answered``,
+  ``peers_answered`` (``peer_detected`` null when no peer answered, self columns null unless
+  answered); ``players`` gets ``self_analyses[_answered]``, ``peer_analyses_received[_answered]``
+  and ``peer_analyses_answered``; ``games`` gets ``analyses`` and ``analyses_answered``. A run whose
+  analyses were all answered keeps every figure of version 1 (where a kind of analysis was never
+  asked, ``analysis`` off / self / peer, the figures resting on it are now null rather than 0).
+- 3: ``confidence`` means the probability (0-1) that the statement is deceptive, as agents are now
+  asked (it was confidence in the stated verdict). ``Label.p_deceptive`` and the ``p_deceptive``
+  column of the ``analyses`` table are ``confidence`` itself (they were ``confidence`` when flagged,
+  else ``1 - confidence``), so ``brier``, ``ece`` and ``reliability`` read the number as given; the
+  built-in agents answer in the new sense. Detection figures from ``is_deceptive`` are unchanged.
+  Logs recorded before this change hold the old meaning: re-scored now, their calibration figures
+  are wrong wherever an analysis did not flag.
 """
 
 from __future__ import annotations

@@ -220,9 +220,10 @@ def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | N
         line = f"{who} voted for {target('vote') if p['vote'] is not None else 'nobody (abstain)'}."
     elif kind in ("self_analysis", "peer_analysis"):
         extra = f", suspicion {p['suspicion']:.2f}" if "suspicion" in p else ""
+        # Named by its meaning, not its field: "deceptive=false (confidence 0.05)" reads as doubt in the verdict.
         line = (
             f"{who} analysed the statement: deceptive={str(p['is_deceptive']).lower()} "
-            f"({p['deception_type']}, confidence {p['confidence']:.2f}{extra})."
+            f"({p['deception_type']}, probability deceptive {p['confidence']:.2f}{extra})."
         )
     if d.get("fallbacks"):
         fix = f"{who} answered invalidly ({'; '.join(d['fallbacks'])})."

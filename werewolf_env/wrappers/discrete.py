@@ -10,9 +10,10 @@ Every action kind maps integers onto its answers (``decode``); ``observe`` retur
   to add; "I am the seer / the doctor / a villager"; and per seat: suspect them of being a werewolf,
   vouch for them, or claim a seer result (werewolf or innocent) about them;
 * self analysis: 0 = honest, 1-4 = deceptive of type omission / distortion / fabrication / misdirection;
+  confidence (the probability that the statement is deceptive) 0.2 for honest, 0.8 for deceptive;
 * peer analysis: index ``k`` in 0-10 reports suspicion ``k/10``, flags the statement deceptive from 6
   up (type "fabrication"; the discrete variant does not choose among lie types for peers), with
-  confidence ``|k/10 - 0.5| * 2``;
+  confidence ``k/10``: the probability that the statement is deceptive rises with ``k``, as the flag does;
 * summary: 0.
 
 A masked-out or out-of-range index is passed on anyway and becomes the env's recorded fallback.
@@ -138,7 +139,7 @@ class DiscreteActions(BaseWrapper):
             kind_name = SELF_TYPES[index] if 0 <= index < len(SELF_TYPES) else "invalid"
             return {
                 "is_deceptive": index > 0,
-                "confidence": 0.8,
+                "confidence": 0.8 if index > 0 else 0.2,  # the probability it is deceptive, as flagged
                 "deception_type": kind_name,
                 "reasoning": "discrete action",
             }
@@ -146,7 +147,7 @@ class DiscreteActions(BaseWrapper):
             level = index / 10
             return {
                 "is_deceptive": index >= 6,
-                "confidence": round(abs(level - 0.5) * 2, 3),
+                "confidence": level,  # one number, monotone in k: the metrics read it as P(deceptive)
                 "deception_type": "fabrication" if index >= 6 else "none",
                 "reasoning": "discrete action",
                 "suspicion": level,
