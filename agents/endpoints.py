@@ -60,6 +60,53 @@ _RATE_HEADERS = ("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
                  "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")  # fmt: skip
 
 
+class AdaptiveLimit:
+    """A server's concurrency cap that halves when the server is overloaded and creeps back up.
+
+    Used as ``async with limit:`` around one seat's turn. A call that hits its deadline, a 429 or a
+    503 means requests are queueing at the server (a one-slot local server with 8 calls in flight
+    makes the last wait for seven answers): the cap halves, down to 1. Every ``4 x cap`` answered
+    calls it grows by one again, up to the configured ``--concurrency``.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.limit = cap
+        self.active = 0
+        self.overloads = 0
+        self._answered = 0
+        self._changed: asyncio.Condition | None = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:  # made on first use, inside the run's event loop
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    async def __aenter__(self) -> AdaptiveLimit:
+        changed = self._condition()
+        async with changed:
+            await changed.wait_for(lambda: self.active < self.limit)
+            self.active += 1
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        changed = self._condition()
+        async with changed:
+            self.active -= 1
+            changed.notify_all()
+
+    def overloaded(self) -> None:
+        self.overloads += 1
+        self._answered = 0
+        self.limit = max(1, self.limit // 2)
+
+    def answered(self) -> None:
+        self._answered += 1
+        if self.limit < self.cap and self._answered >= 4 * self.limit:
+            self._answered = 0
+            self.limit += 1  # waiters see it at the next release (this call's own turn is still in flight)
+
+
 class EndpointDownError(RuntimeError):
     """An endpoint's circuit breaker tripped: no further call to it can succeed in this run."""
 
@@ -97,8 +144,9 @@ def _ssl_context() -> ssl.SSLContext:
 class Endpoint:
     """One server (base URL and key): its client, its state for the run, and its breaker."""
 
-    def __init__(self, base_url: str, api_key: str, breaker: int) -> None:
+    def __init__(self, base_url: str, api_key: str, breaker: int, limit: AdaptiveLimit | None = None) -> None:
         self.base_url = base_url
+        self.limit = limit  # the run's cap for this server: told when the server is overloaded
         self._api_key = api_key
         self.breaker = breaker
         self.client = AsyncOpenAI(
@@ -223,6 +271,10 @@ class Endpoint:
                     return self._failed(fmt, started, retries, errors, failure)
                 if isinstance(exc, asyncio.TimeoutError):
                     errors[-1] = f"deadline: no complete answer within {options.timeout:g} s"
+                if self.limit is not None and (
+                    isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)) or status in (429, 503)
+                ):
+                    self.limit.overloaded()
                 delay, asked = self._delay(options, retries, exc, rng)
                 left = options.max_wait - (time.monotonic() - started)
                 if retries >= options.retries:
@@ -250,6 +302,8 @@ class Endpoint:
                     max_tokens *= 2
                     continue
             self.failures_in_row = 0
+            if self.limit is not None:
+                self.limit.answered()
             if usage:
                 self._learn_ratio(options.model, chars, usage.get("prompt_tokens"))
             meta = self._meta(fmt, started, retries, errors)
@@ -365,7 +419,7 @@ class EndpointPool:
         self.concurrency = concurrency
         self.breaker = breaker
         self._endpoints: dict[tuple[str, str], Endpoint] = {}
-        self._limits: dict[str, asyncio.Semaphore] = {}
+        self._limits: dict[str, AdaptiveLimit] = {}
 
     def endpoint(self, options: LLMOptions) -> Endpoint:
         base_url = options.endpoint()
@@ -373,14 +427,14 @@ class EndpointPool:
         ident = (base_url, hashlib.sha256(key.encode()).hexdigest())  # the key itself is not kept as an index
         found = self._endpoints.get(ident)
         if found is None:
-            found = self._endpoints[ident] = Endpoint(base_url, key, self.breaker)
+            found = self._endpoints[ident] = Endpoint(base_url, key, self.breaker, self.limit(base_url))
         return found
 
-    def limit(self, base_url: str) -> asyncio.Semaphore:
+    def limit(self, base_url: str) -> AdaptiveLimit:
         """The concurrency cap of one server, shared by every game and seat of the run."""
         found = self._limits.get(base_url)
         if found is None:
-            found = self._limits[base_url] = asyncio.Semaphore(self.concurrency)
+            found = self._limits[base_url] = AdaptiveLimit(self.concurrency)
         return found
 
     def endpoints(self) -> list[Endpoint]:
@@ -394,8 +448,10 @@ class EndpointPool:
         out = []
         for e in self._endpoints.values():
             models = sorted(set(e.formats) | set(e.system_modes) | set(e.chars_per_token))
+            limit = e.limit
             out.append({
                 "endpoint": e.shown, "calls": e.calls, "unanswered": e.unanswered, "tripped": e.tripped,
+                "concurrency": limit and {"cap": limit.cap, "final": limit.limit, "overloads": limit.overloads},
                 "models": {m: {"response_format": e.formats.get(m), "system_prompt": e.system_modes.get(m),
                                "token_param": e.token_param.get(m, "max_tokens"),
                                "chars_per_token": round(e.chars_per_token[m], 3) if m in e.chars_per_token else None}

@@ -33,7 +33,7 @@ from .base import Policy
 from .cache import ResponseCache
 from .endpoints import Endpoint, EndpointPool
 from .llm_options import LLMOptions, validate_options
-from .prompts import build_messages, fit
+from .prompts import answer_line, build_messages, fit, with_answer_line
 from .schemas import turn_schema
 
 _TARGET_KEYS = {"eliminate": "target", "protect": "target", "unmask": "target", "vote": "vote"}
@@ -92,7 +92,8 @@ class LLMAgent(Policy):
         if kind is None:
             return {}
         merge = self.connection.system_mode(self.options) == "user"
-        messages = build_messages(observation["text"], merge_system=merge)
+        answer_format = answer_line(kind, info)
+        messages = with_answer_line(build_messages(observation["text"], merge_system=merge), answer_format)
         friction = info.get("friction")  # the detector's note on this statement (friction runs only)
         if friction:
             note = f"{messages[-1]['content']}\n\nDETECTOR NOTE: {friction['text']}"
@@ -111,8 +112,7 @@ class LLMAgent(Policy):
         repair = [
             *messages,
             {"role": "assistant", "content": answer if isinstance(answer, str) else json.dumps(answer)},
-            {"role": "user", "content": (f"That answer is invalid: {error}. Reply again with exactly one JSON "
-                                         f"object: {info.get('answer_format', '')}")},
+            {"role": "user", "content": f"That answer is invalid: {error}. Reply again. {answer_format}"},
         ]  # fmt: skip
         repaired, error, cached_repair = await self._ask(repair, kind, info, "repair", budget)
         if error is None:

@@ -16,6 +16,10 @@ DECEPTION_TYPES = ["none", "omission", "distortion", "fabrication", "misdirectio
 # Caps keep a small model from rambling to its token limit inside one string.
 REASONING_CHARS = 160
 NOTES_CHARS = 100
+# Probabilities as an enum of steps of 0.05: llama.cpp's grammars ignore "minimum"/"maximum" on numbers
+# (a 270M model answered 18.25 and 100), while an enum constrains every server; 0.05 is finer than the
+# 0.1 bins of the calibration figures.
+PROBABILITIES = [round(i / 20, 2) for i in range(21)]
 
 
 def _obj(properties: dict[str, Any]) -> dict[str, Any]:
@@ -48,10 +52,12 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
         props: dict[str, Any] = {
             "reasoning": _text("one or two short sentences of reasoning, before the verdict", REASONING_CHARS),
             "is_deceptive": {"type": "boolean"},
-            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "confidence": {"type": "number", "enum": PROBABILITIES,
+                           "description": "probability that the statement is deceptive"},
             "deception_type": {"type": "string", "enum": DECEPTION_TYPES},
         }
         if kind == "peer_analysis":
-            props["suspicion"] = {"type": "number", "minimum": 0, "maximum": 1}
+            props["suspicion"] = {"type": "number", "enum": PROBABILITIES,
+                                  "description": "probability that the speaker is a werewolf"}
         return _obj(props)
     return _obj({"summary": _text("your final summary of the game", 1200)})

@@ -153,3 +153,42 @@ def test_fit_keeps_any_prompt_within_the_budget(lines: int, budget: int) -> None
     assert messages[-1]["content"].endswith("Answer with exactly one JSON object: {}"), "the task is never cut"
     if record["history_lines_dropped"]:
         assert f"({record['history_lines_dropped']} earlier history lines left out" in messages[-1]["content"]
+
+
+def test_the_concurrency_cap_halves_under_overload_and_recovers() -> None:
+    from agents.endpoints import AdaptiveLimit
+
+    limit = AdaptiveLimit(8)
+    peak = 0
+
+    async def turn() -> None:
+        nonlocal peak
+        async with limit:
+            peak = max(peak, limit.active)
+            await asyncio.sleep(0.001)
+
+    async def go() -> None:
+        limit.overloaded()
+        limit.overloaded()
+        assert limit.limit == 2
+        await asyncio.gather(*(turn() for _ in range(20)))
+
+    asyncio.run(go())
+    assert peak <= 2 and limit.overloads == 2
+    for _ in range(200):
+        limit.answered()
+    assert limit.limit == 8, "answered calls bring the cap back to what was configured"
+    for _ in range(10):
+        limit.overloaded()
+    assert limit.limit == 1
+
+
+def test_the_answer_format_in_prompts_has_no_placeholder_to_copy() -> None:
+    from agents.prompts import answer_line
+    from werewolf_env.actions import echoes_template
+
+    for kind in ("eliminate", "protect", "unmask", "vote", "bid", "statement", "self_analysis", "peer_analysis",
+                 "summary"):  # fmt: skip
+        line = answer_line(kind, {"legal_targets": ["Bob", "Emma"], "max_bid": 10, "max_statement_words": 20})
+        assert "<" not in line and echoes_template(line) is None
+        assert line.startswith("Answer with exactly one JSON object: {")

@@ -287,11 +287,19 @@ def as_object(raw: Any, repairs: list[str]) -> tuple[dict[str, Any] | None, str 
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end <= start:
             return None, "unparseable JSON: no object found"
+        inner = text[start : end + 1]
         try:
-            value = json.loads(text[start : end + 1])
+            value = json.loads(inner)
         except (ValueError, RecursionError) as exc:
-            return None, f"unparseable JSON: {exc}"
-        repairs.append("ignored text around the JSON object")
+            # A raw newline or tab inside a string (llama.cpp's JSON grammars allow them): the answer
+            # is otherwise what the model meant, so it is read, and the tolerance recorded.
+            try:
+                value = json.loads(inner, strict=False)
+            except (ValueError, RecursionError):
+                return None, f"unparseable JSON: {exc}"
+            repairs.append("read a control character inside a JSON string")
+        if inner != text:
+            repairs.append("ignored text around the JSON object")
     if not isinstance(value, dict):
         return None, f"the JSON must be an object, got {type(value).__name__}"
     return value, None
