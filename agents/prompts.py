@@ -111,7 +111,11 @@ def build_messages(observation_text: str, merge_system: bool = False) -> list[di
     ``merge_system`` puts both in one user message, for chat templates without a system role.
     """
     head, user = split_observation(observation_text)
-    system = f"{SYSTEM_RULES}\n\n{head}" if head else SYSTEM_RULES
+    # The rules are the same for every seat: before the seat's title and role card, they extend the
+    # prefix that every seat's prompt shares.
+    blocks = head.split("\n\n") if head else []
+    blocks = [b for b in blocks if b.startswith("RULES:")] + [b for b in blocks if not b.startswith("RULES:")]
+    system = "\n\n".join([SYSTEM_RULES, *blocks])
     if merge_system:
         return [{"role": "user", "content": f"{system}\n\n{user}"}]
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -38,10 +38,10 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
         target: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
         return _obj({"target": target})
     if kind == "vote":
-        vote: dict[str, Any] = {"type": ["string", "null"]}
-        if names:
-            vote["enum"] = [*names, None]
-        return _obj({"vote": vote})
+        # anyOf, not a type list with an enum: llama.cpp's grammar converter drops an enum next to a
+        # list of types (a 270M model then voted for "0" and ":{").
+        name: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
+        return _obj({"vote": {"anyOf": [name, {"type": "null"}]}})
     if kind == "bid":
         return _obj({"bid": {"type": "integer", "enum": list(range(int(info.get("max_bid", 10)) + 1))}})
     if kind == "statement":

@@ -126,7 +126,9 @@ def test_schema_is_strict_and_targets_are_the_legal_names(tmp_path: Path) -> Non
     votes = [b for b in bodies if b["response_format"]["json_schema"]["name"] == "vote"]
     assert bodies and all(b["response_format"]["json_schema"]["strict"] is True for b in bodies)
     schema = votes[0]["response_format"]["json_schema"]["schema"]
-    assert schema["additionalProperties"] is False and None in schema["properties"]["vote"]["enum"]
+    assert schema["additionalProperties"] is False
+    name, null = schema["properties"]["vote"]["anyOf"]
+    assert null == {"type": "null"} and "enum" in name
     analysis = next(b for b in bodies if b["response_format"]["json_schema"]["name"] == "peer_analysis")
     assert next(iter(analysis["response_format"]["json_schema"]["schema"]["properties"])) == "reasoning"
 
