@@ -34,6 +34,7 @@ import asyncio
 import email.utils
 import hashlib
 import json
+import os
 import random
 import re
 import ssl
@@ -125,8 +126,6 @@ class Reply:
 
 
 def read_key(env_name: str, key_file: str | None) -> str:
-    import os
-
     if key_file:
         try:
             return Path(key_file).expanduser().read_text(encoding="utf-8").strip()
@@ -439,9 +438,6 @@ class EndpointPool:
 
     def endpoints(self) -> list[Endpoint]:
         return list(self._endpoints.values())
-
-    def tripped(self) -> list[Endpoint]:
-        return [e for e in self._endpoints.values() if e.tripped]
 
     def state(self) -> list[dict[str, Any]]:
         """What the run learned of each endpoint, for the manifest (never a key)."""

@@ -20,7 +20,6 @@ import sys
 from typing import Any
 
 from agents.lineup import AgentSpec, Lineup
-from agents.llm_options import LLMOptions
 from agents.preflight import ProbeResult, preflight
 
 EXIT_FAILED_GAMES = 1
@@ -134,7 +133,3 @@ def run_preflight(sections: list[tuple[str, AgentSpec]], quiet: bool) -> list[Pr
         for result in results:
             print(f"preflight: {result.message()}", file=sys.stderr)
     return results
-
-
-def llm_options_of(spec: AgentSpec) -> LLMOptions:
-    return LLMOptions.model_validate({**spec.options, "name": spec.label()})
