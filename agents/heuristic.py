@@ -325,7 +325,8 @@ class HeuristicAgent(Policy):
             return f"I am {role_word}, {names[last.speaker]} is wrong about me.", [claim], "none"
         suspect = max(others, key=lambda p: (probs[p], -p)) if others else None
         if suspect is not None and probs[suspect] >= 0.45:
-            return (f"I suspect {names[suspect]} is a werewolf.", [_claim("team", names[suspect], team=WOLF)], "none")
+            claims = [_claim("team", names[suspect], team=WOLF, hedged=True)]
+            return f"I suspect {names[suspect]} is a werewolf.", claims, "none"
         return "I have nothing to add yet.", [], "none"
 
     def _wolf_statement(self, probs: list[float]) -> tuple[str, list[dict[str, Any]], str]:
@@ -341,7 +342,7 @@ class HeuristicAgent(Policy):
             if accused and m.alive[accused[0]]:
                 return (
                     f"I believe {names[accused[0]]} is innocent.",
-                    [_claim("team", names[accused[0]], team="village")],
+                    [_claim("team", names[accused[0]], team="village", hedged=True)],
                     "distortion",
                 )
         # Fake a seer claim, countering a real seer when one has spoken (fabrication).
@@ -355,7 +356,8 @@ class HeuristicAgent(Policy):
             )
         # Accuse an innocent, preferably one the village already suspects (misdirection).
         target = max(villagers, key=lambda p: (self._accusations(p), self.rng.random()))
-        return (f"I suspect {names[target]} is a werewolf.", [_claim("team", names[target], team=WOLF)], "misdirection")
+        claims = [_claim("team", names[target], team=WOLF, hedged=True)]
+        return f"I suspect {names[target]} is a werewolf.", claims, "misdirection"
 
     def _pack_should_fake_claim(self) -> bool:
         """The lowest-seat living wolf fakes a seer claim once, with probability per day; never twice."""
@@ -500,8 +502,12 @@ class HeuristicAgent(Policy):
         return {"summary": f"I was the {m.role}.{tail}"}
 
 
-def _claim(kind: str, player: str, role: str | None = None, team: str | None = None) -> dict[str, Any]:
+def _claim(
+    kind: str, player: str, role: str | None = None, team: str | None = None, hedged: bool = False
+) -> dict[str, Any]:
     claim: dict[str, Any] = {"kind": kind, "player": player}
+    if hedged:
+        claim["hedged"] = True
     if role is not None:
         claim["role"] = role
     if team is not None:

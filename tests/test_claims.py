@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from tests.helpers import fixed_game, run_until, scripted
-from werewolf_env.claims import extractor_for, judge, make_claim
+from werewolf_env.claim_text import extractor_for
+from werewolf_env.claims import make_claim
 from werewolf_env.config import DEFAULT_NAMES
+from werewolf_env.judge import judge
 from werewolf_env.state import ActionKind
 from werewolf_env.wrappers.discrete import NUM_STATEMENTS, DiscreteActions
 

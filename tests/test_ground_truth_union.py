@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 import werewolf_env
 from tests.helpers import fixed_game, random_policy, run_until, scripted
-from werewolf_env.claims import judge, make_claim, merge_claims
+from werewolf_env.claims import make_claim, merge_claims
 from werewolf_env.engine import Game
+from werewolf_env.judge import judge
 from werewolf_env.log import read_log, replay
 from werewolf_env.state import ActionKind
 

@@ -20,7 +20,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .claims import SELF_WORDS, extractor_for, normalize_claims
+from .claim_text import extractor_for
+from .claims import SELF_WORDS, normalize_claims
 from .config import Role
 from .state import ActionKind, GameState, Turn
 
@@ -47,7 +48,7 @@ class BidAction(_Action):
 class StatementAction(_Action):
     statement: str = Field(description="What you say to everyone (at most max_statement_words words).")
     claims: list[Any] | None = Field(  # items are checked one by one in claims.normalize_claims
-        None, description="Optional structured claims: {kind, player, role?, team?, negated?}."
+        None, description="Optional structured claims: {kind, player, role?, team?, negated?, hedged?}."
     )
 
 

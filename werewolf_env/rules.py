@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .claims import extractor_for, judge, merge_claims
+from .claim_text import extractor_for
+from .claims import merge_claims
 from .config import MAX_PLAYERS, Role, Team
+from .judge import judge
 from .state import PUBLIC, ActionKind, GameState, NightChoices, Statement, Turn
 
 
@@ -201,10 +203,21 @@ def open_statement(state: GameState) -> None:
     _open(state, [speaker], ActionKind.STATEMENT)
 
 
+def _publicly_known_roles(state: GameState) -> tuple[tuple[str, int], ...]:
+    """(role, seat) of a seer / doctor whose role everyone knows (revealed on death): "the doctor" names them."""
+    holders: dict[Role, list[int]] = {}
+    for seat, role in state.revealed.items():
+        holders.setdefault(role, []).append(seat)
+    return tuple(
+        sorted((role.value, seats[0]) for role, seats in holders.items()
+               if role in (Role.SEER, Role.DOCTOR) and len(seats) == 1)
+    )  # fmt: skip
+
+
 def open_analyses(state: GameState) -> None:
     ((speaker, action),) = _take(state).items()
     text = action["statement"]
-    extracted, mentioned = extractor_for(state.names).scan(text, speaker)
+    extracted, mentioned = extractor_for(state.names).scan(text, speaker, _publicly_known_roles(state))
     state.debate_turn += 1
     state.last_speaker = speaker
     state.last_mentioned = mentioned

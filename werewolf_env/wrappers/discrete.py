@@ -166,9 +166,11 @@ class DiscreteActions(BaseWrapper):
             return {"statement": "I have nothing to add.", "claims": []}
         name = names[seat]
         if variant == 0:
-            return {"statement": f"I suspect {name} is a werewolf.", "claims": [_claim("team", name, team="werewolf")]}
+            claims = [_claim("team", name, team="werewolf", hedged=True)]
+            return {"statement": f"I suspect {name} is a werewolf.", "claims": claims}
         if variant == 1:
-            return {"statement": f"I believe {name} is innocent.", "claims": [_claim("team", name, team="village")]}
+            claims = [_claim("team", name, team="village", hedged=True)]
+            return {"statement": f"I believe {name} is innocent.", "claims": claims}
         team = "werewolf" if variant == 2 else "village"
         result = "a werewolf" if variant == 2 else "innocent"
         return {
@@ -177,7 +179,9 @@ class DiscreteActions(BaseWrapper):
         }
 
 
-def _claim(kind: str, player: str, role: str | None = None, team: str | None = None) -> dict[str, Any]:
-    claim = make_claim(kind, 0, role, team)
+def _claim(
+    kind: str, player: str, role: str | None = None, team: str | None = None, hedged: bool = False
+) -> dict[str, Any]:
+    claim = make_claim(kind, 0, role, team, hedged=hedged)
     claim["player"] = player
     return {k: v for k, v in claim.items() if v is not None}

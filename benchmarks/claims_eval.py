@@ -1,0 +1,285 @@
+"""How well a claim labeler reads real LLM speech: claim and lie scores on hand-labelled statements.
+
+    python -m benchmarks.claims_eval                          # the dev sets, regex labeler, JSON on stdout
+    python -m benchmarks.claims_eval --data held_out.jsonl    # any JSONL labelled per LABELING.md
+    python -m benchmarks.claims_eval --labeler llm --model M --base-url URL
+    python -m benchmarks.claims_eval --predictions relabeled.jsonl   # labels already made (relabel's output)
+
+Without ``--data`` it scores the two labelled sets of real speech the project has: the corpus's own
+150 statements (``dev_labeled.jsonl``) and the project's random sample (``benchmarks.claims_sample``),
+each alone and together; it needs ``../shared/data/llm_werewolf_transcripts`` (exit 3 without).
+
+Scores (claims match when they assert the same thing: ``claims.claim_key``, i.e. kind, player and
+role / team / negation after canonical form; "X is not a wolf" = "X is village"):
+
+* ``claims``: precision, recall, F1 over all claims, hedged ones included; ``claims_strict``: the
+  same with hedged claims left out on both sides; ``claims_kind_player``: matching on kind and
+  player only (the corpus README's measure); ``hedge_agreement``: share of matched claims whose
+  ``hedged`` flag agrees;
+* ``recall_by_kind``: recall per claim kind (role, team, seer_result, protected);
+* ``lies``: statement-level precision, recall, F1 of "this statement holds a lie", where the
+  labeler's claims go through the project's judge with what the speaker knew (from the corpus's
+  night logs when the item names its game); ``judge_on_gold``: the same judge on the hand-labelled
+  claims, which separates reading errors from judging errors;
+* ``coverage``: share of statements with at least one claim (hand labels and labeler);
+* 95% bootstrap intervals over statements (1,000 resamples, seed 0) for every F1, precision and recall;
+* ``statements_per_second``: the labeler's speed on these texts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.transcripts import DEFAULT_CORPUS, games_by_id, knowledge_of, known_roles, read_jsonl
+from werewolf_env.claim_text import extractor_for
+from werewolf_env.claims import CLAIM_KINDS, claim_key
+from werewolf_env.judge import judge_claims
+
+BOOTSTRAP = 1000
+Labeler = Callable[[list[dict[str, Any]]], list[list[dict[str, Any]]]]
+
+
+# ---------------------------------------------------------------------------------------- data
+
+
+def seat_of(item: dict[str, Any], name: Any) -> int | None:
+    if not isinstance(name, str):
+        return None
+    lowered = {p.lower(): i for i, p in enumerate(item["players"])}
+    return lowered.get(name.strip().lower())
+
+
+def gold_claims(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The hand labels in seat form (claims about unknown players are dropped)."""
+    out = []
+    for claim in item.get("claims") or []:
+        seat = seat_of(item, claim.get("player"))
+        if seat is None:
+            continue
+        out.append(
+            {**claim, "player": seat, "hedged": bool(claim.get("hedged")), "negated": bool(claim.get("negated"))}
+        )
+    return out
+
+
+def dev_sets(corpus: Path = DEFAULT_CORPUS) -> dict[str, list[dict[str, Any]]]:
+    """The labelled sets of real speech: the corpus's dev sample and the project's own sample."""
+    from benchmarks.claims_sample import build
+    from benchmarks.transcripts import load_games
+
+    dev = list(read_jsonl(corpus / "dev_labeled.jsonl"))
+    sample = build(load_games(corpus))
+    return {"corpus_dev": dev, "project_sample": sample}
+
+
+# ---------------------------------------------------------------------------------------- labelers
+
+
+def regex_labeler(games: dict[str, Any] | None = None) -> Labeler:
+    """The project's text reader; with the corpus at hand it also knows the roles revealed in public."""
+
+    def label(items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        out = []
+        for item in items:
+            speaker = seat_of(item, item["speaker"])
+            extractor = extractor_for(tuple(item["players"]))
+            known = known_roles(item, games)
+            out.append(extractor.extract(item["text"], speaker if speaker is not None else -1, known))
+        return out
+
+    return label
+
+
+def union_claims(*labelings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for claims in labelings:
+        for claim in claims:
+            key = claim_key(claim)
+            if key in merged:
+                merged[key]["hedged"] = merged[key]["hedged"] and claim.get("hedged", False)
+            else:
+                merged[key] = dict(claim)
+    return list(merged.values())
+
+
+# ---------------------------------------------------------------------------------------- scores
+
+
+def _prf(tp: float, fp: float, fn: float) -> dict[str, float | None]:
+    p = tp / (tp + fp) if tp + fp else None
+    r = tp / (tp + fn) if tp + fn else None
+    f = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
+    return {"precision": p, "recall": r, "f1": f}
+
+
+def _with_ci(counts: np.ndarray, rng: np.random.Generator) -> dict[str, Any]:
+    """P/R/F1 of per-statement (tp, fp, fn) rows, with 95% bootstrap intervals over statements."""
+    tp, fp, fn = counts.sum(axis=0)
+    point = _prf(tp, fp, fn)
+    n = len(counts)
+    samples = {"precision": [], "recall": [], "f1": []}  # type: dict[str, list[float]]
+    if n:
+        for _ in range(BOOTSTRAP):
+            s = counts[rng.integers(0, n, n)].sum(axis=0)
+            for key, value in _prf(*s).items():
+                if value is not None:
+                    samples[key].append(value)
+    out: dict[str, Any] = {"tp": int(tp), "fp": int(fp), "fn": int(fn)}
+    for key, value in point.items():
+        out[key] = None if value is None else round(float(value), 4)
+        xs = samples[key]
+        out[f"{key}_ci"] = (
+            [round(float(np.percentile(xs, 2.5)), 4), round(float(np.percentile(xs, 97.5)), 4)] if xs else None
+        )
+    return out
+
+
+def _match(gold: list[dict[str, Any]], pred: list[dict[str, Any]], key: Callable[[dict[str, Any]], Any]):
+    g = {key(c) for c in gold}
+    p = {key(c) for c in pred}
+    return len(g & p), len(p - g), len(g - p)
+
+
+def score(
+    items: Sequence[dict[str, Any]], predicted: Sequence[list[dict[str, Any]]], games: dict[str, Any] | None
+) -> dict[str, Any]:
+    rng = np.random.default_rng(0)
+    exact = claim_key
+    loose: Callable[[dict[str, Any]], Any] = lambda c: (c["kind"], c["player"])  # noqa: E731
+    rows: dict[str, list[tuple[int, int, int]]] = {"claims": [], "claims_strict": [], "claims_kind_player": []}
+    by_kind = {k: [0, 0] for k in CLAIM_KINDS}  # found, total
+    hedge_agree = hedge_total = 0
+    lies, judge_gold = [], []
+    covered_gold = covered_pred = 0
+    errors: list[dict[str, Any]] = []
+    for item, pred in zip(items, predicted, strict=True):
+        gold = gold_claims(item)
+        rows["claims"].append(_match(gold, pred, exact))
+        rows["claims_strict"].append(
+            _match([c for c in gold if not c["hedged"]], [c for c in pred if not c.get("hedged")], exact)
+        )
+        rows["claims_kind_player"].append(_match(gold, pred, loose))
+        pred_keys = {exact(c): c for c in pred}
+        for c in gold:
+            by_kind[c["kind"]][1] += 1
+            hit = pred_keys.get(exact(c))
+            if hit is not None:
+                by_kind[c["kind"]][0] += 1
+                hedge_total += 1
+                hedge_agree += bool(hit.get("hedged")) == c["hedged"]
+        covered_gold += bool(gold)
+        covered_pred += bool(pred)
+        gold_lie = any(c.get("lie") for c in item.get("claims") or [])
+        speaker = seat_of(item, item["speaker"])
+        if speaker is None:
+            continue
+        know = knowledge_of(item, games)
+        pred_lie = judge_claims(know, pred)["lie"]
+        lies.append((int(gold_lie and pred_lie), int(pred_lie and not gold_lie), int(gold_lie and not pred_lie)))
+        gold_judged = judge_claims(know, gold)["lie"]
+        judge_gold.append(
+            (int(gold_lie and gold_judged), int(gold_judged and not gold_lie), int(gold_lie and not gold_judged))
+        )
+        if rows["claims"][-1][1] or rows["claims"][-1][2] or gold_lie != pred_lie:
+            errors.append({
+                "id": item.get("id"), "speaker": item["speaker"], "text": item["text"][:300],
+                "gold": sorted(map(_show(item), gold)), "predicted": sorted(map(_show(item), pred)),
+                "gold_lie": gold_lie, "predicted_lie": pred_lie,
+            })  # fmt: skip
+    n = len(items)
+    out: dict[str, Any] = {"statements": n}
+    for name, r in rows.items():
+        out[name] = _with_ci(np.array(r, dtype=float).reshape(-1, 3), rng)
+    out["recall_by_kind"] = {k: (round(f / t, 4) if t else None) for k, (f, t) in by_kind.items()}
+    out["gold_claims_by_kind"] = {k: t for k, (_, t) in by_kind.items()}
+    out["hedge_agreement"] = round(hedge_agree / hedge_total, 4) if hedge_total else None
+    out["lies"] = _with_ci(np.array(lies, dtype=float).reshape(-1, 3), rng)
+    out["judge_on_gold"] = _with_ci(np.array(judge_gold, dtype=float).reshape(-1, 3), rng)
+    out["coverage"] = {
+        "gold": round(covered_gold / n, 4) if n else None,
+        "labeler": round(covered_pred / n, 4) if n else None,
+    }
+    out["_errors"] = errors
+    return out
+
+
+def _show(item: dict[str, Any]) -> Callable[[dict[str, Any]], str]:
+    def show(c: dict[str, Any]) -> str:
+        kind, player, role, team, negated = claim_key(c)
+        value = role or team or ""
+        hedge = " (hedged)" if c.get("hedged") else ""
+        return f"{kind}:{item['players'][player]}:{'not ' if negated else ''}{value}{hedge}"
+
+    return show
+
+
+def evaluate(
+    sets: dict[str, list[dict[str, Any]]], labeler: Labeler, games: dict[str, Any] | None, name: str
+) -> dict[str, Any]:
+    report: dict[str, Any] = {"labeler": name, "sets": {}}
+    everything: list[dict[str, Any]] = []
+    everything_pred: list[list[dict[str, Any]]] = []
+    elapsed = 0.0
+    for set_name, items in sets.items():
+        start = time.perf_counter()
+        predicted = labeler(items)
+        elapsed += time.perf_counter() - start
+        report["sets"][set_name] = score(items, predicted, games)
+        everything += items
+        everything_pred += predicted
+    if len(sets) > 1:
+        report["sets"]["all"] = score(everything, everything_pred, games)
+    report["statements_per_second"] = round(len(everything) / elapsed, 1) if elapsed else None
+    return report
+
+
+def targets(result: dict[str, Any]) -> dict[str, Any]:
+    """The issue's targets on a set: claim F1 >= 0.85 (hedged included), lie F1 >= 0.85, kind recall >= 0.70."""
+    kinds = {
+        k: r for k, r in result["recall_by_kind"].items() if r is not None and result["gold_claims_by_kind"][k] >= 5
+    }
+    return {
+        "claim_f1": (result["claims"]["f1"] or 0) >= 0.85,
+        "lie_f1": (result["lies"]["f1"] or 0) >= 0.85,
+        "kind_recall": all(r >= 0.70 for r in kinds.values()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.claims_eval", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, action="append", help="a labelled JSONL (repeatable); default: dev sets")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the transcripts corpus (night logs)")
+    parser.add_argument("--labeler", choices=("regex",), default="regex")
+    parser.add_argument("--errors", type=int, default=0, help="print this many misread statements to stderr")
+    args = parser.parse_args(argv)
+    corpus_ok = (args.corpus / "games.jsonl").exists()
+    if args.data:
+        sets = {p.stem: list(read_jsonl(p)) for p in args.data}
+    elif corpus_ok:
+        sets = dev_sets(args.corpus)
+    else:
+        print(f"claims_eval: no --data and no corpus at {args.corpus}", file=sys.stderr)
+        return 3
+    games = games_by_id(args.corpus) if corpus_ok else None
+    report = evaluate(sets, regex_labeler(games), games, args.labeler)
+    report["corpus"] = str(args.corpus) if corpus_ok else None
+    for set_name, result in report["sets"].items():
+        result["targets_met"] = targets(result)
+        errors = result.pop("_errors")
+        if args.errors and set_name != "all":
+            for e in errors[: args.errors]:
+                print(json.dumps(e, ensure_ascii=False), file=sys.stderr)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""Real LLM Werewolf / Mafia transcripts (the shared corpus's ``games.jsonl``) and labelled statements.
+
+A labelled statement follows ``LABELING.md``: ``id``, ``speaker``, ``speaker_role``, ``players``,
+``roles``, ``text`` and the hand-labelled ``claims``. What the speaker knew when it spoke (its own
+role, its pack, its checks and protections, roles revealed publicly on death) is read from the
+game when the item names one (``game_id`` + ``event_i``) and the corpus is at hand; otherwise it is
+what the item itself says (own role; a werewolf's pack from ``roles``; optional ``checks``,
+``protected`` and ``revealed`` fields).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from werewolf_env.judge import Knowledge
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "llm_werewolf_transcripts"
+
+# The corpus's role names (original and mapped) -> the project's roles (LABELING.md's mapping).
+_ROLE_NAMES = {
+    "werewolf": "werewolf", "wolf": "werewolf", "mafia": "werewolf", "mafioso": "werewolf",
+    "seer": "seer", "detective": "seer", "cop": "seer",
+    "doctor": "doctor", "medic": "doctor", "bodyguard": "doctor", "guard": "doctor",
+}  # fmt: skip
+_KILL_REVEAL = re.compile(r"^KILL\s+(?P<name>[^\s(]+)\S*\s+role=(?P<role>\w+)")
+_SENTENCE_REVEAL = re.compile(
+    r"^(?P<name>\S+) was (?:found dead|sent to jail|executed|killed)\W.*?\bwas an? (?P<role>\w+)"
+)
+
+
+def project_role(name: str) -> str:
+    """A role name of any source as the project's role (any other town role is a villager)."""
+    return _ROLE_NAMES.get(name.strip().lower(), "villager")
+
+
+def item_id(game: dict[str, Any], event: dict[str, Any]) -> str:
+    return f"{game['game_id']}-{event['i']}"
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> tuple[dict[str, Any], ...]:
+    with open(path, encoding="utf-8") as f:
+        return tuple(json.loads(line) for line in f if line.strip())
+
+
+def load_games(corpus: Path = DEFAULT_CORPUS) -> list[dict[str, Any]]:
+    return list(_load(str(Path(corpus) / "games.jsonl")))
+
+
+def games_by_id(corpus: Path = DEFAULT_CORPUS) -> dict[str, dict[str, Any]]:
+    return {g["game_id"]: g for g in load_games(corpus)}
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
+            if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+                raise ValueError(f"{path}:{n}: a statement needs at least 'text', 'speaker' and 'players'")
+            yield item
+
+
+def public_reveals(game: dict[str, Any], before_i: int) -> dict[str, str]:
+    """Roles announced to every player (on death) before event ``before_i``: player -> project role."""
+    players = set(game["players"])
+    revealed: dict[str, str] = {}
+    for event in game["events"][:before_i]:
+        if event["kind"] != "announcement":
+            continue
+        m = _KILL_REVEAL.match(event["text"]) or _SENTENCE_REVEAL.match(event["text"])
+        if m and m.group("name") in players:
+            revealed[m.group("name")] = project_role(m.group("role"))
+    return revealed
+
+
+def known_roles(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = None) -> tuple[tuple[str, int], ...]:
+    """(role, seat) of the seer / doctor when everyone knows who it is (revealed publicly) at the item's moment."""
+    revealed: dict[str, str] = dict(item.get("revealed") or {})
+    game = games.get(item.get("game_id", "")) if games else None
+    if game is not None and "event_i" in item:
+        revealed.update(public_reveals(game, item["event_i"]))
+    holders: dict[str, list[str]] = {}
+    for name, role in revealed.items():
+        holders.setdefault(role, []).append(name)
+    players = list(item["players"])
+    return tuple(
+        sorted((role, players.index(names[0])) for role, names in holders.items()
+               if role in ("seer", "doctor") and len(names) == 1 and names[0] in players)
+    )  # fmt: skip
+
+
+def knowledge_of(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = None) -> Knowledge:
+    """What the item's speaker knew when it spoke (see the module docstring)."""
+    players: list[str] = list(item["players"])
+    roles: dict[str, str] = dict(item.get("roles") or {})
+    speaker = item["speaker"]
+    own = item.get("speaker_role") or roles.get(speaker, "villager")
+    game = games.get(item.get("game_id", "")) if games else None
+    checks: dict[str, str] = dict(item.get("checks") or {})
+    protected: set[str] = set(item.get("protected") or ())
+    revealed: dict[str, str] = dict(item.get("revealed") or {})
+    checks_known = "checks" in item
+    if game is not None and "event_i" in item:
+        day = item.get("day", game["events"][item["event_i"]]["day"])
+        for n in game["night"]:
+            if n.get("actor") != speaker or n["night"] > day:
+                continue
+            if n["action"] == "check" and n.get("target"):
+                checks[n["target"]] = project_role(n["result_role"]) if n.get("result_role") else n["result"]
+            elif n["action"] == "protect" and n.get("target"):
+                protected.add(n["target"])
+        checks_known = True
+        revealed.update(public_reveals(game, item["event_i"]))
+    return Knowledge.of_transcript(
+        players=players, roles=roles, speaker=speaker, own_role=own, checks=checks,
+        checks_known=checks_known, protected=protected, revealed=revealed,
+    )  # fmt: skip
+
+
+def sources(items: Iterable[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.get("source", "?")] = counts.get(item.get("source", "?"), 0) + 1
+    return counts

@@ -1,0 +1,155 @@
+"""The text claim reader on the phrasings real models use (sentences written for these tests)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from werewolf_env.claim_text import ClaimExtractor, extractor_for
+from werewolf_env.claims import CLAIM_KINDS, claim_key, make_claim
+
+NAMES = ("Alice", "Bob", "Carla", "Dmitri", "Emma", "Farid", "Grace", "May")
+X = extractor_for(NAMES)
+A, B, C, D, E, F, G, M = range(8)
+
+
+def keys(text: str, speaker: int = A) -> set[tuple[Any, ...]]:
+    return {(*claim_key(c), c["hedged"]) for c in X.extract(text, speaker)}
+
+
+def k(kind: str, player: int, role: str | None = None, team: str | None = None, negated: bool = False,
+      hedged: bool = False) -> tuple[Any, ...]:  # fmt: skip
+    return (*claim_key(make_claim(kind, player, role, team, negated)), hedged)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # hedged beliefs, and their negation
+        ("I think Bob is a wolf.", {k("team", B, team="werewolf", hedged=True)}),
+        ("I don't think Bob is a werewolf.", {k("team", B, team="village", hedged=True)}),
+        ("Carla seems wolfy to me.", {k("team", C, team="werewolf", hedged=True)}),
+        ("My gut says Emma is probably town.", {k("team", E, team="village", hedged=True)}),
+        ("I trust Dmitri.", {k("team", D, team="village", hedged=True)}),
+        ("I suspect Farid.", {k("team", F, team="werewolf", hedged=True)}),
+        (
+            "town-lean: Emma and Grace",
+            {k("team", E, team="village", hedged=True), k("team", G, team="village", hedged=True)},
+        ),
+        ("I'm leaning towards Bob as the most likely wolf.", {k("team", B, team="werewolf", hedged=True)}),
+        # several players at once; read-lists
+        ("Bob and Carla are wolves.", {k("team", B, team="werewolf"), k("team", C, team="werewolf")}),
+        (
+            "Bob, Carla and Dmitri are all innocent.",
+            {k("team", B, team="village"), k("team", C, team="village"), k("team", D, team="village")},
+        ),
+        # self-claims
+        ("As the doctor, I kept everyone alive.", {k("role", A, role="doctor")}),
+        ("As the real seer I must speak now.", {k("role", A, role="seer")}),
+        (
+            "I'm just a plain villager like Bob and Emma.",
+            {k("role", A, role="villager"), k("role", B, role="villager"), k("role", E, role="villager")},
+        ),
+        ("I am not the werewolf.", {k("team", A, team="village")}),
+        ("I have no special role.", {k("role", A, role="villager")}),
+        ("My role is seer.", {k("role", A, role="seer")}),
+        ("I CO seer.", {k("role", A, role="seer")}),
+        # seer results and protections
+        ("I checked Dmitri last night and he came back as a werewolf.", {k("seer_result", D, team="werewolf")}),
+        ("My vision shows that Emma is human.", {k("seer_result", E, team="village")}),
+        ("N1: Farid=Werewolf", {k("seer_result", F, team="werewolf")}),
+        ("I divined Grace. She is a werewolf.", {k("seer_result", G, team="werewolf")}),
+        (
+            "I divined Bob human and Carla human.",
+            {k("seer_result", B, team="village"), k("seer_result", C, team="village")},
+        ),
+        ("I protected Emma last night.", {k("protected", E)}),
+        # role words as labels, appositives, vocatives, pronouns
+        ("We must listen to Seer Bob.", {k("role", B, role="seer")}),
+        ("The outed wolf Carla keeps talking.", {k("team", C, team="werewolf")}),
+        ("Dmitri, the doctor, died last night.", {k("role", D, role="doctor")}),
+        ("Bob, you are the wolf.", {k("team", B, team="werewolf")}),
+        ("My vote goes to Farid! He is the wolf for sure.", {k("team", F, team="werewolf")}),
+        (
+            "Emma and Grace keep deflecting. They must be the wolves.",
+            {k("team", E, team="werewolf"), k("team", G, team="werewolf")},
+        ),
+        ("The wolf is Dmitri.", {k("team", D, team="werewolf")}),
+        ("Bob's seer claim is fake.", {k("role", B, role="seer", negated=True)}),
+        ("Bob is not the seer.", {k("role", B, role="seer", negated=True)}),
+        ("Bob was the seer, and Emma is the mafia.", {k("role", B, role="seer"), k("team", E, team="werewolf")}),
+        # not claims
+        ("Is Bob the seer?", set()),
+        ("If Bob is the seer, then Carla is a wolf.", set()),
+        ("Carla said she is the seer.", set()),
+        ("Bob claims to be the doctor.", set()),
+        ("Emma accused Farid of being a wolf.", set()),
+        ("Either Bob or Carla is the wolf.", set()),
+        ("Bob could be the seer or the doctor.", set()),
+        ("Bob's seer result was strange.", set()),
+        ("I hope Grace wasn't the seer.", set()),
+        ("I'm voting Bob today.", set()),
+        ("Bob is acting suspicious.", set()),
+        ("The wolves are among us.", set()),
+        ("May we vote now? Let us be careful.", set()),  # "May" is a word here, not the player
+    ],
+)
+def test_reads_what_the_statement_asserts(text: str, expected: set[tuple[Any, ...]]) -> None:
+    assert keys(text) == expected
+
+
+def test_a_player_named_like_a_word_counts_only_when_capitalised() -> None:
+    assert keys("May is the wolf.") == {k("team", M, team="werewolf")}
+    assert keys("it may be the wolf.") == set()
+
+
+def test_an_ambiguous_pronoun_is_left_unresolved() -> None:
+    assert keys("Bob talked to Carla. She is a wolf.") == set()
+    assert keys("Bob talked to me. He is a wolf.") == {k("team", B, team="werewolf")}
+
+
+def test_a_check_names_its_result_in_the_next_sentence_or_before() -> None:
+    assert keys("Dmitri is the mafioso. I investigated him last night.") == {k("seer_result", D, team="werewolf")}
+
+
+def test_medium_results_are_team_claims_not_seer_results() -> None:
+    assert keys("I'm the medium. Bob (day1)=HUMAN Carla (day2)=HUMAN.") == {
+        k("role", A, role="villager"), k("team", B, team="village"), k("team", C, team="village"),
+    }  # fmt: skip
+
+
+def test_claims_come_out_in_canonical_form_and_deduplicated() -> None:
+    claims = X.extract("Bob is not a wolf. Bob is innocent. I think Bob is innocent.", A)
+    assert claims == [make_claim("team", B, team="village")]  # one claim, not hedged: one reading was flat
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400), st.integers(min_value=0, max_value=7))
+def test_any_text_gives_well_formed_claims(text: str, speaker: int) -> None:
+    for claim in X.extract(text, speaker):
+        assert claim["kind"] in CLAIM_KINDS
+        assert 0 <= claim["player"] < len(NAMES)
+        assert isinstance(claim["hedged"], bool) and isinstance(claim["negated"], bool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(
+    ["I think", "Bob", "Carla", "is", "not", "a", "the", "wolf", "seer", "and", "if", "said", "?", ".", ",", "he",
+     "they", "you", "I", "checked", "trust", "as", "—", "=", "@", "'s", "Bob's", "(day1)", "human", "doctor"]
+), max_size=40))  # fmt: skip
+def test_word_salad_never_breaks_the_reader(words: list[str]) -> None:
+    for claim in X.extract(" ".join(words), 0):
+        assert 0 <= claim["player"] < len(NAMES)
+
+
+def test_long_text_is_read_in_linear_time() -> None:
+    """A 200 kB statement (agents are untrusted) is read quickly: no pattern backtracks catastrophically."""
+    fresh = ClaimExtractor(NAMES)
+    text = "I think Bob, Carla and Dmitri are " + "really " * 5000 + "wolves. " + "Bob said (day1)=x " * 5000
+    start = time.perf_counter()
+    fresh.extract(text, 0)
+    assert time.perf_counter() - start < 5.0

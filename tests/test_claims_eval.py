@@ -1,0 +1,79 @@
+"""benchmarks/claims_eval.py: claim and lie scores on hand-labelled statements."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import claims_eval
+from benchmarks.transcripts import DEFAULT_CORPUS
+
+HAVE_CORPUS = (DEFAULT_CORPUS / "games.jsonl").exists() and (DEFAULT_CORPUS / "dev_labeled.jsonl").exists()
+
+# Statements written for this test (not taken from any transcript), labelled per LABELING.md.
+PLAYERS = ["Ann", "Ben", "Cal", "Dee"]
+ROLES = {"Ann": "werewolf", "Ben": "seer", "Cal": "doctor", "Dee": "villager"}
+
+
+def item(i: int, speaker: str, text: str, claims: list[dict]) -> dict:
+    return {"id": f"t-{i}", "speaker": speaker, "speaker_role": ROLES[speaker], "players": PLAYERS, "roles": ROLES,
+            "text": text, "claims": claims}  # fmt: skip
+
+
+def claim(kind: str, player: str, role: str | None = None, team: str | None = None, negated: bool = False,
+          hedged: bool = False, lie: bool = False) -> dict:  # fmt: skip
+    return {"kind": kind, "player": player, "role": role, "team": team, "negated": negated, "hedged": hedged,
+            "lie": lie}  # fmt: skip
+
+
+ITEMS = [
+    item(0, "Ann", "I think Dee is a wolf.", [claim("team", "Dee", team="werewolf", hedged=True, lie=True)]),
+    item(1, "Ann", "I am the seer. I checked Cal, he is a werewolf.",
+         [claim("role", "Ann", role="seer", lie=True), claim("seer_result", "Cal", team="werewolf", lie=True)]),
+    item(2, "Dee", "Is Ben the seer? Let's wait.", []),
+    item(3, "Dee", "Ann is not a wolf, I trust her.", [claim("team", "Ann", team="werewolf", negated=True),
+                                                       claim("team", "Ann", team="village", hedged=True)]),
+    item(4, "Ben", "Cal said he protected me.", []),
+    # A claim the reader misses: an implication only a careful reader takes as a claim.
+    item(5, "Ann", "Whoever keeps defending Cal is clearly on the wolf side, and that is Dee.",
+         [claim("team", "Dee", team="werewolf", lie=True)]),
+]  # fmt: skip
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    assert claims_eval.main(args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_scores_on_a_labelled_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "mine.jsonl"
+    data.write_text("".join(json.dumps(x) + "\n" for x in ITEMS))
+    report = run(["--data", str(data), "--corpus", str(tmp_path / "nowhere")], capsys)
+    result = report["sets"]["mine"]
+    assert result["statements"] == len(ITEMS)
+    assert result["claims"]["fn"] == 1 and result["claims"]["fp"] == 0  # only item 5's claim is missed
+    assert result["claims"]["tp"] == 4  # item 3's two readings are one claim (Ann is village)
+    assert result["lies"] == {**result["lies"], "tp": 2, "fp": 0, "fn": 1}
+    assert result["judge_on_gold"]["f1"] == 1.0  # the judge agrees with every hand lie label
+    assert result["recall_by_kind"]["seer_result"] == 1.0
+    assert result["coverage"] == {"gold": round(4 / 6, 4), "labeler": 0.5}
+    lo, hi = result["claims"]["f1_ci"]
+    assert lo <= result["claims"]["f1"] <= hi
+    assert report["statements_per_second"] > 0
+
+
+def test_no_data_and_no_corpus_exits_3(tmp_path: Path) -> None:
+    assert claims_eval.main(["--corpus", str(tmp_path)]) == 3
+
+
+@pytest.mark.skipif(not HAVE_CORPUS, reason="needs ../shared/data/llm_werewolf_transcripts")
+def test_dev_sets_meet_the_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    """The regex reader on real LLM speech: the issue's targets, as a guard against regressions."""
+    report = run([], capsys)
+    dev = report["sets"]["corpus_dev"]
+    assert dev["statements"] == 150
+    assert dev["claims"]["f1"] >= 0.85
+    assert dev["lies"]["f1"] >= 0.85
+    assert dev["judge_on_gold"]["f1"] == 1.0

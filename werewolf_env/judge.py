@@ -1,0 +1,205 @@
+"""The judge: which claims of a statement the speaker *knew* to be false.
+
+A claim (``claims.make_claim``) asserts a role or team of one player, a seer result, or a
+protection, plainly or ``hedged`` ("I think Bob is a wolf"), possibly ``negated``. The judge reads
+it against what the speaker knew at that moment (``Knowledge``): its own role, its werewolf pack,
+its seer checks and protections, and roles revealed in public. It never uses what the speaker could
+not know, so a wrong guess is never a lie.
+
+=============================  ===========================================  ==================
+claim                          known false when                             lie type
+=============================  ===========================================  ==================
+about oneself (role / team)    it contradicts one's own role                fabrication
+seer result                    the speaker is no seer, or has no such       fabrication
+                               check with that result
+protection                     the speaker is no doctor, or did not         fabrication
+                               protect that player
+"X is a werewolf" (team)       the speaker knows X is village               misdirection
+any other claim about X        the speaker knows it is false (a vouch for   distortion
+                               a known werewolf, a role X cannot have)
+=============================  ===========================================  ==================
+
+**Hedged claims** are judged by the same table: a werewolf's "I think Bob is a wolf" about a
+villager it knows is misdirection, "I don't think Eve is a wolf" about its own packmate distortion.
+A hedge marks belief, and one cannot honestly believe what one knows to be false; an honest
+player's wrong guess, hedged or not, is never a lie. Each verdict keeps ``hedged``, and the
+statement's ``lie_strict`` says whether it holds a known-false claim that was *not* hedged, for
+readers who count only flat assertions.
+
+A statement's lie type is the gravest of its claims', in the order fabrication, misdirection,
+distortion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .config import ROLES, Role, Team
+from .state import GameState
+from .visibility import knowledge_masks, role_bit
+
+LIE_PRECEDENCE: tuple[str, ...] = ("fabrication", "misdirection", "distortion")
+_ALL_ROLES = 0
+for _role in ROLES:
+    _ALL_ROLES |= role_bit(_role)
+_WOLF = role_bit(Role.WEREWOLF)
+_VILLAGE = _ALL_ROLES & ~_WOLF
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What one speaker knew when it spoke, with the truth the claims are checked against.
+
+    ``possible[p]`` is a role bitmask (``visibility.role_bit``) of what player ``p`` may be as far as
+    the speaker knows; ``checks`` maps a checked player to the result the speaker saw ("werewolf",
+    "village" or an exact role); ``checks_known`` is False when the speaker's checks are not on
+    record (a transcript without night logs): a seer's reported result is then taken as honest when
+    it matches the truth.
+    """
+
+    speaker: int
+    roles: tuple[Role, ...]
+    possible: tuple[int, ...]
+    checks: Mapping[int, str]
+    protected: frozenset[int]
+    checks_known: bool = True
+    seer_learns_role: bool = False
+
+    @classmethod
+    def of_state(cls, state: GameState, speaker: int) -> Knowledge:
+        checks = {target: result for _round, target, result in state.seer_results.get(speaker, ())}
+        protected = frozenset(t for _, t in state.protect_history.get(speaker, ()) if t is not None)
+        return cls(
+            speaker=speaker, roles=tuple(state.roles), possible=knowledge_masks(state, speaker),
+            checks=checks, protected=protected, seer_learns_role=state.config.seer_learns_role,
+        )  # fmt: skip
+
+    @classmethod
+    def of_transcript(
+        cls,
+        players: list[str],
+        roles: Mapping[str, str],
+        speaker: str,
+        own_role: str,
+        checks: Mapping[str, str] | None = None,
+        checks_known: bool = False,
+        protected: Iterable[str] = (),
+        revealed: Mapping[str, str] | None = None,
+    ) -> Knowledge:
+        """Knowledge from a transcript: names, project role names ("werewolf", "seer", ...).
+
+        A werewolf knows its pack (the other werewolves in ``roles``) and that everyone else is
+        village; others know only their own role, their checks and public reveals. The game's role
+        counts are not used: transcripts come from many rule sets.
+        """
+        seat = {name: i for i, name in enumerate(players)}
+        true_roles = tuple(Role(roles.get(p, "villager")) for p in players)
+        me = seat[speaker]
+        own = Role(own_role)
+        if own is Role.WEREWOLF:
+            possible = [_WOLF if r is Role.WEREWOLF else _VILLAGE for r in true_roles]
+        else:
+            possible = [_ALL_ROLES] * len(players)
+        possible[me] = role_bit(own)
+        seat_checks: dict[int, str] = {}
+        for name, result in (checks or {}).items():
+            if name not in seat:
+                continue
+            seat_checks[seat[name]] = result
+            if result == "werewolf":
+                possible[seat[name]] &= _WOLF
+            elif result == "village":
+                possible[seat[name]] &= _VILLAGE
+            else:
+                possible[seat[name]] = role_bit(Role(result))
+        for name, role in (revealed or {}).items():
+            if name in seat and seat[name] != me:
+                possible[seat[name]] = role_bit(Role(role))
+        return cls(
+            speaker=me, roles=true_roles, possible=tuple(possible), checks=seat_checks,
+            protected=frozenset(seat[p] for p in protected if p in seat), checks_known=checks_known,
+            seer_learns_role=any(r not in ("werewolf", "village") for r in (checks or {}).values()),
+        )  # fmt: skip
+
+
+def asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
+    """The roles a role/team claim says the subject may have, as a bitmask (0: no such claim)."""
+    if role_name is not None:
+        bit = role_bit(Role(role_name))
+        return _ALL_ROLES & ~bit if negated else bit
+    if team_name is not None:
+        wolf = Team(team_name) is Team.WEREWOLF
+        return _WOLF if wolf != negated else _VILLAGE
+    return 0
+
+
+def judge_claims(know: Knowledge, claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """Verdicts for ``claims`` (seat form) and the statement's label."""
+    own_role = know.roles[know.speaker]
+    verdicts = []
+    worst = worst_strict = len(LIE_PRECEDENCE)
+    for claim in claims:
+        subject = claim["player"]
+        kind = claim["kind"]
+        lie_type = "none"
+        if kind == "seer_result":
+            true = _seer_result_true(know, claim)
+            known_false = not true
+            lie_type = "fabrication" if known_false else "none"
+        elif kind == "protected":
+            true = own_role is Role.DOCTOR and subject in know.protected
+            known_false = not true
+            lie_type = "fabrication" if known_false else "none"
+        else:
+            asserted = asserted_mask(claim["role"], claim["team"], claim["negated"])
+            true = bool(role_bit(know.roles[subject]) & asserted)
+            known_false = not (know.possible[subject] & asserted)
+            if known_false:
+                if subject == know.speaker:
+                    lie_type = "fabrication"
+                elif asserted == _WOLF:
+                    lie_type = "misdirection"
+                else:
+                    lie_type = "distortion"
+        if lie_type != "none":
+            rank = LIE_PRECEDENCE.index(lie_type)
+            worst = min(worst, rank)
+            if not claim.get("hedged"):
+                worst_strict = min(worst_strict, rank)
+        verdicts.append({**claim, "true": bool(true), "known_false": bool(known_false), "type": lie_type})
+    statement_type = LIE_PRECEDENCE[worst] if worst < len(LIE_PRECEDENCE) else "none"
+    return {
+        "lie": statement_type != "none",
+        "lie_strict": worst_strict < len(LIE_PRECEDENCE),
+        "type": statement_type,
+        "claims": verdicts,
+    }
+
+
+def judge(state: GameState, speaker: int, claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """Which claims ``speaker`` knew to be false in the current state, with the statement's label."""
+    return judge_claims(Knowledge.of_state(state, speaker), claims)
+
+
+def _seer_result_true(know: Knowledge, claim: dict[str, Any]) -> bool:
+    """A seer-result claim is honest only from a seer who checked that player with that result."""
+    if know.roles[know.speaker] is not Role.SEER:
+        return False
+    actual = know.roles[claim["player"]]
+    if claim["player"] not in know.checks:
+        # Without a night log the seer gets the benefit of the doubt: honest when it matches the truth.
+        return not know.checks_known and _matches(claim, actual, exact=True)
+    return _matches(claim, actual, exact=know.seer_learns_role)
+
+
+def _matches(claim: dict[str, Any], actual: Role, exact: bool) -> bool:
+    if claim["role"] is not None:
+        # With team-only results the seer knows no exact village role: an exact role is a stretch
+        # only when the team is wrong.
+        return actual.value == claim["role"] if exact else Role(claim["role"]).team is actual.team
+    team = Team(claim["team"]) if claim["team"] else None
+    if claim.get("negated") and team is not None:
+        team = Team.VILLAGE if team is Team.WEREWOLF else Team.WEREWOLF
+    return team is actual.team
