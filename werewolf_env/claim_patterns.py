@@ -156,7 +156,7 @@ CHECK_CONTEXT_RE = re.compile(
     r"result|results|reading|inspection|findings|power|ability)|(?<!'s\s)(?<!your\s)(?<!their\s)(?<!his\s)(?<!her\s)"
     r"(?:divination|investigation|inspection|check)\s+results?|i\s+(?:have\s+|had\s+|'ve\s+|haven't\s+|didn't\s+|just\s+|also\s+)?(?:checked|investigated|"
     r"divined|divine|inspected|investigate|check)|\(me\)\s+(?:investigated|checked|divined)|"
-    r"the\s+result\s+(?:came|was|is)|i\s+found\s+(?:out\s+)?that)"
+    r"the\s+result\s+(?:came|was|is)|i\s+(?:found|saw|learned|learnt|discovered)\s+(?:out\s+)?that)"
 )
 PROTECT_RE = re.compile(
     rf"\b(?:i|i've|i\s+have|i\s+had|i\s+just|i\s+also|i\s+successfully)\s+(?:(?:just|also|successfully|"
@@ -303,7 +303,7 @@ LABEL_WORDS = frozenset("seer detective doctor bodyguard medium werewolf wolf ma
 CHECK_WORDS = frozenset(
     "checked check investigated investigate investigation investigations divined divine divination divinations "
     "inspected inspect inspection examined scanned tested probed peeked looked used chose result results vision "
-    "visions findings found reading".split()
+    "visions findings found reading saw learned learnt discovered".split()
 )
 PROTECT_WORDS = frozenset(
     "protected protecting protection saved healed heal guarded guarding guard shielded defended".split()

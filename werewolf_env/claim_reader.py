@@ -86,7 +86,7 @@ class Reader:
         words = set(cp.WORD_RE.findall(raw))
         if cp.TRIGGER_WORDS.isdisjoint(words) or (
             # Every claim has a subject: a name, "I" / "my", a pronoun, or a role everyone knows the holder of.
-            "<" not in raw and cp.SUBJECT_WORDS.isdisjoint(words) and not (self.known and "the" in words)
+            "<" not in raw and cp.SUBJECT_WORDS.isdisjoint(words) and not (self.known and ("the" in words or "our" in words))
         ):
             # Nothing to read here; only what later pronouns may refer to changes.
             groups = cp.mention_groups(raw) if "<" in raw else None
