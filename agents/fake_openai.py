@@ -4,8 +4,10 @@
         agent = LLMAgent(model="fake", base_url=server.base_url)
 
 It answers ``POST /v1/chat/completions`` with a valid Werewolf action read from the prompt (the
-"Answer with exactly one JSON object" line and the allowed names), so whole games complete, and
-``GET /v1/models``. Errors have OpenAI's shape: ``{"error": {"message", "type", "param", "code"}}``.
+"Answer with exactly one JSON object" line and the allowed names), so whole games complete, or, for
+a claim-labelling request (``benchmarks.claim_labelers``), with the claims the regex reader finds in
+its statement (what is answered: ``agents.fake_answers``), and ``GET /v1/models``. Errors have
+OpenAI's shape: ``{"error": {"message", "type", "param", "code"}}``.
 
 Server-wide modes (constructor keywords), each applying to every request:
 
@@ -51,10 +53,8 @@ too), lowercased, with ``:method`` and ``:path`` added and credentials replaced 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
-import re
 import socket
 import threading
 import time
@@ -62,11 +62,14 @@ from dataclasses import dataclass, field
 from email.utils import formatdate
 from typing import Any
 
+from .fake_answers import PLACEHOLDER, completion, scripted_answer
+
+__all__ = ["CLASSIC_FAULTS", "FAULTS", "PLACEHOLDER", "FakeOpenAIServer", "FaultPlan", "refused_url", "scripted_answer"]
+
 CLASSIC_FAULTS = ("malformed", "wrong_keys", "invalid_target", "refusal", "429", "500", "drop", "timeout")
 FAULTS = (*CLASSIC_FAULTS, "length", "empty", "placeholder", "401", "403", "404", "408", "409", "422",
           "429_ms", "429_date", "502", "503", "trickle")  # fmt: skip
 
-PLACEHOLDER = "<what you say>"  # what a small model copies from the answer format instead of speaking
 _CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key")
 
 
@@ -95,43 +98,6 @@ class FaultPlan:
                 return fault
             draw -= rate
         return None
-
-
-_FORMAT = re.compile(r"Answer with exactly one JSON object: (\{.*)")
-_ALLOWED = re.compile(r"^Allowed: (.*?)(?: \(or null to abstain\))?\.$", re.MULTILINE)
-_PLAYERS = re.compile(r"^PLAYERS: (.*)$", re.MULTILINE)
-
-
-def scripted_answer(prompt: str) -> dict[str, Any]:
-    """A valid action for the task the prompt asks for (deterministic in the prompt)."""
-    digest = int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16)
-    match = _FORMAT.search(prompt)
-    wanted = match.group(1) if match else ""
-    allowed_match = _ALLOWED.search(prompt)
-    allowed = allowed_match.group(1).split(", ") if allowed_match else []
-    players_match = _PLAYERS.search(prompt)
-    players = [
-        p.replace(" (you)", "") for p in (players_match.group(1).split(", ") if players_match else [])
-        if "[dead]" not in p and "(you)" not in p
-    ]  # fmt: skip
-    pick = allowed[digest % len(allowed)] if allowed else None
-    if '"target"' in wanted:
-        return {"target": pick}
-    if '"vote"' in wanted:
-        return {"vote": pick}
-    if '"bid"' in wanted:
-        return {"bid": digest % 11}
-    if '"statement"' in wanted:
-        someone = players[digest % len(players)] if players else "nobody"
-        return {"statement": f"I think {someone} is a werewolf.", "notes": f"watch {someone}"}
-    # An analysis's confidence is the probability that the statement is deceptive, on the flag's side.
-    if '"suspicion"' in wanted:
-        flagged = bool(digest % 2)
-        return {"is_deceptive": flagged, "confidence": 0.6 if flagged else 0.4, "deception_type": "none",
-                "reasoning": "scripted", "suspicion": round((digest % 100) / 100, 2)}  # fmt: skip
-    if '"is_deceptive"' in wanted:
-        return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none", "reasoning": "scripted"}
-    return {"summary": "A scripted game."}
 
 
 def refused_url() -> str:
@@ -172,13 +138,6 @@ _ERROR_FAULTS: dict[str, tuple[int, str, str, str | None]] = {
     "502": (502, "Bad gateway", "server_error", None),
     "503": (503, "Loading model", "unavailable_error", None),
 }  # fmt: skip
-# Answer faults whose content does not depend on the prompt.
-_FIXED_CONTENT = {
-    "malformed": "Sure! I think I would like to vote for someone {not json",
-    "wrong_keys": json.dumps({"answer": "yes", "thoughts": "none"}),
-    "invalid_target": json.dumps({"target": "Nobody Known", "vote": "Nobody Known", "bid": 99}),
-    "empty": "",
-}
 _SCHEMA_ERROR = "Failed to parse grammar from json schema: Unrecognized schema: {'$ref': '#/$defs/Action'}"
 _RATE_LIMIT = 10_000  # requests a minute, as advertised in x-ratelimit-limit-requests
 
@@ -389,45 +348,8 @@ class FakeOpenAIServer:
             reply.headers["Retry-After"] = formatdate(time.time() + max(self.retry_after, 2.0), usegmt=True)
         return reply
 
-    def _prompt(self, messages: list[dict[str, Any]]) -> str:
-        """The text the scripted answer reads: the last user message if it holds the task, else all of them
-        (and the system messages, if only they hold the task)."""
-        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
-        last = users[-1] if users else ""
-        if _FORMAT.search(last):
-            return last
-        systems = [str(m.get("content", "")) for m in messages if m.get("role") == "system"]
-        if not any(_FORMAT.search(u) for u in users) and any(_FORMAT.search(s) for s in systems):
-            return "\n".join(systems + users)
-        return "\n".join(users)
-
     def _completion(self, index: int, body: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        messages = [m for m in body.get("messages", []) if not (self.drop_system and m.get("role") == "system")]
-        answer = self.answer(self._prompt(messages))
-        if fault == "placeholder" and isinstance(answer, dict) and "statement" in answer:
-            answer = {**answer, "statement": PLACEHOLDER}
-        content: str | None = answer if isinstance(answer, str) else json.dumps(answer)
-        refusal = None
-        finish_reason = "stop"
-        if fault in _FIXED_CONTENT:
-            content = _FIXED_CONTENT[fault]
-        elif fault == "refusal":
-            content, refusal = None, "I can't help with deceiving people."
-        elif fault == "length" and content:
-            content, finish_reason = content[: max(1, len(content) * 3 // 5)], "length"
-        limit = body.get("max_tokens") or body.get("max_completion_tokens")
-        # about 4 characters a token: a client that asks for more room on "length" then gets the whole answer
-        if isinstance(limit, int) and content is not None and len(content) > 4 * limit:
-            content, finish_reason = content[: 4 * limit], "length"
-        prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in messages)
-        completion_tokens = len((content or refusal or "").split())
-        return {
-            "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "finish_reason": finish_reason,
-                         "message": {"role": "assistant", "content": content, "refusal": refusal}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
-        }  # fmt: skip
+        return completion(index, body, fault, self.answer, self.drop_system)
 
 
 _REASONS = {

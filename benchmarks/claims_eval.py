@@ -2,8 +2,8 @@
 
     python -m benchmarks.claims_eval                          # the dev sets, regex labeler, JSON on stdout
     python -m benchmarks.claims_eval --data held_out.jsonl    # any JSONL labelled per LABELING.md
-    python -m benchmarks.claims_eval --labeler llm --model M --base-url URL
-    python -m benchmarks.claims_eval --predictions relabeled.jsonl   # labels already made (relabel's output)
+    python -m benchmarks.claims_eval --labeler llm --model M --base-url URL   # any OpenAI-compatible model
+    python -m benchmarks.claims_eval --labeler union --model M --base-url URL # the regex and LLM claims merged
 
 Without ``--data`` it scores the two labelled sets of real speech the project has: the corpus's own
 150 statements (``dev_labeled.jsonl``) and the project's random sample (``benchmarks.claims_sample``),
@@ -23,7 +23,11 @@ role / team / negation after canonical form; "X is not a wolf" = "X is village")
   claims, which separates reading errors from judging errors;
 * ``coverage``: share of statements with at least one claim (hand labels and labeler);
 * 95% bootstrap intervals over statements (1,000 resamples, seed 0) for every F1, precision and recall;
-* ``statements_per_second``: the labeler's speed on these texts.
+* ``labelled``: statements the labeler labelled (an LLM call that failed leaves its statement unlabelled:
+  it is left out of every score and counted, never filled in by another labeler);
+* ``by_source``: claim precision / recall / F1 and lie F1 per source of the statements;
+* ``statements_per_second``: the labeler's speed on these texts, context included (the roles revealed
+  and claimed before each statement, read from the game); ``benchmarks.claims_speed`` times the reader alone.
 """
 
 from __future__ import annotations
@@ -38,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.transcripts import DEFAULT_CORPUS, games_by_id, knowledge_of, known_roles, read_jsonl
+from benchmarks.transcripts import DEFAULT_CORPUS, claimed_roles, games_by_id, knowledge_of, known_roles, read_jsonl
 from werewolf_env.claim_text import extractor_for
 from werewolf_env.claims import CLAIM_KINDS, claim_key
 from werewolf_env.judge import judge_claims
 
 BOOTSTRAP = 1000
-Labeler = Callable[[list[dict[str, Any]]], list[list[dict[str, Any]]]]
+Labeler = Callable[[list[dict[str, Any]]], list[list[dict[str, Any]] | None]]
 
 
 # ---------------------------------------------------------------------------------------- data
@@ -92,7 +96,8 @@ def regex_labeler(games: dict[str, Any] | None = None) -> Labeler:
             speaker = seat_of(item, item["speaker"])
             extractor = extractor_for(tuple(item["players"]))
             known = known_roles(item, games)
-            out.append(extractor.extract(item["text"], speaker if speaker is not None else -1, known))
+            claimed = claimed_roles(item, games)
+            out.append(extractor.extract(item["text"], speaker if speaker is not None else -1, known, claimed))
         return out
 
     return label
@@ -149,7 +154,7 @@ def _match(gold: list[dict[str, Any]], pred: list[dict[str, Any]], key: Callable
 
 
 def score(
-    items: Sequence[dict[str, Any]], predicted: Sequence[list[dict[str, Any]]], games: dict[str, Any] | None
+    items: Sequence[dict[str, Any]], predicted: Sequence[list[dict[str, Any]] | None], games: dict[str, Any] | None
 ) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     exact = claim_key
@@ -160,7 +165,11 @@ def score(
     lies, judge_gold = [], []
     covered_gold = covered_pred = 0
     errors: list[dict[str, Any]] = []
+    unlabelled = 0
     for item, pred in zip(items, predicted, strict=True):
+        if pred is None:
+            unlabelled += 1
+            continue
         gold = gold_claims(item)
         rows["claims"].append(_match(gold, pred, exact))
         rows["claims_strict"].append(
@@ -194,8 +203,8 @@ def score(
                 "gold": sorted(map(_show(item), gold)), "predicted": sorted(map(_show(item), pred)),
                 "gold_lie": gold_lie, "predicted_lie": pred_lie,
             })  # fmt: skip
-    n = len(items)
-    out: dict[str, Any] = {"statements": n}
+    n = len(items) - unlabelled
+    out: dict[str, Any] = {"statements": len(items), "labelled": n}
     for name, r in rows.items():
         out[name] = _with_ci(np.array(r, dtype=float).reshape(-1, 3), rng)
     out["recall_by_kind"] = {k: (round(f / t, 4) if t else None) for k, (f, t) in by_kind.items()}
@@ -226,7 +235,7 @@ def evaluate(
 ) -> dict[str, Any]:
     report: dict[str, Any] = {"labeler": name, "sets": {}}
     everything: list[dict[str, Any]] = []
-    everything_pred: list[list[dict[str, Any]]] = []
+    everything_pred: list[list[dict[str, Any]] | None] = []
     elapsed = 0.0
     for set_name, items in sets.items():
         start = time.perf_counter()
@@ -237,8 +246,31 @@ def evaluate(
         everything_pred += predicted
     if len(sets) > 1:
         report["sets"]["all"] = score(everything, everything_pred, games)
+    report["by_source"] = by_source(everything, everything_pred, games)
     report["statements_per_second"] = round(len(everything) / elapsed, 1) if elapsed else None
     return report
+
+
+def by_source(
+    items: Sequence[dict[str, Any]], predicted: Sequence[list[dict[str, Any]] | None], games: dict[str, Any] | None
+) -> dict[str, dict[str, Any]]:
+    """Claim and lie F1 per source of the statements (``source`` field; "?" without one): where the reader is weak."""
+    groups: dict[str, list[int]] = {}
+    for n, item in enumerate(items):
+        groups.setdefault(str(item.get("source", "?")), []).append(n)
+    out = {}
+    for source, members in sorted(groups.items()):
+        result = score([items[n] for n in members], [predicted[n] for n in members], games)
+        out[source] = {
+            "statements": len(members),
+            "gold_claims": sum(result["gold_claims_by_kind"].values()),
+            "claim_f1": result["claims"]["f1"],
+            "claim_precision": result["claims"]["precision"],
+            "claim_recall": result["claims"]["recall"],
+            "lies": result["lies"]["tp"] + result["lies"]["fn"],
+            "lie_f1": result["lies"]["f1"],
+        }
+    return out
 
 
 def targets(result: dict[str, Any]) -> dict[str, Any]:
@@ -253,11 +285,52 @@ def targets(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class ModelLabeler:
+    """The LLM labeler (``--labeler llm``), or its claims merged with the regex reader's (``union``), on items
+    given the same context as the regex reader (roles revealed and claimed before each statement)."""
+
+    def __init__(self, llm: Any, regex: Labeler, games: dict[str, Any] | None, union: bool) -> None:
+        self.llm, self.regex, self.games, self.union = llm, regex, games, union
+
+    def __call__(self, items: list[dict[str, Any]]) -> list[list[dict[str, Any]] | None]:
+        from benchmarks.relabel import with_reveals
+
+        asked = self.llm([with_reveals(item, self.games) for item in items])
+        if not self.union:
+            return list(asked)
+        return [None if a is None else union_claims(a, r or []) for a, r in zip(asked, self.regex(items), strict=True)]
+
+    def summary(self) -> dict[str, Any]:
+        return dict(self.llm.summary())
+
+    @property
+    def down(self) -> str | None:
+        """Why the endpoint stopped answering midway, if it did."""
+        return self.llm.down  # type: ignore[no-any-return]
+
+
+def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labeler:
+    """The labeler named by ``--labeler``."""
+    regex = regex_labeler(games)
+    if args.labeler == "regex":
+        return regex
+    if not args.model:
+        raise ValueError(f"--labeler {args.labeler} needs --model (and --base-url for a server other than OpenAI)")
+    from benchmarks.claim_labelers import llm_labeler
+
+    llm = llm_labeler(args.model, args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency)
+    return ModelLabeler(llm, regex, games, union=args.labeler == "union")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.claims_eval", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, action="append", help="a labelled JSONL (repeatable); default: dev sets")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the transcripts corpus (night logs)")
-    parser.add_argument("--labeler", choices=("regex",), default="regex")
+    parser.add_argument("--labeler", choices=("regex", "llm", "union"), default="regex")
+    parser.add_argument("--model", help="llm / union: the model that labels")
+    parser.add_argument("--base-url", help="llm / union: its OpenAI-compatible endpoint (default: OpenAI)")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the variable holding the key")
+    parser.add_argument("--concurrency", type=int, default=8, help="llm / union: calls at once (default 8)")
     parser.add_argument("--errors", type=int, default=0, help="print this many misread statements to stderr")
     args = parser.parse_args(argv)
     corpus_ok = (args.corpus / "games.jsonl").exists()
@@ -269,7 +342,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"claims_eval: no --data and no corpus at {args.corpus}", file=sys.stderr)
         return 3
     games = games_by_id(args.corpus) if corpus_ok else None
-    report = evaluate(sets, regex_labeler(games), games, args.labeler)
+    try:
+        labeler = make_labeler(args, games)
+    except Exception as exc:  # bad options, unreachable server, refused key: say so, score nothing
+        print(f"claims_eval: {exc}", file=sys.stderr)
+        return 2
+    from benchmarks.claim_labelers import LabelerUnavailableError
+
+    try:
+        report = evaluate(sets, labeler, games, args.labeler)
+    except LabelerUnavailableError as exc:  # the preflight: unreachable, key refused, unknown model
+        print(f"claims_eval: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(labeler, ModelLabeler):
+        report["llm"] = labeler.summary()
+        if report["llm"]["answered"] == 0 or labeler.down:
+            why = labeler.down or "no statement was labelled"
+            print(f"claims_eval: the labeler stopped: {why}; scores would rest on too little", file=sys.stderr)
+            print(json.dumps(report, indent=2))
+            return 3
     report["corpus"] = str(args.corpus) if corpus_ok else None
     for set_name, result in report["sets"].items():
         result["targets_met"] = targets(result)

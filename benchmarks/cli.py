@@ -36,7 +36,9 @@ from .llm_flags import (
     llm_overrides,
     with_overrides,
 )
+from .relabel import add_relabel_parser, relabel_command
 from .report import build_report, find_logs, load_records
+from .report_cli import add_report_parser, fmt_value, report_command
 from .run_command import RunPlan, execute, run_command
 from .runs import RunDir, RunMismatchError
 from .validity import format_validity, run_validity, worst_fallback_rate
@@ -95,17 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games (default 20)")
     add_llm_flags(run)
-    report = commands.add_parser("report", help="metrics.json, CSV tables, plots and report.html for a run")
-    report.add_argument("run_dir", type=Path, help="a run folder (with games/*.ndjson) or a folder of logs")
-    report.add_argument("--out", type=Path, help="where to write (default: RUN_DIR)")
-    report.add_argument(
-        "--baseline-games",
-        type=int,
-        default=50,
-        help="games per baseline lineup (random, heuristic) under the same rules and seeds; 0: none",
-    )
-    report.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the 95%% intervals")
-    report.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
+    add_report_parser(commands)
     rescore = commands.add_parser("rescore", help="re-run the self/peer analyses of a run with another labeler")
     rescore.add_argument("run_dir", type=Path)
     rescore.add_argument(
@@ -130,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     tour.add_argument("--baseline-games", type=int, default=0, help="random/heuristic baseline games for the report")
     tour.add_argument("--no-plots", action="store_true")
     add_llm_flags(tour)
+    add_relabel_parser(commands)
     detect = commands.add_parser("detect-eval", help="train the counterfactual deception detector and compare it")
     detect.add_argument("--lineup", default="heuristic", help="who plays the games (kind or lineup file)")
     detect.add_argument("--train-games", type=int, default=60)
@@ -155,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         return report_command(args)
     if args.command == "rescore":
         return rescore_command(args)
+    if args.command == "relabel":
+        return relabel_command(args)
     return run_command(args)
 
 
@@ -205,63 +200,6 @@ def play_command(args: argparse.Namespace) -> int:
     print("Roles: " + ", ".join(f"{p.name} {p.role}" for p in result.players))
     print(f"Log: {result.log_path}")
     return 0
-
-
-def print_report_lines(document: dict[str, Any], out: Path) -> None:
-    """The headline deception figures of a report, next to the baselines, each with the coverage of the
-    analyses it rests on (answered / expected): fallback analyses are never predictions."""
-    from .validity import format_coverage
-
-    metrics = document["metrics"]
-    baselines = {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
-
-    def versus(section: str, group: str, key: str, name: str) -> str:
-        base = []
-        for kind, m in baselines.items():
-            values = m[section].get(group, {}).get(key, {})
-            base.append(f"{kind} {fmt_value(values.get(name), group=values)}")
-        return f" ({', '.join(base)})" if base else ""
-
-    analyses = metrics["totals"].get("analysis_coverage")
-    if analyses and analyses["answered"] < analyses["expected"]:
-        print(f"  analyses: {format_coverage(analyses)}; the figures below count the answered ones only")
-    peers = metrics["deceptive"]["all"]["all"]
-    caught = peers["undetected_lie_share"]
-    if caught["value"] is not None or (peers.get("no_valid_predictions") and peers["coverage"]["expected"]):
-        base_groups = {kind: m["deceptive"]["all"]["all"] for kind, m in baselines.items()}
-        base = ", ".join(f"{kind} {fmt_value(g['undetected_lie_share'], complement=True, group=g)}"
-                         for kind, g in base_groups.items())  # fmt: skip
-        print(f"  lies caught by a majority of peers: {fmt_value(caught, ci=True, complement=True, group=peers)}; "
-              f"peer analyses {format_coverage(peers['coverage'])}"
-              + (f" (baselines: {base})" if base else ""))  # fmt: skip
-    print("  detection F1 by observer role (95% CI; analyses answered / expected; baselines under the same rules"
-          " and seeds):")  # fmt: skip
-    for role, values in metrics["detective"]["by_role"].items():
-        coverage = format_coverage(values.get("coverage"))
-        if values.get("no_valid_predictions"):
-            print(f"    {role:<9} F1 no valid predictions; {coverage}{versus('detective', 'by_role', role, 'f1')}")
-            continue
-        print(f"    {role:<9} F1 {fmt_value(values['f1'], ci=True):<22} "
-              f"precision {fmt_value(values['precision'])}, recall {fmt_value(values['recall'])}; {coverage}"
-              f"{versus('detective', 'by_role', role, 'f1')}")  # fmt: skip
-    print(f"  report: {out / 'report.html'}   metrics: {out / 'metrics.json'}   tables: {out / 'tables'}/")
-
-
-def fmt_value(
-    est: dict[str, Any] | None, ci: bool = False, complement: bool = False, group: dict[str, Any] | None = None
-) -> str:
-    """A figure as text; undefined: "no valid predictions" when its ``group`` had no answered analysis
-    (a dead server is not a score of 0), else "n/a"."""
-    if not est or est.get("value") is None:
-        return "no valid predictions" if group and group.get("no_valid_predictions") else "n/a"
-    value = 1 - est["value"] if complement else est["value"]
-    text = f"{value:.2f}"
-    low, high = est["ci"]
-    if complement and low is not None and high is not None:
-        low, high = 1 - high, 1 - low
-    if ci and low is not None and high is not None:
-        text += f" [{low:.2f}, {high:.2f}]"
-    return text
 
 
 def detect_eval_command(args: argparse.Namespace) -> int:
@@ -403,22 +341,6 @@ def replay_command(args: argparse.Namespace) -> int:
             names = tuple(result.game.state.names)
             print(Transcript(names, None, spectator=args.show == "all").update(result.game.state.events))
     return 1 if bad else 0
-
-
-def report_command(args: argparse.Namespace) -> int:
-    try:
-        document = build_report(
-            args.run_dir, out=args.out, baseline_games=args.baseline_games, resamples=args.resamples,
-            plots=not args.no_plots,
-        )  # fmt: skip
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    run = document["run"]
-    left_out = f" ({len(run['incomplete_logs'])} unfinished logs left out)" if run["incomplete_logs"] else ""
-    print(f"werewolf-deception report: {run['games']} games from {args.run_dir}{left_out}")
-    print_report_lines(document, args.out or args.run_dir)
-    return 0
 
 
 def rescore_command(args: argparse.Namespace) -> int:

@@ -1,75 +1,23 @@
 # ruff: noqa: E501  (HTML templates read better as one f-string per element than split mid-tag)
-"""Offline HTML: the run report (``report.html``) and one viewer page per game (``viewer/<game>.html``).
+"""The offline run report (``report.html``): validity, ground-truth coverage, every figure with its baselines.
 
-Plain HTML and CSS with images inlined as data URIs, so a page opens from disk with no server and
-no network. The only script on a viewer page is the switch that hides or shows hidden information
-(roles, night actions, private analyses, ground-truth labels), which is always marked as such.
+Plain HTML and CSS with images inlined as data URIs, so the page opens from disk with no server and
+no network. The per-game viewer pages are ``benchmarks.html_viewer``; what both share is
+``benchmarks.html_base``.
 """
 
 from __future__ import annotations
 
-import base64
-import html
 from pathlib import Path
 from typing import Any
 
-from werewolf_env.metrics import LIE_TYPES, GameRecord, StatementRecord
+from werewolf_env.claims import CLAIM_KINDS
+from werewolf_env.metrics import LIE_TYPES, GameRecord
 
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;
-color:#1d1d1f;line-height:1.45}
-h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}h3{font-size:1.05rem}
-table{border-collapse:collapse;margin:.6rem 0;font-size:.86rem}td,th{border:1px solid #ddd;padding:.25rem .45rem;
-vertical-align:top}th{background:#f5f5f7;text-align:left}td.num{text-align:right;white-space:nowrap}
-.ci{color:#666;font-size:.78rem}.base{color:#888;font-size:.75rem;display:block}
-.hidden-info{background:#fff4e5;border-left:3px solid #f0a030}.hidden-info::before{content:"hidden \\1F512  ";
-font-size:.7rem;color:#a06000;font-weight:600}td.hidden-info::before,span.hidden-info::before{content:""}
-body.hide-hidden .hidden-info{display:none}
-.statement{border:1px solid #ddd;border-radius:6px;padding:.5rem .8rem;margin:.7rem 0}
-.statement .text{font-size:1.02rem;margin:.3rem 0}.lie{color:#b00020;font-weight:600}.truthful{color:#186a3b}
-.wide{overflow-x:auto}.event{margin:.2rem 0;font-size:.9rem}.phase{margin-top:1.4rem}.muted{color:#777}
-.badge{display:inline-block;border-radius:3px;padding:0 .35rem;font-size:.75rem;background:#eee;margin-left:.3rem}
-.cov{color:#555;font-size:.75rem;display:block}.nvp{color:#b00020;font-weight:600}
-.warn{background:#fdecea;border-left:3px solid #b00020;padding:.3rem .6rem}tr.kind th{font-weight:400;padding-left:1.2rem}
-img{max-width:100%;border:1px solid #eee;margin:.4rem 0}.plots{display:grid;grid-template-columns:repeat(auto-fill,
-minmax(30rem,1fr));gap:1rem}
-"""
+from .html_base import data_uri, esc, fmt, page
+from .html_viewer import write_viewer_pages
 
-_TOGGLE = """<label><input type="checkbox" id="hide-hidden"> hide hidden information (what no player saw)</label>
-<script>
-document.getElementById("hide-hidden").addEventListener("change", function (e) {
-  document.body.classList.toggle("hide-hidden", e.target.checked);
-});
-</script>"""
-
-
-def esc(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-def page(title: str, body: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{esc(title)}</title>'
-        # An inline icon: without one the browser asks for /favicon.ico, which fails from a file: URL.
-        '<link rel="icon" href="data:,">'
-        f"<style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n"
-    )
-
-
-def data_uri(png: Path) -> str:
-    return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
-
-
-def fmt(est: dict[str, Any] | None, digits: int = 2, ci: bool = True) -> str:
-    if not est or est.get("value") is None:
-        return '<span class="muted">n/a</span>'
-    text = f"{est['value']:.{digits}f}"
-    low, high = est.get("ci", [None, None])
-    if ci and low is not None and high is not None:
-        text += f' <span class="ci">[{low:.{digits}f}, {high:.{digits}f}]</span>'
-    return text
-
+__all__ = ["write_report", "write_viewer_pages"]
 
 # ---------------------------------------------------------------------- the run report
 
@@ -187,6 +135,52 @@ def _share(count: int | None, total: int) -> float | None:
     return None if count is None or total <= 0 else count / total
 
 
+def _counted(part: dict[str, Any]) -> str:
+    """A coverage share with its interval and its count."""
+    return f"{fmt(part['share'])} <span class='ci'>({part['count']})</span>"
+
+
+def _ground_truth_section(document: dict[str, Any]) -> list[str]:
+    """Which labeler the lie figures rest on, and how much of the speech each available labeler covers."""
+    labeler = document.get("labeler", "regex")
+    unlabelled = document.get("unlabelled") or {}
+    parts = [
+        "<h2>Ground truth coverage</h2>",
+        f"<p>Claims and lie labels: the <b>{esc(labeler)}</b> labeler"
+        + (" (the claims the engine read and judged while the games were played)." if labeler == "regex" else
+           f" (<code>claims/{esc(labeler)}.ndjson</code>, judged with what each speaker knew).")
+        + " A statement holding no claim counts as truthful, so each row says how much of the speech the"
+        " labels cover: statements holding at least one claim (in all and by kind), the share of claims"
+        " hedged (a belief: &ldquo;I think Bob is a wolf&rdquo;), and the lies that rest on hedged claims only.</p>",
+    ]  # fmt: skip
+    if unlabelled.get("unlabelled"):
+        why = ", ".join(f"{esc(r)} {c}" for r, c in unlabelled.get("unlabelled_by_reason", {}).items())
+        parts.append(
+            f"<p class='warn'>{unlabelled['unlabelled']} of {unlabelled['statements']} statements have no label from "
+            f"the {esc(labeler)} labeler ({why}): they are left out of every figure that rests on the lie label, and "
+            "never given the regex label instead.</p>"
+        )
+    head = ("<tr><th>labeler</th><th>statements labelled</th><th>with a claim</th>"
+            + "".join(f"<th>{esc(k)}</th>" for k in CLAIM_KINDS)
+            + "<th>claims</th><th>hedged</th><th>claims by source</th><th>lies</th><th>lies on hedged claims only</th></tr>")  # fmt: skip
+    rows = []
+    for name, cov in (document.get("claims_coverage_by_labeler") or {}).items():
+        mark = " (these figures)" if name == labeler else ""
+        if "error" in cov:
+            rows.append(f"<tr><th>{esc(name)}</th><td colspan='{len(CLAIM_KINDS) + 7}' class='warn'>{esc(cov['error'])}</td></tr>")
+            continue
+        sources = ", ".join(f"{esc(k)} {v}" for k, v in cov["claims_by_source"].items())
+        kinds = "".join(f"<td class='num'>{_counted(cov['by_kind'][k])}</td>" for k in CLAIM_KINDS)
+        rows.append(
+            f"<tr><th>{esc(name)}{mark}</th><td class='num'>{cov['labelled']} / {cov['statements']}</td>"
+            f"<td class='num'>{_counted(cov['with_claim'])}</td>{kinds}<td class='num'>{cov['claims']}</td>"
+            f"<td class='num'>{_counted(cov['hedged'])}</td><td>{sources}</td><td class='num'>{cov['lies']}</td>"
+            f"<td class='num'>{_counted(cov['lies_hedged_only'])}</td></tr>"
+        )
+    parts.append(f'<div class="wide"><table class="coverage">{head}{"".join(rows)}</table></div>')
+    return parts
+
+
 def _validity_section(document: dict[str, Any]) -> list[str]:
     """First thing to read: whether the figures below rest on the agents' answers or on fallbacks."""
     metrics = document["metrics"]
@@ -298,7 +292,8 @@ def write_report(
         f"<h1>{esc(title or 'Werewolf deception report')}</h1>",
         f"<p>{run['games']} games from <code>{esc(run['dir'])}</code>; lineups: {esc(', '.join(run['lineups']))}; "
         f"{config.get('num_players')} players ({config.get('num_werewolves')} werewolves), "
-        f"analysis={esc(config.get('analysis'))}. {esc(document['generated_by'])}.</p>",
+        f"analysis={esc(config.get('analysis'))}; claims and lie labels: {esc(document.get('labeler', 'regex'))} "
+        f"labeler. {esc(document['generated_by'])}.</p>",
         "<p>Each figure is followed by its 95% interval (bootstrap over games; Wilson for team wins) and, "
         f"below it, the same figure for the baselines under the same rules and seeds: {esc(base_note or 'none')} "
         "(H = heuristic, R = random).</p>",
@@ -306,6 +301,7 @@ def write_report(
     if run["incomplete_logs"]:
         parts.append(f"<p>Unfinished logs left out: {len(run['incomplete_logs'])}.</p>")
     parts.extend(_validity_section(document))
+    parts.extend(_ground_truth_section(document))
     outcome_rows = []
     for team, est in metrics["outcomes"].items():
         base = " · ".join(
@@ -317,7 +313,9 @@ def write_report(
     totals = metrics["totals"]
     analyses = totals.get("analysis_coverage")
     parts.append(
-        f"<p>{totals['statements']} statements, {totals['lies']} grounded lies; {totals['actions']} actions, "
+        f"<p>{totals['statements']} statements"
+        + (f" ({totals['unlabelled_statements']} unlabelled)" if totals.get("unlabelled_statements") else "")
+        + f", {totals['lies']} grounded lies; {totals['actions']} actions, "
         f"{totals['fallbacks']} replaced by fallbacks; analyses answered: {fmt_coverage(analyses) or 'n/a'}; "
         f"tokens: {totals['prompt_tokens']} prompt, {totals['completion_tokens']} completion.</p>"
     )
@@ -368,172 +366,3 @@ def write_report(
     path.write_text(page(title or "Werewolf deception report", "\n".join(parts)), encoding="utf-8")
 
 
-# ---------------------------------------------------------------------- one game
-
-
-def _claim(claim: dict[str, Any], names: list[str]) -> str:
-    who = (
-        names[claim["player"]]
-        if isinstance(claim.get("player"), int) and claim["player"] < len(names)
-        else claim.get("player")
-    )
-    what = claim.get("role") or claim.get("team") or ""
-    neg = "not " if claim.get("negated") else ""
-    text = f"{esc(claim.get('kind'))}: {esc(who)} {neg}{esc(what)}"
-    if "known_false" in claim:
-        verdict = "known false" if claim["known_false"] else ("true" if claim.get("true") else "false, not known")
-        text += f' <span class="badge hidden-info">{verdict}</span>'
-    return f"<li>{text}</li>"
-
-
-def _peer_verdict(st: StatementRecord) -> str:
-    """The peers' majority, from the analyses they answered (fallbacks are no verdict)."""
-    answered = len(st.answered_peers)
-    fell_back = len(st.peer_labels) - answered
-    if st.peer_labels and not answered:
-        return f"no valid predictions (all {fell_back} peer analyses fell back)"
-    text = f"peers flagged {st.peer_flags}/{answered}{' (detected)' if st.peer_detected else ''}"
-    return text + (f"; {fell_back} peer analyses fell back and are not counted" if fell_back else "")
-
-
-def _statement(st: StatementRecord, record: GameRecord) -> str:
-    names = record.names
-    truth = f'<span class="lie">LIE ({esc(st.lie_type)})</span>' if st.lie else '<span class="truthful">truthful</span>'
-    claims = "".join(_claim(c, names) for c in st.claims) or "<li class='muted'>no claims</li>"
-    parts = [
-        f'<article class="statement" data-statement="{st.id}">',
-        f"<div>#{st.id} · {esc(names[st.speaker])} "
-        f'<span class="badge hidden-info">{esc(record.roles[st.speaker])}</span>'
-        + (' <span class="badge">truncated</span>' if st.truncated else "")
-        + "</div>",
-        f'<p class="text">“{esc(st.text)}”</p>',
-        f"<ul class='claims'>{claims}</ul>",
-        f'<div class="hidden-info">ground truth: {truth}; {_peer_verdict(st)}</div>',
-    ]
-    if st.self_label is not None:
-        s = st.self_label
-        parts.append(
-            f'<div class="hidden-info">self-analysis: {"deceptive" if s.is_deceptive else "honest"} '
-            f"({s.confidence:.2f}, {esc(s.deception_type)}){' [fallback]' if s.fallback else ''}: {esc(s.reasoning)}</div>"
-        )
-    if st.peer_labels:
-        rows = "".join(
-            f"<tr><td>{esc(names[lb.observer])}</td><td>{'yes' if lb.is_deceptive else 'no'}</td>"
-            f"<td class='num'>{lb.confidence:.2f}</td><td>{esc(lb.deception_type)}</td>"
-            f"<td class='num'>{'' if lb.suspicion is None else f'{lb.suspicion:.2f}'}</td>"
-            f"<td class='num'>{'' if lb.score is None else f'{lb.score:.3f}'}</td>"
-            f"<td>{esc(lb.reasoning)}{' [fallback]' if lb.fallback else ''}</td></tr>"
-            for lb in st.peer_labels
-        )
-        parts.append(
-            '<table class="peers hidden-info"><tr><th>peer</th><th>deceptive</th><th>confidence</th><th>type</th>'
-            f"<th>suspicion</th><th>score after</th><th>reasoning</th></tr>{rows}</table>"
-        )
-    parts.append("</article>")
-    return "\n".join(parts)
-
-
-def _matrix(record: GameRecord) -> str:
-    names = record.names
-    m = record.final_matrix
-    head = "".join(f"<th>{esc(n)}</th>" for n in names)
-    rows = []
-    for i, n in enumerate(names):
-        cells = "".join(
-            "<td></td>"
-            if i == j
-            else f'<td class="num" style="background:rgba(200,30,30,{m[i, j]:.2f})">{m[i, j]:.2f}</td>'
-            for j in range(len(names))
-        )
-        rows.append(f"<tr><th>{esc(n)}</th>{cells}</tr>")
-    return f'<table class="hidden-info"><caption>final cross-perception (row suspects column)</caption><tr><th></th>{head}</tr>{"".join(rows)}</table>'
-
-
-def game_page(record: GameRecord, name: str, images: dict[str, str] | None = None) -> str:
-    names = record.names
-    by_id = {st.id: st for st in record.statements}
-    alive = record.alive_at_end()
-    roster = "".join(
-        f"<tr><td>{esc(n)}</td><td class='hidden-info'>{esc(record.roles[s])}</td><td>{esc(record.policies[s])}</td>"
-        f"<td>{'alive' if alive[s] else 'dead'}</td></tr>"
-        for s, n in enumerate(names)
-    )
-    parts = [
-        f"<h1>Game {esc(name)}</h1>",
-        f"<p>seed {record.seed}; winner: <b>{esc(record.winner or 'nobody (undecided)')}</b>; {record.rounds} rounds; "
-        f"{len(record.statements)} statements, {sum(s.lie for s in record.statements)} lies. "
-        '<a href="../report.html">back to the report</a></p>',
-        _TOGGLE,
-        f"<table><tr><th>player</th><th>role</th><th>policy</th><th>at the end</th></tr>{roster}</table>",
-    ]  # fmt: skip
-    for e in record.events:
-        kind, data, actor = e["type"], e.get("data") or {}, e.get("actor")
-        who = names[actor] if isinstance(actor, int) else None
-        if kind == "night_start":
-            parts.append(f'<h2 class="phase">Night {e["round"]}</h2>')
-        elif kind == "day_start":
-            parts.append(f'<h2 class="phase">Day {e["round"]}</h2>')
-        elif kind == "action" and data.get("kind") in ("eliminate", "protect", "unmask") and isinstance(actor, int):
-            target = (data.get("parsed") or {}).get("target")
-            tname = names[target] if isinstance(target, int) else "nobody"
-            parts.append(
-                f'<div class="event hidden-info">{esc(who)} ({esc(record.roles[actor])}) {data["kind"]}s {esc(tname)}</div>'
-            )
-        elif kind == "pack_decision":
-            target = data.get("target")
-            parts.append(
-                f'<div class="event hidden-info">the pack chooses {esc(names[target] if isinstance(target, int) else "nobody")}</div>'
-            )
-        elif kind == "seer_result":
-            parts.append(
-                f'<div class="event hidden-info">{esc(who)} learns: {esc(names[data["target"]])} is {esc(data.get("result"))}</div>'
-            )
-        elif kind == "night_outcome":
-            saved = " but the doctor saved them" if data.get("saved") else ""
-            target = data.get("target")
-            parts.append(
-                f'<div class="event hidden-info">night outcome: target {esc(names[target] if isinstance(target, int) else "nobody")}{saved}</div>'
-            )
-        elif kind == "death":
-            victim = data.get("victim")
-            if victim is None:
-                parts.append('<div class="event">Nobody died in the night.</div>')
-            else:
-                how = "was exiled" if data.get("cause") == "exile" else "died in the night"
-                parts.append(f'<div class="event"><b>{esc(names[victim])}</b> {how}.</div>')
-        elif kind == "floor":
-            parts.append(
-                f'<div class="event muted">{esc(names[data["speaker"]])} takes the floor (bid {esc(data.get("bid"))})</div>'
-            )
-        elif kind == "statement":
-            st = by_id.get(int(data["statement_id"]))
-            if st is not None:
-                parts.append(_statement(st, record))
-        elif kind == "votes":
-            rows = "".join(
-                f"<tr><td>{esc(names[int(v)])}</td><td>{esc(names[t] if t is not None else 'abstain')}</td></tr>"
-                for v, t in data["votes"].items()
-            )
-            exiled = data.get("exiled")
-            result = f"{names[exiled]} exiled" if exiled is not None else "no majority: nobody exiled"
-            parts.append(
-                f'<table class="votes"><caption>votes: {esc(result)}</caption><tr><th>voter</th><th>vote</th></tr>{rows}</table>'
-            )
-        elif kind == "summary":
-            parts.append(f'<div class="event">{esc(who)} sums up: “{esc(data.get("text"))}”</div>')
-        elif kind == "game_over":
-            parts.append(f'<h2 class="phase">End: {esc(data.get("winner") or "undecided")}</h2>')
-    parts.append(_matrix(record))
-    for caption, png in (images or {}).items():
-        parts.append(
-            f'<figure><img src="{data_uri(Path(png))}" alt="{esc(caption)}"><figcaption>{esc(caption)}</figcaption></figure>'
-        )
-    return page(f"Werewolf game {name}", "\n".join(parts))
-
-
-def write_viewer_pages(
-    records: list[GameRecord], names: list[str], folder: Path, images: dict[str, dict[str, str]] | None = None
-) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, record in zip(names, records, strict=True):
-        (folder / f"{name}.html").write_text(game_page(record, name, (images or {}).get(name)), encoding="utf-8")

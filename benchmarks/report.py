@@ -1,10 +1,17 @@
 """``werewolf-bench report RUN_DIR``: metrics, tidy tables, plots and an offline HTML report of a run.
 
     werewolf-bench report runs/demo
+    werewolf-bench report runs/demo --labeler llm     # the LLM labeler's claims and lies: runs/demo/report-llm/
     build_report("runs/demo")                 # the same from Python; returns the metrics dict
 
 Reads every game log of the run (``RUN_DIR/games/*.ndjson``, or ``RUN_DIR/*.ndjson``) and writes
-into ``RUN_DIR`` (or ``--out``):
+into ``RUN_DIR`` (or ``--out``). With ``--labeler llm`` or ``union`` the claims and lie labels come from
+``RUN_DIR/claims/<labeler>.ndjson`` (``werewolf-bench relabel``; see ``benchmarks/claim_labels.py``:
+a statement that labeler could not label is left out of every lie-based figure and counted), and the
+report goes to ``RUN_DIR/report-<labeler>/`` (or ``--out``), so the regex report is never overwritten.
+``metrics.json`` says which labeler it rests on (``labeler``), how many statements it left unlabelled
+(``unlabelled``), and the ground truth's coverage for every labeler the run has a file of
+(``claims_coverage_by_labeler``: ``werewolf_env.claims_coverage``); so does the HTML report.
 
 - ``metrics.json``: schema-versioned figures over all games with 95% intervals, by role, team and
   policy, next to the same figures for random and heuristic lineups under the same rules and seeds
@@ -17,7 +24,9 @@ into ``RUN_DIR`` (or ``--out``):
 - ``report.html`` and ``viewer/<game>.html``: pages that open offline in a browser.
 
 Baseline games are played once with the run's config and the seeds of its first games
-(``--baseline-games``, default 50) and kept in ``RUN_DIR/baselines/<lineup>/games``.
+(``--baseline-games``, default 50) and kept in ``RUN_DIR/baselines/<lineup>/games``. They keep their
+own logs' labels (regex; their ``metrics.labeler`` says so), except a baseline made of the run's own
+games (a heuristic run's heuristic baseline), which carries the run's labeler.
 """
 
 from __future__ import annotations
@@ -29,10 +38,19 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_env import GameConfig, __version__
+from werewolf_env.claims_coverage import claims_coverage
 from werewolf_env.log import read_log
 from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
 
 from . import html_report
+from .claim_labels import (
+    DEFAULT_LABELER,
+    LabelsError,
+    available_labelers,
+    labels_path,
+    load_labeling,
+    missing_labels_message,
+)
 from .validity import game_validity, run_validity
 
 BASELINES = ("heuristic", "random")
@@ -111,6 +129,13 @@ def baseline_records(
     return records
 
 
+def report_dir(run_dir: str | Path, out: str | Path | None = None, labeler: str = DEFAULT_LABELER) -> Path:
+    """Where a report goes: ``out``, else the run folder (regex) or ``RUN_DIR/report-<labeler>``."""
+    if out is not None:
+        return Path(out)
+    return Path(run_dir) if labeler == DEFAULT_LABELER else Path(run_dir) / f"report-{labeler}"
+
+
 def build_report(
     run_dir: str | Path,
     out: str | Path | None = None,
@@ -120,10 +145,16 @@ def build_report(
     plots: bool = True,
     max_game_plots: int = 8,
     title: str | None = None,
+    labeler: str = DEFAULT_LABELER,
 ) -> dict[str, Any]:
-    """Write metrics.json, tables, plots, report.html and the per-game viewer pages; return the metrics."""
+    """Write metrics.json, tables, plots, report.html and the per-game viewer pages; return the metrics.
+
+    ``labeler``: whose claims and lie labels the figures rest on (raises ``claim_labels.LabelsError``
+    when its file is missing or unreadable)."""
     run_dir = Path(run_dir)
-    out_dir = Path(out) if out is not None else run_dir
+    out_dir = report_dir(run_dir, out, labeler)
+    if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():
+        raise LabelsError(missing_labels_message(run_dir, labeler))  # before reading any log
     paths = find_logs(run_dir)
     if not paths:
         raise FileNotFoundError(f"no game logs (*.ndjson) in {run_dir} or {run_dir / 'games'}")
@@ -134,10 +165,21 @@ def build_report(
     incomplete = [r.source for r in all_records if not r.complete]
     if not records:
         raise ValueError(f"none of the {len(paths)} logs in {run_dir} holds a finished game")
+    logged = records
+    records, unlabelled = load_labeling(logged, run_dir, labeler)
     out_dir.mkdir(parents=True, exist_ok=True)
     names = [Path(r.source).stem for r in records]  # type: ignore[arg-type]
     write_tables(records, out_dir / "tables", names)
     metrics = aggregate(records, resamples=resamples)
+    coverage_by_labeler: dict[str, Any] = {}
+    for name in available_labelers(run_dir):
+        if name == labeler:
+            coverage_by_labeler[name] = metrics["claims_coverage"]
+            continue
+        try:
+            coverage_by_labeler[name] = claims_coverage(load_labeling(logged, run_dir, name)[0], resamples)
+        except LabelsError as exc:  # another labeler's broken file does not stop this report: it is shown
+            coverage_by_labeler[name] = {"labeler": name, "error": str(exc)}
     config = records[0].config
     mixed = [r.source for r in records if r.config != config]
     seeds = [int(r.seed) for r in records if r.seed is not None][: max(0, baseline_games)]
@@ -151,6 +193,9 @@ def build_report(
     document = {
         "schema_version": METRICS_SCHEMA_VERSION,
         "generated_by": f"werewolf-deception {__version__}",
+        "labeler": labeler,
+        "unlabelled": unlabelled,
+        "claims_coverage_by_labeler": coverage_by_labeler,
         "run": {
             "dir": str(run_dir), "games": len(records), "incomplete_logs": incomplete, "lineups": lineups,
             "config": config, "mixed_configs": mixed,

@@ -29,7 +29,9 @@ from agents.endpoints import EndpointPool
 from agents.lineup import AgentSpec, Lineup
 from agents.preflight import ProbeResult, seed_pool
 from werewolf_env import GameConfig, __version__
+from werewolf_env.claims_coverage import claims_coverage, format_claims_coverage
 from werewolf_env.log import read_log, replay
+from werewolf_env.metrics import GameRecord
 
 from .llm_flags import (
     EXIT_BAD_OPTIONS,
@@ -138,8 +140,8 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.quiet:
         print_summary(summary, args.out)
     if not args.no_report and results and outcome.stopped is None:
-        from .cli import print_report_lines
         from .report import build_report
+        from .report_cli import print_report_lines
 
         document = build_report(args.out, baseline_games=args.baseline_games,
                                 title=f"Werewolf deception report: {label}, {args.games} games")  # fmt: skip
@@ -243,9 +245,12 @@ def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed
     lies_by_role: Counter[str] = Counter()
     statements_by_role: Counter[str] = Counter()
     replay_ok = 0
+    games = []
     for result in results:
         winners[result.winner or "undecided"] += 1
-        for record in read_log(result.log_path):  # type: ignore[arg-type]
+        raw = read_log(result.log_path)  # type: ignore[arg-type]
+        games.append(GameRecord.from_events(raw, source=result.log_path))
+        for record in raw:
             if record["type"] == "ground_truth":
                 role = record["data"]["speaker_role"]
                 statements_by_role[role] += 1
@@ -260,6 +265,7 @@ def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed
         "lies": dict(lies), "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
         "actions": sum(r.steps for r in results), "fallbacks": sum(r.fallbacks for r in results),
         "policy_errors": sum(r.policy_errors for r in results), "replay_ok": replay_ok,
+        "claims_coverage": claims_coverage(games, resamples=0),  # the logs' own ground truth (regex)
         "per_game": [r.to_json() for r in results],
     }  # fmt: skip
 
@@ -287,6 +293,8 @@ def print_summary(s: dict[str, Any], out: Path) -> None:
     )
     for role, count in sorted(s["statements_by_role"].items()):
         print(f"    {role:<9} {count:>5} statements, {pct(s['lies_by_role'].get(role, 0), count)} lies")
+    if s.get("claims_coverage"):
+        print(f"  {format_claims_coverage(s['claims_coverage'])}")
     print(
         f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
         f"policy errors: {s['policy_errors']}"

@@ -99,6 +99,54 @@ def known_roles(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = 
     )  # fmt: skip
 
 
+def claimed_roles(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = None) -> tuple[tuple[int, str], ...]:
+    """(seat, role) each player had claimed in public before the item (its ``claimed`` field: name -> role, or
+    read from the game's earlier statements with the project's claim reader)."""
+    players = list(item["players"])
+    game = games.get(item.get("game_id", "")) if games else None
+    if game is None or "event_i" not in item:
+        given = item.get("claimed") or {}
+        return tuple(sorted((players.index(p), r) for p, r in given.items() if p in players))
+    return _claimed_before(game["game_id"], item["event_i"], tuple(players), games)  # type: ignore[arg-type]
+
+
+def _claimed_before(
+    game_id: str, event_i: int, players: tuple[str, ...], games: dict[str, dict[str, Any]]
+) -> tuple[tuple[int, str], ...]:
+    from werewolf_env.claims import public_role_claims
+
+    said = _said_in(game_id, players, games)
+    return public_role_claims((speaker, claims) for i, speaker, claims in said if i < event_i)
+
+
+_SAID: dict[tuple[str, tuple[str, ...]], list[tuple[int, int, list[dict[str, Any]]]]] = {}
+
+
+def _said_in(
+    game_id: str, players: tuple[str, ...], games: dict[str, dict[str, Any]]
+) -> list[tuple[int, int, list[dict[str, Any]]]]:
+    """(event index, speaker seat, claims read) of every statement of a game, read once per game."""
+    from werewolf_env.claim_text import extractor_for
+
+    key = (game_id, players)
+    if key not in _SAID:
+        game = games[game_id]
+        extractor = extractor_for(players)
+        seat = {p: i for i, p in enumerate(players)}
+        said = []
+        for event in game["events"]:
+            if event["kind"] == "speech" and event["speaker"] in seat:
+                speaker = seat[event["speaker"]]
+                known = known_roles(_at(game, event), games)
+                said.append((event["i"], speaker, extractor.extract(event["text"], speaker, known)))
+        _SAID[key] = said
+    return _SAID[key]
+
+
+def _at(game: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    return {"game_id": game["game_id"], "event_i": event["i"], "players": game["players"]}
+
+
 def knowledge_of(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = None) -> Knowledge:
     """What the item's speaker knew when it spoke (see the module docstring)."""
     players: list[str] = list(item["players"])

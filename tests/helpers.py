@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agents import RandomAgent
@@ -90,3 +92,19 @@ def random_policy(seed: int, fuzz: float = 0.3) -> Callable[[Any, dict[str, Any]
         return legal.act({}, info)
 
     return act
+
+
+def played_run(folder: Path, games: int, *extra: str) -> Path:
+    """A finished heuristic run of ``games`` games in ``folder/run`` (no report), for tests that read run folders."""
+    from benchmarks.cli import main
+
+    out = folder / "run"
+    assert main(["run", "--games", str(games), "--out", str(out), "--no-report", "--quiet", *extra]) == 0
+    return out
+
+
+def run_copy(played: Path, folder: Path) -> Path:
+    """A copy of a played run that a test may change."""
+    copy = folder / "run"
+    shutil.copytree(played, copy)
+    return copy

@@ -82,6 +82,39 @@ def k(kind: str, player: int, role: str | None = None, team: str | None = None, 
         ("Bob's seer claim is fake.", {k("role", B, role="seer", negated=True)}),
         ("Bob is not the seer.", {k("role", B, role="seer", negated=True)}),
         ("Bob was the seer, and Emma is the mafia.", {k("role", B, role="seer"), k("team", E, team="werewolf")}),
+        # adjectives, copulas in the past, suspicion, remarks on play called a werewolf's
+        ("Farid is the big bad wolf!", {k("team", F, team="werewolf")}),
+        ("Bob was confirmed as a villager.", {k("role", B, role="villager")}),  # "confirmed as" is no adjective
+        ("Bob is a friend of wolves.", set()),
+        ("Grace must have been a villager.", {k("role", G, role="villager")}),
+        ("Emma might have been the seer.", {k("role", E, role="seer", hedged=True)}),
+        ("I'm very suspicious of Carla.", {k("team", C, team="werewolf", hedged=True)}),
+        ("Dmitri rushed his vote. I'm suspicious.", {k("team", D, team="werewolf", hedged=True)}),
+        ("I lean to trust Emma.", {k("team", E, team="village", hedged=True)}),
+        ("Bob dodged every question. That's classic wolf play.", {k("team", B, team="werewolf", hedged=True)}),
+        ("Carla's silence feels wolf-like.", {k("team", C, team="werewolf", hedged=True)}),
+        (
+            "Bob keeps voting with Carla. Feels like wolf teamwork.",
+            {k("team", B, team="werewolf", hedged=True), k("team", C, team="werewolf", hedged=True)},
+        ),
+        ("Silent votes against Dmitri look like a wolf tactic.", set()),  # Dmitri is who was voted, not who voted
+        ("So Emma not wolf.", {k("team", E, team="village")}),
+        ("Bob is in the clear.", {k("team", B, team="village")}),
+        ("Emma strikes me as town.", {k("team", E, team="village", hedged=True)}),
+        ("I'm inclined to believe Farid is a villager.", {k("role", F, role="villager", hedged=True)}),
+        ("I suspect both Carla and Dmitri.", {
+            k("team", C, team="werewolf", hedged=True), k("team", D, team="werewolf", hedged=True)}),
+        # seer results in more phrasings, and self-claims
+        ("As the detective, I carefully investigated Carla and she is mafia.", {
+            k("role", A, role="seer"), k("seer_result", C, team="werewolf")}),
+        ("I investigated last night and my read is that Bob is the mafioso.", {k("seer_result", B, team="werewolf")}),
+        ("Dmitri is human by my divine.", {k("seer_result", D, team="village")}),
+        ("As a villager myself, I can't tell yet.", {k("role", A, role="villager")}),
+        ("Given Emma's role as seer, we should listen.", {k("role", E, role="seer")}),
+        # vocatives are not subjects
+        ("Bob, I'm not the wolf.", {k("team", A, team="village")}),
+        ("@Carla Dmitri is the wolf.", {k("team", D, team="werewolf")}),
+        ("Emma - the mafia doesn't know who the seer is.", set()),
         # not claims
         ("Is Bob the seer?", set()),
         ("If Bob is the seer, then Carla is a wolf.", set()),
@@ -100,6 +133,48 @@ def k(kind: str, player: int, role: str | None = None, team: str | None = None, 
 )
 def test_reads_what_the_statement_asserts(text: str, expected: set[tuple[Any, ...]]) -> None:
     assert keys(text) == expected
+
+
+CLAIMED = ((B, "seer"), (C, "doctor"))  # Bob claimed the seer, Carla the doctor, earlier in public
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bob's claim is false.", {k("role", B, role="seer", negated=True)}),
+        ("Carla is lying.", {k("role", C, role="doctor", negated=True)}),
+        ("I think Bob is lying.", {k("role", B, role="seer", negated=True, hedged=True)}),
+        ("Carla's story feels off.", {k("role", C, role="doctor", negated=True, hedged=True)}),
+        ("Bob, that's impossible.", {k("role", B, role="seer", negated=True)}),
+        ("Bob, your claim is a lie.", {k("role", B, role="seer", negated=True)}),
+        ("Emma can't have investigated anyone.", {k("role", E, role="seer", negated=True)}),
+        ("Emma is lying.", set()),  # Emma claimed nothing: lying about what is not said
+        ("Dmitri says Bob is lying.", set()),  # reported
+        ("Either Bob is lying or Carla is wrong.", set()),
+    ],
+)
+def test_a_claim_called_false_denies_the_role_claimed_before(text: str, expected: set[tuple[Any, ...]]) -> None:
+    assert {(*claim_key(c), c["hedged"]) for c in X.extract(text, A, (), CLAIMED)} == expected
+
+
+def test_public_role_claims_follow_what_each_speaker_said_of_itself() -> None:
+    from werewolf_env.claims import public_role_claims
+
+    said = [
+        (B, [make_claim("role", B, "seer")]),
+        (C, [make_claim("protected", D)]),
+        (D, [make_claim("role", D, "seer", hedged=True)]),  # "I might be the seer": no claim to hold
+        (E, [make_claim("seer_result", B, team="werewolf")]),
+        (B, [make_claim("role", B, "seer", negated=True)]),  # Bob takes it back
+    ]
+    assert public_role_claims(said) == ((C, "doctor"), (E, "seer"))
+
+
+def test_a_known_role_names_its_holder_only_where_the_sentence_speaks_of_a_death() -> None:
+    known = (("doctor", D),)
+    assert {claim_key(c) for c in X.extract("The doctor died last night.", A, known)} == {
+        claim_key(make_claim("role", D, "doctor"))}  # fmt: skip
+    assert X.extract("We should keep an eye on the doctor.", A, known) == []
 
 
 def test_a_player_named_like_a_word_counts_only_when_capitalised() -> None:

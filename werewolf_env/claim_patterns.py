@@ -36,7 +36,7 @@ for _side in ("village", "villager", "villagers", "town", "human", "good"):
     PREDICATES[f"{_side} team"] = PREDICATES[f"{_side} side"] = ("team", "village", False)
 PREDICATES["wolf team"] = PREDICATES["werewolf team"] = PREDICATES["mafia team"] = ("team", "werewolf", False)
 PREDICATES["wolf side"] = PREDICATES["werewolf side"] = PREDICATES["mafia side"] = ("team", "werewolf", False)
-PREDICATES["on our side"] = ("team", "village", False)
+PREDICATES["on our side"] = PREDICATES["in the clear"] = ("team", "village", False)
 
 PRED_ALT = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in PREDICATES), key=len, reverse=True))
 # A role word used as something else: "the seer's target", "a seer claim", "wolf hunter".
@@ -60,8 +60,9 @@ COPULA = (
     r"(?P<cop>\s*'s|\s*'re|\s*'m|\s+(?:is|are|was|were|am)(?:\s+(?:also|still|now|both|all|then))?"
     r"(?:\s+(?:not|n't))?|\s*(?:isn't|aren't|wasn't|weren't|ain't)"
     r"|\s+(?:must|has\s+to|have\s+to|had\s+to|could|might|may|should|can't|cannot|couldn't|mustn't|"
-    r"might\s+not|may\s+not|must\s+not)\s+(?:also\s+|both\s+|all\s+)?be"
+    r"might\s+not|may\s+not|must\s+not)\s+(?:also\s+|both\s+|all\s+)?(?:have\s+)?be(?:en)?"
     r"|\s+(?:seems?|seemed|appears?|looks?|feels?|sounds?)(?:\s+(?:to\s+be|like))?"
+    r"|\s+(?:strikes?\s+me|struck\s+me|reads?|comes?\s+(?:across|off)|came\s+(?:across|off))\s+as"
     r"|\s+(?:remains?|stays?)|\s+to\s+be"
     r"|\s+(?:is|was|are|were|has\s+been|have\s+been)\s+(?:divined|confirmed|cleared|revealed|outed|proven|verified|"
     r"exposed|known|identified|checked)\s+(?:as|to\s+be))"
@@ -79,31 +80,54 @@ MODIFIERS = (
     r"(?P<mods>(?:\s+(?:" + "|".join(sorted(map(re.escape, set(MODIFIER_WORDS)), key=len, reverse=True)) + r"))*)"
 )
 
-CLAIM_RE = re.compile(rf"{SUBJECT}{COPULA}{MODIFIERS}\s+{PRED}")
+# Between the modifiers and the role word, after an article, one or two adjectives when the role word ends the
+# clause ("George is the big bad wolf!", "I'm a truthful detective"). Words that start a phrase of their own
+# ("a friend of wolves") are not adjectives.
+_ADJECTIVE = (
+    r"(?!(?:of|to|for|with|against|by|from|like|than|about|at|on|in|into|who|that|which|whom|and|or|but|not|no|is|"
+    r"are|was|were|be|been|vote|voted|voting|friend|friends|enemy|ally|target|victim|reason|one|kind|sort|type|"
+    r"part|member|leader|pick|choice|bait|way|same|only)\b)[a-z][a-z-]*"
+)
+_ROLE_ENDS_CLAUSE = (
+    rf"(?=\s+(?:{PRED_ALT})(?!\w)\s*(?:[.,!;:?)—–-]|$|(?:and|but|for\s+sure|too|here|though|then|after\s+all)\b))"
+)
+_AFTER_ARTICLE = r"(?:(?<=\ba)|(?<=\ban)|(?<=\bthe)|(?<=\bour)|(?<=\byour))"
+CLAIM_RE = re.compile(
+    rf"{SUBJECT}{COPULA}{MODIFIERS}(?P<adj>{_AFTER_ARTICLE}(?:\s+{_ADJECTIVE}){{1,2}}?{_ROLE_ENDS_CLAUSE})?\s+{PRED}"
+)
 # "Seer Ryuji", "the outed wolf Diana", "our seer Bob", "fake seer Takumi".
 LABEL_BEFORE_RE = re.compile(
-    rf"(?P<pred>seer|detective|doctor|bodyguard|medium|werewolf|wolf|mafioso|villager)"
+    rf"(?=[sdbmwv])(?P<pred>seer|detective|doctor|bodyguard|medium|werewolf|wolf|mafioso|villager)"
     rf"(?:\s+(?P<seat>{SEAT})|\s*,\s*(?P<seat2>{SEAT})(?=\s*(?:[,.!;:—]|$)))"
     rf"(?!\s*'s\s+(?:claim|co))"
 )
 # "Sonnet, the Doctor, is dead", "Bob (the seer)", "Eve (wolf)".
 LABEL_AFTER_RE = re.compile(
-    rf"(?P<seat>{SEAT})\s*(?:,\s*(?:the|our)\s+|\(\s*(?:the\s+|a\s+|our\s+)?)(?P<mods>(?:(?:real|confirmed|"
+    rf"(?P<seat>{SEAT})\s*(?:,\s*(?:the|our|a|an)\s+|\(\s*(?:the\s+|a\s+|our\s+)?)(?P<mods>(?:(?:real|confirmed|"
     rf"outed|dead|fake|late)\s+)?)(?P<pred>seer|detective|doctor|bodyguard|medium|werewolf|wolf|mafioso|villager|"
     rf"human)\s*(?:,|\)|[.!]|$)"
 )
 # "the wolf is Bob", "our seer was Eve", "the last wolves are A and B".
 SUBJECT_AFTER_RE = re.compile(
-    rf"\b(?P<pre>the|our|one|a)\s+(?:(?:real|true|last|remaining|other|second|only|actual|lone|fake|"
+    rf"\b(?=[toa])(?P<pre>the|our|one|a)\s+(?:(?:real|true|last|remaining|other|second|only|actual|lone|fake|"
     rf"confirmed)\s+)?(?P<pred>werewolf|werewolves|wolf|wolves|mafia|mafioso|seer|detective|doctor|"
     rf"bodyguard)(?:\s+(?:member|player))?\s+(?P<cop>is|are|was|were|must\s+be|has\s+to\s+be|have\s+to\s+be|"
     rf"could\s+be|might\s+be|is\s+probably|is\s+likely|is\s+definitely|is\s+clearly|is\s+not|isn't)\s+"
     rf"(?P<either>either\s+)?{GROUP}"
 )
+SUBJECT_AFTER_WORDS = frozenset("werewolf werewolves wolf wolves mafia mafioso seer detective doctor bodyguard".split())
+SUBJECT_AFTER_PRE = frozenset("the our one a".split())
 # "Bob = Human", "N1: Eve=Werewolf", "Dan: wolf", "checked Dan — clean".
 EQUALS_RE = re.compile(
-    rf"(?P<night>\b(?:n|night|d|day)\s*\d+\s*[:：]?\s*)?(?P<seat>{SEAT})(?:\s*\([^)]{{0,20}}\))?\s*(?:=|:|→|->|—|–|\s-\s)\s*"
+    rf"(?=[<nd])(?P<night>\b(?:n|night|d|day)\s*\d+\s*[:：]?\s*)?(?P<seat>{SEAT})(?:\s*\([^)]{{0,20}}\))?\s*(?:=|:|→|->|—|–|\s-\s)\s*"
     rf"(?:(?:a|an|the)\s+)?(?P<neg>not\s+)?{PRED}"
+    r"(?=\s*(?:$|[^\w\s']|<|(?:and|but|so|too|also|then|for|confirmed|i|n\d|d\d|day|night|today|tonight|yesterday|"
+    r"last)\b))"
+)
+# Without a verb, after a word of inference: "NK shows Servas not wolf", "so Bob wolf.", "confirms Eve human".
+TELEGRAPHIC_RE = re.compile(
+    rf"\b(?:shows?|showed|means|proves?|proved|so|thus|therefore|hence|confirms?|confirmed)\s+{GROUP}\s+"
+    rf"(?P<neg>not\s+)?(?:(?:a|an|the)\s+)?{PRED}(?=\s*(?:[.,!;:?)—–-]|$)|\s+(?:and|but)\b)"
 )
 # "town-lean: Eve", "wolf reads: Bob and Carol".
 READ_LIST_RE = re.compile(
@@ -114,8 +138,9 @@ READ_LIST_RE = re.compile(
 AS_ROLE_RE = re.compile(
     r"(?:^|[,(]\s*|\b(?:and|so|but|speaking|well|now|here)\s+)as\s+(?:(?:the|a|an|your)\s+)?(?:(?:real|actual|true|only|"
     r"simple|plain|regular|humble|ordinary|genuine|confirmed)\s+)?(?P<pred>seer|detective|investigator|cop|doctor|"
-    r"bodyguard|guard|medium|villager|townie|werewolf|wolf|mafioso|human)\s*,?\s+(?=i\b|i'|my\b|me\b|let\s+me|"
-    r"let's|we\b)"
+    r"bodyguard|guard|medium|villager|townie|werewolf|wolf|mafioso|human)(?:\s+myself)?"
+    r"(?:\s+(?:on\s+)?(?:the\s+)?(?:first\s+night|last\s+night|night\s+\d|n\d|tonight|today|yesterday))?"
+    r"\s*,?\s+(?=i\b|i'|my\b|me\b|let\s+me|let's|we\b)"
 )
 # "I CO seer", "I'm coming out as the doctor", "I claim seer", "I reveal myself as the seer".
 SELF_CO_RE = re.compile(
@@ -123,6 +148,7 @@ SELF_CO_RE = re.compile(
     r"claiming|reveal\s+myself|am\s+revealing\s+myself|revealing\s+myself|hereby\s+claim)\s+(?:as\s+|to\s+be\s+)?"
     r"(?:the\s+|a\s+|an\s+)?(?P<pred>seer|detective|investigator|cop|doctor|bodyguard|guard|medium|villager)\b"
 )
+SELF_CO_WORDS = frozenset("co coing claim claiming reveal revealing came come coming".split())
 NO_ROLE_RE = re.compile(
     r"\bi\s+(?:have|had|'ve\s+got|'ve)\s+no\s+(?:special\s+)?(?:role|power|powers|ability|abilities|night\s+action)"
 )
@@ -136,9 +162,19 @@ LABEL_PRE_RE = re.compile(
 )
 TRUST_RE = re.compile(
     rf"{WORD_I}\s+(?:(?:really|strongly|slightly|somewhat|fully|still|also|now|do|totally|completely|mostly|kinda|"
-    rf"kind\s+of|sort\s+of|truly|genuinely|personally)\s+)*(?P<verb>trust|suspect|distrust|mistrust|don't\s+trust|"
-    rf"do\s+not\s+trust|vouch\s+for|can\s+vouch\s+for|clear|cleared)\s+{GROUP}"
+    rf"kind\s+of|sort\s+of|truly|genuinely|personally|lean\s+to|leaning\s+to|tend\s+to|inclined\s+to|want\s+to)\s+)*"
+    rf"(?P<verb>trust|suspect|distrust|mistrust|don't\s+trust|"
+    rf"do\s+not\s+trust|vouch\s+for|can\s+vouch\s+for|clear|cleared)\s+(?:both\s+|all\s+of\s+|each\s+of\s+)?{GROUP}"
     rf"(?!\s*'s)(?!\s+(?:is|are|was|were|said|says|when|if|because|to|on|with|about|enough|'s)\b)"
+)
+SUSPICIOUS_OF_RE = re.compile(
+    rf"{WORD_I}(?:'m|\s+am)\s+(?:(?:very|really|a\s+bit|a\s+little|quite|somewhat|most|more|also|still|now|"
+    rf"highly|increasingly|getting|growing|becoming)\s+)*suspicious\s+of\s+(?:both\s+)?{GROUP}(?!\s*'s)"
+)
+# "May was fast and loud—I'm suspicious.": suspicion of the player the clause before was about.
+SUSPICIOUS_BARE_RE = re.compile(
+    rf"{WORD_I}(?:'m|\s+am)\s+(?:(?:very|really|a\s+bit|a\s+little|quite|somewhat|also|still|now|highly|getting|"
+    rf"growing|becoming)\s+)*suspicious(?=\s*(?:[.!;]|$))"
 )
 # A seer's own check: the player checked is the target of the verb.
 CHECK_VERB = (
@@ -148,19 +184,19 @@ CHECK_VERB = (
 )
 CHECK_RE = re.compile(
     rf"\b(?:i|i've|i\s+have|i\s+had|i\s+just|i\s+also|i\s+then|i\s+did)\s+(?:(?:also|just|then|last\s+night|"
-    rf"tonight)\s+)?{CHECK_VERB}\s+(?P<group>{SEAT}(?:\s*(?:,\s*and|,|\band\b|&)\s*{SEAT})*)"
+    rf"tonight|\w+ly)\s+)?{CHECK_VERB}\s+(?P<group>{SEAT}(?:\s*(?:,\s*and|,|\band\b|&)\s*{SEAT})*)"
 )
 # A sentence about the speaker's own check: its claims about others are seer results.
 CHECK_CONTEXT_RE = re.compile(
-    r"\b(?:my\s+(?:\w+\s+)?(?:investigation|investigations|divination|divinations|check|checks|vision|visions|"
+    r"\b(?:my\s+(?:\w+\s+)?(?:investigation|investigations|divination|divinations|divine|divines|check|checks|vision|visions|"
     r"result|results|reading|inspection|findings|power|ability)|(?<!'s\s)(?<!your\s)(?<!their\s)(?<!his\s)(?<!her\s)"
-    r"(?:divination|investigation|inspection|check)\s+results?|i\s+(?:have\s+|had\s+|'ve\s+|haven't\s+|didn't\s+|just\s+|also\s+)?(?:checked|investigated|"
+    r"(?:divination|investigation|inspection|check)\s+results?|i\s+(?:have\s+|had\s+|'ve\s+|haven't\s+|didn't\s+|just\s+|also\s+|\w+ly\s+)?(?:checked|investigated|"
     r"divined|divine|inspected|investigate|check)|\(me\)\s+(?:investigated|checked|divined)|"
     r"the\s+result\s+(?:came|was|is)|i\s+(?:found|saw|learned|learnt|discovered)\s+(?:out\s+)?that)"
 )
 PROTECT_RE = re.compile(
     rf"\b(?:i|i've|i\s+have|i\s+had|i\s+just|i\s+also|i\s+successfully)\s+(?:(?:just|also|successfully|"
-    rf"last\s+night)\s+)?(?:protected|saved|healed|guarded|shielded|defended|was\s+protecting|was\s+guarding|"
+    rf"last\s+night|\w+ly)\s+)?(?:protected|saved|healed|guarded|shielded|defended|was\s+protecting|was\s+guarding|"
     rf"chose\s+to\s+(?:protect|save|guard|heal))\s+{GROUP}"
     rf"|\bmy\s+(?:protection|guard|heal)\s+(?:went\s+to|was\s+on|was)\s+{GROUP.replace('?P<group>', '?P<group2>')}"
 )
@@ -175,10 +211,14 @@ RESULT_RE = re.compile(
 # "I divined Benjamin HUMAN (day0) and George HUMAN (day1)": results right after the names.
 DIRECT_RESULT_RE = re.compile(rf"\s*(?:=|:|—|-|→|->)?\s*(?P<neg>not\s+)?(?P<pred>{PRED_ALT})\b(?:\s*\([^)]{{0,20}}\))?")
 NEXT_RESULT_RE = re.compile(rf"\s*(?:,\s*and|,|\band\b|&|;)?\s*(?P<seat>{SEAT})")
-# A role as a reference to its known holder: "the doctor is gone" (not "the doctor Bob", a label).
+# A role as a reference to its known holder: "the doctor is gone", "the seer's death" (not "the doctor Bob", a label).
 ROLE_REFERENCE_RE = re.compile(
-    r"\b(?:the|our)\s+(?:(?:dead|late|poor|real|confirmed|revealed|former)\s+)?(?P<pred>seer|doctor|detective|bodyguard|medium)"
-    r"\b(?!\s*<|'s|\s+(?:claim|claimant|co|role|result))"
+    r"\b(?:the|our|one)\s+(?:(?:dead|late|poor|real|confirmed|revealed|former)\s+)?(?P<pred>seer|doctor|detective|bodyguard|medium)"
+    r"\b(?!\s*<|'s\s+(?!death|elimination|loss|killing|murder|demise|passing)|\s+(?:claim|claimant|co|role|result))"
+)
+DEATH_WORDS = frozenset(
+    "dead died die dies death killed kill killing murdered eliminated elimination gone lost loss late taken passed "
+    "passing demise targeted attacked slain victim losing lose rid".split()
 )
 # "I retract my earlier Seer claim", "my seer claim was a bluff".
 RETRACT_RE = re.compile(
@@ -193,13 +233,82 @@ FALSE_CLAIM_RE = re.compile(
     rf"definitely|now|just)\s+)?(?:fake|false|bogus|a\s+lie|out|debunked|disproven|refuted|wrong|fabricated|"
     rf"made\s+up|a\s+bluff|fiction)"
 )
+# "given Charlie's role as seer", "Alice's role was the doctor".
+ROLE_OF_RE = re.compile(
+    rf"(?P<seat>{SEAT})\s*'s\s+(?:(?:true|real|actual|revealed|confirmed)\s+)?role\s+(?:as|was|is|of)\s+"
+    rf"(?:(?:a|an|the)\s+)?{PRED}"
+)
 # "rule out Eve being a doctor", "I see Bob as a wolf", "leaning towards Deepseek as more likely to be a Werewolf".
 AS_PREDICATE_RE = re.compile(
     rf"\b(?P<verb>rule\s+out|ruled\s+out|ruling\s+out|see|view|consider|considering|read|reading|lean\s+towards?|"
-    rf"leaning\s+towards?|leaning\s+on|peg|pegging|mark|marking|count|counting|treat|treating|trust)\s+{GROUP}\s+"
+    rf"leaning\s+towards?|leaning\s+on|peg|pegging|mark|marking|count|counting|treat|treating|trust|with|vote|"
+    rf"voting|lynch|lynching|eliminate|execute)\s+{GROUP}\s+"
     rf"(?:as\s+|being\s+|to\s+be\s+)(?:(?:more|most|very|quite|highly|the\s+most)\s+)?(?:likely\s+)?"
     rf"(?:to\s+be\s+)?(?:(?:a|an|the|our)\s+)?(?P<neg>not\s+)?{PRED}"
 )
+
+# ---------------------------------------------------------------------------------------- disputed claims
+# Someone else's role claim called false: "Alice's claim is false", "your detective claim doesn't add up",
+# "Takumi's falsehood", "Bob is lying", "Mio as fake", "you can't have investigated anyone". The role is the one
+# named ("X's seer claim") or, failing that, the one X claimed earlier in public (the reader's ``claimed``).
+FALSE_STRONG = (
+    r"false|fake|bogus|a\s+lie|lies|a\s+fabrication|fabricated|made\s+up|a\s+bluff|untrue|not\s+true|nonsense|"
+    r"impossible|wrong|fiction|debunked|disproven|refuted|a\s+fraud|a\s+sham|a\s+fake|a\s+hoax|a\s+lie"
+)
+FALSE_WEAK = r"off|fishy|dubious|questionable|suspicious|shaky|sus|flimsy|inconsistent|doubtful|hard\s+to\s+believe"
+_CLAIM_OWNER = rf"(?:(?P<seat>{SEAT})\s*'s)"
+DISPUTED_CLAIM_RE = re.compile(
+    rf"{_CLAIM_OWNER}\s+(?:(?:fake|false|bogus|so-called|latest|new|earlier|first|whole|entire|own|sudden)\s+)*"
+    rf"(?:(?P<pred>seer|detective|investigator|cop|doctor|bodyguard|medium|villager)\s+)?(?:role\s+)?"
+    rf"(?:claim|claims|co|story|counter-?claim)\s+"
+    rf"(?:(?P<cop>is|was|'s|seems?|seemed|feels?|felt|looks?|sounds?|must\s+be|has\s+to\s+be)\s+"
+    rf"(?:(?:clearly|obviously|definitely|now|just|not\s+only|totally|completely|also|so|very|a\s+bit|kind\s+of|"
+    rf"pretty|quite|rather|all|both|simply|absolutely|entirely|likely|probably)\s+)*(?:like\s+)?"
+    rf"(?:(?P<strong>{FALSE_STRONG})|(?P<weak>{FALSE_WEAK}))\b"
+    rf"|(?:isn't|is\s+not|wasn't|was\s+not)\s+(?:\w+\s+)?(?:true|real|believable|credible|genuine|legit|"
+    rf"legitimate|plausible|possible)\b"
+    rf")"
+)
+LIAR_RE = re.compile(
+    rf"(?P<seat>{SEAT})\s*(?:'s|'re|\s+(?:is|are|was|were|must\s+be|has\s+been|have\s+been))\s+(?:(?:clearly|"
+    rf"obviously|definitely|probably|likely|just|simply|also|now|still)\s+)*(?:lying|a\s+liar|a\s+fake|fake|"
+    rf"a\s+fraud|an?\s+imp[oe]st[eo]r|bluffing|fake-?claiming)\b"
+    rf"|(?P<seat2>{SEAT})\s*'s\s+(?:falsehood|lie|lies|fabrication|bluff|fake\s+claim)\b"
+    rf"|(?P<seat3>{SEAT})\s+as\s+(?:an?\s+)?(?:fake|fraud|liar|imp[oe]st[eo]r)\b"
+)
+THAT_IS_FALSE_RE = re.compile(
+    rf"^(?:wait\s+|but\s+|no\s+|okay\s+|ok\s+)?(?P<seat>{SEAT})\s*,\s*(?:that|this)\s*(?:'s|\s+is)\s+(?:[^.,;]{{0,30}},?\s+but\s+"
+    rf"(?:it|that)\s*(?:'s|\s+is)\s+)?(?:(?:also|simply|just|clearly|completely|totally|obviously|absolutely)\s+)*"
+    rf"(?:impossible|a\s+lie|false|not\s+true|untrue|fabricated|made\s+up|a\s+fabrication|nonsense)\b"
+)
+CANNOT_HAVE_CHECKED_RE = re.compile(
+    rf"(?P<seat>{SEAT})\s+(?:can't|cannot|couldn't|could\s+not)\s+(?:possibly\s+)?(?:have\s+)?"
+    rf"(?:investigated|checked|divined|inspected|investigate|check|divine)\b"
+)
+CLAIM_WORDS = frozenset("claim claims co story counterclaim counter".split())
+FALSE_WORDS = frozenset("impossible lie false true untrue fabricated made fabrication nonsense".split())
+LIAR_WORDS = frozenset("lying liar fake fraud impostor imposter falsehood lie lies fabrication bluff".split())
+DISPUTE_WORDS = (
+    CLAIM_WORDS
+    | LIAR_WORDS
+    | frozenset("bluffing investigated checked divined inspected investigate check divine".split())
+    | FALSE_WORDS
+)
+# Play called a werewolf's, a hedged accusation of whoever played it: "That's classic wolf play", "his voting
+# screams wolf", "feels like wolf teamwork", "that seems wolf-like".
+WOLF_PLAY_RE = re.compile(
+    r"\b(?:wolf|werewolf|wolves|mafia|scum)(?:-like|\s+like)?\s+(?:play|plays|move|moves|behaviou?r|tactic|tactics|"
+    r"strategy|teamwork|logic|energy|vibes?|tell|tells|coordination|bussing|pocketing)\b"
+    r"|\b(?:wolf|werewolf|mafia|scum)-like\b|\bscreams?\s+(?:wolf|werewolf|mafia|scum)\b"
+    r"|\bsmells?\s+(?:like\s+)?(?:a\s+)?(?:wolf|werewolf|mafia|scum)\b"
+)
+
+PLAY_WORDS = frozenset(
+    "play plays move moves behavior behaviour tactic tactics strategy teamwork logic energy vibe vibes tell tells "
+    "coordination bussing pocketing like screams scream smells smell".split()
+)
+INFERENCE_WORDS = frozenset("shows show showed means proves prove proved so thus therefore hence confirms confirm "
+                            "confirmed".split())
 
 # Clause context before a match.
 CLAUSE_BREAK_RE = re.compile(r"\b(?:but|however|although|though|whereas|yet|also)\b|[;—–:]|\s-\s|\.\.\.")
@@ -211,7 +320,7 @@ CONDITIONAL_RE = re.compile(
 )
 REPORTING_VERBS = (
     r"said|says|say|saying|claimed|claims|claim|claiming|told|tells|mentioned|mentions|stated|states|accused|"
-    r"accuses|accusing|insist|insists|insisted|thinks|believes|believed|thought|announced|reported|"
+    r"accuses|accusing|insist|insists|insisted|insisting|thinks|believes|believed|thought|announced|reported|"
     r"admitted|admits|declared|declares|swore|asserted|asserts|called|calls|calling|labeled|labelled|"
     r"named|suggested|argued|argues|implied|implies|framing|framed|frame|pretending|pretend|pretends|"
     r"acting|posing|poses|faking|want|wants|wanted|trying|tries|tried"
@@ -232,7 +341,8 @@ OWN_SUBJECT_RE = re.compile(
     r"i\s+still|i\s+do|i\s+did|i\s+will|i\s+would|my\s+\w+|i\s+never)$"
 )
 HEDGE_RE = re.compile(
-    r"\b(?:i\s+(?:really\s+|still\s+|strongly\s+|honestly\s+|kind\s+of\s+|also\s+|now\s+|do\s+|kinda\s+|"
+    r"\b(?:strikes?\s+me|struck\s+me|comes?\s+(?:across|off)|came\s+(?:across|off)|inclined\s+to|"
+    r"i\s+(?:really\s+|still\s+|strongly\s+|honestly\s+|kind\s+of\s+|also\s+|now\s+|do\s+|kinda\s+|"
     r"personally\s+|definitely\s+|genuinely\s+|seriously\s+)*(?:think|believe|feel|suspect|guess|reckon|bet|"
     r"sense|fear|presume|lean|sus)|i'm\s+(?:fairly|pretty|quite|almost|mostly|leaning|starting\s+to\s+think)|"
     r"i\s+am\s+(?:fairly|pretty|quite|almost|mostly|leaning)|my\s+(?:\w+\s+)?(?:read|reads|gut|sense|feeling|"
@@ -243,6 +353,7 @@ HEDGE_RE = re.compile(
     r"possible|probable|a\s+bit|kind\s+of|sort\s+of|feel|feeling|read|reads|hunch|guess|would\s+bet|"
     r"gut\s+says|starting\s+to\s+think|smells?|vibes?)\b"
 )
+MY_RESULT_RE = re.compile(r"\bmy\s+(?:(?:investigation|check|divination)\s+)?(?:read|reading|result)\b")
 NEGATED_BELIEF_RE = re.compile(
     r"\bi\s+(?:really\s+|still\s+|just\s+|honestly\s+)?(?:don't|do\s+not|didn't|did\s+not|can't|cannot|no\s+longer)\s+"
     r"(?:think|believe|feel|suspect|buy|see)\b|\bi\s+doubt\b|\bi'm\s+not\s+(?:convinced|sure)\b|"
@@ -255,15 +366,19 @@ QUESTION_START = frozenset(
 )
 
 # Pronouns.
+# (The lookahead on the first letters lets the regex engine skip most positions at once: twice as fast.)
 PRONOUN_RE = re.compile(
-    r"\b(?:(?P<he>he|she)|(?P<him>him|her)(?=\s*(?:[.,!;:?—)-]|$|\s+(?:and|too|more|less|now|either|completely|"
+    r"\b(?=[hsty])(?:(?P<he>he|she)|(?P<him>him|her)(?=\s*(?:[.,!;:?—)-]|$|\s+(?:and|too|more|less|now|either|completely|"
     r"fully|at\s+all|is|are|of|as|for|at|over|most|anymore|yet|though|right|last\s+night|tonight|yesterday|"
-    r"on\s+night|first|today)\b))|(?P<they>they|them)|(?P<you>you))\b"
+    r"on\s+night|first|today)\b))|(?P<poss>his|her|their|your)|(?P<they>they|them)|(?P<you>you))\b"
 )
 # Whom a sentence addresses: "Bob, ...", "..., Bob.", "@Bob".
 LEAD_ADDRESS_RE = re.compile(r"<(\d+)@?>\s*[,:!]")
 END_ADDRESS_RE = re.compile(r",\s*<(\d+)@?>\s*[.!?]*\s*$")
 AT_ADDRESS_RE = re.compile(r"<(\d+)@>")
+# Someone addressed before a "you": "@Bob ...", "Bob, ...", "..., Bob, ...".
+ADDRESSED_BEFORE_RE = re.compile(r"<(\d+)@>|(?:^|[,.!;:—]\s*)<(\d+)>\s*[,:!]")
+AT_LEAD_RE = re.compile(r"^(?:<\d+@>\s*)+(?=\S)")
 SEAT_RE = re.compile(r"<(\d+)@?>")
 NAME_SUFFIX_RE = re.compile(r"(<\d+>)-(?:san|chan|kun|sama|dono|sensei)\b")
 AT_SEAT_RE = re.compile(r"@\s*<(\d+)>")
@@ -315,9 +430,10 @@ TRIGGER_WORDS = (
     | CHECK_WORDS
     | PROTECT_WORDS
     | TRUST_WORDS
-    | frozenset("co claim claiming role lean leans leaning read reads ish good".split())
+    | frozenset("co claim claiming claims role lean leans leaning read reads ish good suspicious lying liar "
+                "falsehood fake fraud impostor imposter story impossible false untrue nonsense fabricated".split())
 )
-PRONOUN_WORDS = frozenset("he she him her they them you".split())
+PRONOUN_WORDS = frozenset("he she him her his their they them you your".split())
 SUBJECT_WORDS = PRONOUN_WORDS | frozenset("i my me im".split())
 
 
@@ -376,12 +492,34 @@ GOVERNING_WORDS = frozenset(
     "defending protecting accusing attacking targeting voting lynching trusting suspecting following pushing "
     "killing eliminating executing exiling questioning supporting blaming framing".split()
 )
+# Verbs whose object is not what a remark on someone's play is about ("Silent votes against Jonathan", "you voted
+# Servas so fast": Jonathan and Servas are not the ones playing).
+OBJECT_VERBS = GOVERNING_WORDS | frozenset(
+    "vote voted votes accused accuse accuses suspected suspect trusted defended defend attacked attack killed kill "
+    "pushed push targeted target questioned blamed framed supported protected protect checked investigated divined "
+    "lynched lynch eliminated".split()
+)
+# "I'm voting Ryuji — staying silent is classic wolf behavior": the speaker's own vote names whom it is about.
+OWN_VOTE_RE = re.compile(r"\bi(?:'m|\s+am|\s+will|'ll)?\s+(?:now\s+)?(?:vote|voting)\s+(?:for\s+|on\s+)?<(\d+)")
 
 
-def object_of_previous_word(sentence: str, at: int) -> bool:
+def topic_seats(sentence: str, speaker: int, object_if_alone: bool = True) -> list[int]:
+    """The players a sentence is about: those named, other than as the object of a preposition or verb
+    ("Servas kept voting with George": Servas); with ``object_if_alone``, the only player named even as an
+    object ("I am voting Victoria. Dodging CO all day feels like a wolf move": Victoria)."""
+    named = [(m.start(), int(m.group(1))) for m in SEAT_RE.finditer(sentence)]
+    others = [(at, seat) for at, seat in named if seat != speaker]
+    voted = {int(x) for x in OWN_VOTE_RE.findall(sentence)}
+    subjects = [seat for at, seat in others if seat in voted or not object_of_previous_word(sentence, at, OBJECT_VERBS)]
+    if not subjects and object_if_alone and len({seat for _, seat in others}) == 1:
+        subjects = [others[0][1]]
+    return list(dict.fromkeys(subjects))
+
+
+def object_of_previous_word(sentence: str, at: int, governing: frozenset[str] = GOVERNING_WORDS) -> bool:
     """The name at ``at`` is the object of the word before it (a preposition or a verb in -ing), not a subject."""
     before = sentence[max(0, at - 24) : at].split()
-    return bool(before) and before[-1] in GOVERNING_WORDS
+    return bool(before) and before[-1] in governing
 
 
 def clause_before(sentence: str, at: int) -> str:
@@ -399,16 +537,20 @@ def seats_in(text: str) -> list[int]:
 
 
 def subject_seats(subject: str, speaker: int) -> list[int]:
+    if "," in subject and not AND_RE.search(subject):
+        # "Charlie, Diana is mafia", "Bob, I'm not the wolf": a vocative, then the subject.
+        subject = subject.rsplit(",", 1)[1]
+    if "@>" in subject and not AND_RE.search(subject):
+        # "@Daisuke Servas is confirmed wolf": the player addressed, then the subject.
+        subject = AT_LEAD_RE.sub("", subject)
     seats = seats_in(subject)
-    if len(seats) > 1 and "," in subject and not AND_RE.search(subject):
-        seats = seats[-1:]  # "Charlie, Diana is mafia": a vocative, then the subject
     if "i" in subject and SELF_SUBJECT_RE.search(subject):
         seats.append(speaker)
     return list(dict.fromkeys(seats))
 
 
 def disjunction(text: str) -> bool:
-    return "or" in text and bool(OR_RE.search(text))
+    return ("or" in text or "either" in text) and bool(OR_RE.search(text))
 
 
 def mention_groups(text: str) -> list[tuple[int, ...]]:

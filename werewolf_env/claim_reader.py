@@ -17,12 +17,16 @@ from .claims import claim_key, make_claim
 class Reader:
     """Reads one statement sentence by sentence, keeping what pronouns may refer to."""
 
-    def __init__(self, speaker: int, n_seats: int, known: dict[str, int] | None = None) -> None:
+    def __init__(
+        self, speaker: int, n_seats: int, known: dict[str, int] | None = None, claimed: dict[int, str] | None = None
+    ) -> None:
         self.speaker = speaker
         self.n_seats = n_seats
         self.known = known or {}
+        self.claimed = claimed or {}  # seat -> the role it claimed in public before this statement
+        self.named_before = ""  # the last sentence that named anyone: what pronouns and remarks may refer to
+        self._previous: tuple[str, list[tuple[int, ...]]] = ("", [])
         self.found: list[dict[str, Any]] = []
-        self.previous: list[tuple[int, ...]] = []  # the names (groups) of the previous sentence with any
         self.addressee: int | None = None
         self.pending_check: frozenset[int] = frozenset()
         self.check_context = False
@@ -30,6 +34,13 @@ class Reader:
         self.medium = False  # the statement speaks of the medium: "X=Human" lists are execution results
 
     # ------------------------------------------------------------------ pronouns and vocatives
+    @property
+    def previous(self) -> list[tuple[int, ...]]:
+        """The names (groups) of the last sentence that named anyone; worked out only when a pronoun needs them."""
+        if self._previous[0] is not self.named_before:
+            self._previous = (self.named_before, cp.mention_groups(self.named_before) if self.named_before else [])
+        return self._previous[1]
+
     def _note_address(self, sentence: str) -> None:
         """Remember the last player this sentence addresses by name."""
         found = []
@@ -61,11 +72,20 @@ class Reader:
         out, last = [], 0
         for m in pronouns:
             before = sentence[: m.start()]
-            mentions = (cp.mention_groups(before) if "<" in before else None) or self.previous
             target: tuple[int, ...] | None = None
-            if m.group("you"):
-                target = (self.addressee,) if self.addressee is not None else None
-            elif m.group("they"):
+            if m.group("you") or m.group("poss") == "your":
+                # The player addressed last before the pronoun ("@Victoria your votes ... but @George your focus").
+                called = [int(a or b) for a, b in cp.ADDRESSED_BEFORE_RE.findall(before)] if "<" in before else None
+                seat = called[-1] if called and called[-1] != self.speaker else self.addressee
+                target = (seat,) if seat is not None else None
+                if target is None:
+                    continue
+                out.append(sentence[last : m.start()])
+                out.append(f"<{seat}>'s" if m.group("poss") else f"<{seat}>")
+                last = m.end()
+                continue
+            mentions = (cp.mention_groups(before) if "<" in before else None) or self.previous
+            if m.group("they") or m.group("poss") == "their":
                 if len(mentions) == 1:
                     target = mentions[0]
             else:
@@ -73,10 +93,10 @@ class Reader:
                 groups = [g for g in mentions if len(g) > 1]
                 if len(singles) == 1 and not groups:
                     target = (next(iter(singles)),)
-            if target is None:
+            if target is None or (m.group("poss") and len(target) != 1):
                 continue
             out.append(sentence[last : m.start()])
-            out.append(" and ".join(f"<{s}>" for s in target))
+            out.append(f"<{target[0]}>'s" if m.group("poss") else " and ".join(f"<{s}>" for s in target))
             last = m.end()
         out.append(sentence[last:])
         return "".join(out)
@@ -86,13 +106,14 @@ class Reader:
         words = set(cp.WORD_RE.findall(raw))
         if cp.TRIGGER_WORDS.isdisjoint(words) or (
             # Every claim has a subject: a name, "I" / "my", a pronoun, or a role everyone knows the holder of.
-            "<" not in raw and cp.SUBJECT_WORDS.isdisjoint(words) and not (self.known and ("the" in words or "our" in words))
+            "<" not in raw
+            and cp.SUBJECT_WORDS.isdisjoint(words)
+            and not (self.known and ("the" in words or "our" in words))
+            and not (self.named_before and not cp.PLAY_WORDS.isdisjoint(words) and cp.WOLF_PLAY_RE.search(raw))
         ):
             # Nothing to read here; only what later pronouns may refer to changes.
-            groups = cp.mention_groups(raw) if "<" in raw else None
-            if groups:
-                self.previous = groups
-            if "<" in raw:
+            if "<" in raw and cp.SEAT_RE.search(raw):
+                self.named_before = raw
                 self._note_address(raw)
             self.pending_check = frozenset()
             self.check_context = False
@@ -101,9 +122,9 @@ class Reader:
         self.medium = self.medium or "medium" in words
         has_pronoun = not cp.PRONOUN_WORDS.isdisjoint(words)
         sentence = self._resolve(raw, has_pronoun) if has_pronoun or "<" in raw else raw
-        groups = cp.mention_groups(sentence) if "<" in sentence else None
-        if groups:
-            self.previous = groups
+        topics_before = self.named_before
+        if "<" in sentence and cp.SEAT_RE.search(sentence):
+            self.named_before = sentence
         if sentence.rstrip().endswith("?") or sentence.split(" ", 1)[0] in cp.QUESTION_START:
             # A question asserts nothing; a statement before it in the same sentence still does ("I suspect
             # Bob — are you the seer?").
@@ -131,7 +152,7 @@ class Reader:
                 if claim["kind"] == "team" and claim["player"] in checked and not claim["hedged"]:
                     claim["kind"] = "seer_result"
         self.sentence_start = found_before
-        self._read_patterns(sentence, words, check_context, checked)
+        self._read_patterns(sentence, words, check_context, checked, topics_before)
         new = self.found[found_before:]
         # A check with no result in its sentence: the next sentence may give it ("She's a Werewolf").
         results = {c["player"] for c in new if c["kind"] == "seer_result"}
@@ -174,11 +195,14 @@ class Reader:
         else:
             self._emit(s, at, make_claim("seer_result", seat, value, None, negated))
 
-    def _read_patterns(self, s: str, words: set[str], check_context: bool, checked: set[int]) -> None:
+    def _read_patterns(
+        self, s: str, words: set[str], check_context: bool, checked: set[int], topics_before: str
+    ) -> None:
         preds = not cp.PRED_WORDS.isdisjoint(words)
         labels = not cp.LABEL_WORDS.isdisjoint(words)
-        if self.known and labels:
-            # "the doctor is gone", "our late seer": a role everyone knows the holder of names that player.
+        if self.known and labels and not cp.DEATH_WORDS.isdisjoint(words):
+            # "the doctor is gone", "our late seer": a role everyone knows the holder of names that player. Roles
+            # become known on death, so only where the sentence speaks of it: "watch the doctor" means the living one.
             for m in cp.ROLE_REFERENCE_RE.finditer(s):
                 role = cp.predicate(m.group("pred"))[1]
                 seat = self.known.get(role)
@@ -246,7 +270,8 @@ class Reader:
                     continue
                 fake = "fake" in m.group("mods")
                 self._add_predicate(s, m.start(), cp.seats_in(m.group("seat")), m.group("pred"), fake=fake)
-        for m in cp.SUBJECT_AFTER_RE.finditer(s) if preds else ():
+        subject_after = not cp.SUBJECT_AFTER_WORDS.isdisjoint(words) and not cp.SUBJECT_AFTER_PRE.isdisjoint(words)
+        for m in cp.SUBJECT_AFTER_RE.finditer(s) if subject_after else ():
             if m.group("either") or self._blocked(s, m.start()) or cp.disjunction(m.group("group")):
                 continue
             negated = cp.count_negations(m.group("cop"))
@@ -288,10 +313,33 @@ class Reader:
                     continue
                 verb = m.group("verb")
                 negated = int(bool(m.group("neg"))) + int(verb.startswith(("rule", "ruled", "ruling")))
-                hedged = not verb.startswith(("rule", "ruled", "ruling"))
+                # "I will vote George as the last wolf" asserts; "I see Bob as a wolf" is a belief.
+                hedged = not verb.startswith(("rule", "ruled", "ruling", "with", "vot", "lynch", "elimin", "exec"))
                 self._add_predicate(
                     s, m.start(), cp.seats_in(m.group("group")), m.group("pred"), negated=negated, hedged=hedged
                 )
+        if "role" in words and "'s" in s:
+            for m in cp.ROLE_OF_RE.finditer(s):
+                if not self._blocked(s, m.start()):
+                    self._add_predicate(s, m.start(), cp.seats_in(m.group("seat")), m.group("pred"))
+        if "suspicious" in words:
+            for m in cp.SUSPICIOUS_BARE_RE.finditer(s):
+                before = s[: m.start()]
+                targets = cp.topic_seats(before if "<" in before else topics_before, self.speaker)
+                if len(targets) == 1 and not self._blocked(s, m.start()):
+                    self._emit(s, m.start(), make_claim("team", targets[0], None, "werewolf", False, True))
+            for m in cp.SUSPICIOUS_OF_RE.finditer(s):
+                if self._blocked(s, m.start()):
+                    continue
+                for seat in cp.seats_in(m.group("group")):
+                    if seat != self.speaker:
+                        self._emit(s, m.start(), make_claim("team", seat, None, "werewolf", False, True))
+        if preds and "<" in s and not cp.INFERENCE_WORDS.isdisjoint(words):
+            for m in cp.TELEGRAPHIC_RE.finditer(s):
+                if self._blocked(s, m.start()) or cp.disjunction(m.group("group")):
+                    continue
+                negated = 1 if m.group("neg") else 0
+                self._add_predicate(s, m.start(), cp.seats_in(m.group("group")), m.group("pred"), negated=negated)
         if "lean" in s or "read" in s:
             for m in cp.READ_LIST_RE.finditer(s):
                 if self._blocked(s, m.start()):
@@ -302,7 +350,7 @@ class Reader:
         if preds and "as " in s:
             for m in cp.AS_ROLE_RE.finditer(s):
                 self._add_predicate(s, m.start(), [self.speaker], m.group("pred"))
-        if "co" in s or "claim" in s or "reveal" in s or "came out" in s or "come out" in s or "coming out" in s:
+        if not cp.SELF_CO_WORDS.isdisjoint(words):
             for m in cp.SELF_CO_RE.finditer(s):
                 if not self._blocked(s, m.start(), True):
                     self._add_predicate(s, m.start(), [self.speaker], m.group("pred"))
@@ -326,12 +374,59 @@ class Reader:
                 for seat in cp.seats_in(m.group("group")):
                     if seat != self.speaker:
                         self._emit(s, m.start(), make_claim(kind, seat, None, team, False, hedged))
+        if not cp.DISPUTE_WORDS.isdisjoint(words):
+            self._read_disputes(s, words)
+        if preds and not cp.PLAY_WORDS.isdisjoint(words):
+            for m in cp.WOLF_PLAY_RE.finditer(s):
+                self._read_wolf_play(s, m, topics_before)
         if not cp.PROTECT_WORDS.isdisjoint(words):
             for m in cp.PROTECT_RE.finditer(s):
                 if self._blocked(s, m.start()):
                     continue
                 for seat in cp.seats_in(m.group("group") or m.group("group2") or ""):
                     self._emit(s, m.start(), make_claim("protected", seat))
+
+    def _read_disputes(self, s: str, words: set[str]) -> None:
+        """Someone's role claim called false: a negated claim of the role named, or of the one claimed before."""
+        found: list[tuple[int, int, str | None, bool]] = []  # (at, seat, role word, weak)
+        if not cp.CLAIM_WORDS.isdisjoint(words):
+            for m in cp.DISPUTED_CLAIM_RE.finditer(s):
+                found.append((m.start(), cp.seats_in(m.group("seat"))[0], m.group("pred"), bool(m.group("weak"))))
+        if self.claimed and not cp.LIAR_WORDS.isdisjoint(words):  # whose role "lying" denies: one claimed before
+            for m in cp.LIAR_RE.finditer(s):
+                seat = m.group("seat") or m.group("seat2") or m.group("seat3")
+                found.append((m.start(), cp.seats_in(seat)[0], None, False))
+        if self.claimed and ("that" in words or "this" in words) and not cp.FALSE_WORDS.isdisjoint(words):
+            for m in cp.THAT_IS_FALSE_RE.finditer(s):
+                found.append((m.start(), cp.seats_in(m.group("seat"))[0], None, False))
+        if not cp.CHECK_WORDS.isdisjoint(words):
+            for m in cp.CANNOT_HAVE_CHECKED_RE.finditer(s):
+                found.append((m.start(), cp.seats_in(m.group("seat"))[0], "seer", False))
+        for at, seat, word, weak in found:
+            role = cp.predicate(word)[1] if word else self.claimed.get(seat)
+            if role is None or seat == self.speaker or self._blocked(s, at, disputing=True) or cp.disjunction(s[:at]):
+                continue
+            hedged = weak or bool(cp.HEDGE_RE.search(s[at : at + 60].split(",")[0]))
+            self._add_predicate(s, at, [seat], role, negated=1, hedged=hedged)
+
+    def _read_wolf_play(self, s: str, m: Any, topics_before: str) -> None:
+        """A hedged accusation of whoever's play is called a werewolf's (named in this sentence, else the last)."""
+        if self._blocked(s, m.start()) or cp.count_negations(cp.clause_before(s, m.start())) % 2:
+            return
+        before = s[: m.start()]
+        together = m.group(0).split()[-1] in ("teamwork", "coordination")
+        if together:
+            # Teamwork is the work of everyone named with it, here or just before.
+            named = cp.seats_in(before) or [seat for group in self.previous for seat in group]
+            targets = [x for x in dict.fromkeys(named) if x != self.speaker]
+        else:
+            targets = cp.topic_seats(before, self.speaker, object_if_alone=False) if "<" in before else []
+            if not targets and not cp.SEAT_RE.search(before):
+                targets = cp.topic_seats(topics_before, self.speaker) if topics_before else []
+        if not targets or len(targets) > 2:
+            return
+        for seat in targets:
+            self._emit(s, m.start(), make_claim("team", seat, None, "werewolf", False, True))
 
     def _add_predicate(
         self,
@@ -347,6 +442,9 @@ class Reader:
     ) -> None:
         kind, value, word_hedged = cp.predicate(pred)
         clause = cp.clause_before(s, at)
+        if check_context and "my" in clause:
+            # "I investigated last night and my read is that Bob is the mafioso": the read is the check's result.
+            clause = cp.MY_RESULT_RE.sub(" ", clause)
         if cp.NEGATED_BELIEF_RE.search(clause):
             negated += 1
             hedged = True
@@ -378,7 +476,7 @@ class Reader:
             return
         self.found.append(claim)
 
-    def _blocked(self, s: str, at: int, about_self: bool = False) -> bool:
+    def _blocked(self, s: str, at: int, about_self: bool = False, disputing: bool = False) -> bool:
         """A conditional, a supposition or someone else's reported speech governs the text before ``at``.
 
         After a conditional clause ("if Diana is the cop, Charlie is mafia") only a claim about the
@@ -396,6 +494,8 @@ class Reader:
             if r.group(0).startswith("according"):
                 return True
             if r.group(0).startswith("<"):
+                if disputing:
+                    continue  # "Alice's claim is blatant and I think she's lying": the claim is what is disputed
                 return True  # "Midori's divination Shizue=Werewolf": someone else's result
             subject = clause[: r.start()].split()[-3:]  # the reporting verb's subject: the words just before it
             if subject and not cp.OWN_SUBJECT_RE.search(" " + " ".join(subject[-2:])) and "my" not in subject:

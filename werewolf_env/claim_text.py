@@ -21,12 +21,22 @@ How a statement is read (``ClaimExtractor.scan``):
    copula ("is", "'s", "must be", "seems", "could be", "isn't", ...) and a role or team word;
    role words as labels ("Seer Ryuji", "the outed wolf Diana", "Sonnet, the Doctor,"); "the wolf is
    Bob"; "Bob = Human", "Bob: wolf"; "as the doctor, I"; "I CO seer"; "I trust / suspect Bob";
-   "town-lean: Eve"; seer checks ("I divined Shion. She's a werewolf": the checked player is
-   remembered into the next sentence) and protections.
+   "town-lean: Eve"; "I'm suspicious of Bob"; seer checks ("I divined Shion. She's a werewolf": the
+   checked player is remembered into the next sentence; "Dan is human by my divine") and protections;
+   one or two adjectives after an article when the role word ends the clause ("the big bad wolf");
+   play called a werewolf's ("that's classic wolf play", "his voting screams wolf": a hedged
+   accusation of whoever the sentence, or the one before, is about); someone's claim called false
+   ("Alice's claim is a lie", "Bob is lying", "Bob, that's impossible", "you can't have
+   investigated anyone": a denial of the role that player claimed, named or claimed earlier in
+   public, which the caller passes as ``claimed``); a role whose holder everyone knows, where the
+   sentence speaks of a death ("the doctor was killed", "the seer's elimination").
 5. Each match is dropped when the clause before it holds a conditional ("if", "unless", "assuming"),
    a reporting verb with someone else as its subject ("said", "claims", "accused", "thinks"), or
    a disjunction ("either Bob or Eve"); it is hedged when the clause marks belief ("I think",
-   "probably", "my read", "seems", "might"), and negated once per "not" / "n't" / "I don't think".
+   "probably", "my read", "seems", "might"; but "my read" after the speaker's own check is its
+   result), and negated once per "not" / "n't" / "I don't think". A player addressed ("Bob, I'm not
+   the wolf", "@Carla Dmitri is the wolf") is not a subject; "you" / "your" is the player addressed
+   last before it.
 
 Claims come out in canonical form (``claims.make_claim``), in text order, one per ``claim_key``
 (hedged only if every reading of it was hedged).
@@ -42,6 +52,7 @@ from . import claim_patterns as cp
 from .claim_reader import Reader
 
 KnownRoles = tuple[tuple[str, int], ...]  # (role, seat) known to everyone, e.g. revealed on death
+ClaimedRoles = tuple[tuple[int, str], ...]  # (seat, role) each player claimed in public before the statement
 
 
 @lru_cache(maxsize=64)
@@ -54,7 +65,7 @@ class ClaimExtractor:
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
-        self._memo: dict[tuple[str, int, KnownRoles], tuple[list[dict[str, Any]], frozenset[int]]] = {}
+        self._memo: dict[tuple[str, int, KnownRoles, ClaimedRoles], tuple[list[dict[str, Any]], frozenset[int]]] = {}
         lookup: dict[str, int] = {}
         for seat, name in enumerate(names):
             lookup[name.lower()] = seat
@@ -89,26 +100,34 @@ class ClaimExtractor:
             hits.append((start, end, self.lookup[key]))
         return hits
 
-    def extract(self, text: str, speaker: int, known: KnownRoles = ()) -> list[dict[str, Any]]:
-        return self.scan(text, speaker, known)[0]
+    def extract(
+        self, text: str, speaker: int, known: KnownRoles = (), claimed: ClaimedRoles = ()
+    ) -> list[dict[str, Any]]:
+        return self.scan(text, speaker, known, claimed)[0]
 
-    def scan(self, text: str, speaker: int, known: KnownRoles = ()) -> tuple[list[dict[str, Any]], frozenset[int]]:
+    def scan(
+        self, text: str, speaker: int, known: KnownRoles = (), claimed: ClaimedRoles = ()
+    ) -> tuple[list[dict[str, Any]], frozenset[int]]:
         """The claims in ``text`` and the seats it names, in one pass over the names.
 
         ``known``: (role, seat) pairs every player knows (a role revealed on death), so that "the
         doctor is gone" reads as a claim about that seat; a role word with no such holder names no one.
+        ``claimed``: (seat, role) each player claimed in public earlier (``claims.public_role_claims``), so that
+        "Alice's claim is false" or "Bob is lying" reads as a denial of that role.
         Memoised (template-driven agents repeat their sentences); callers get fresh claim dicts.
         """
-        key = (text, speaker, known)
+        key = (text, speaker, known, claimed)
         found = self._memo.get(key)
         if found is None:
             if len(self._memo) >= cp.MEMO_SIZE:
                 self._memo.clear()
-            found = self._memo[key] = self._scan(text, speaker, known)
+            found = self._memo[key] = self._scan(text, speaker, known, claimed)
         claims, mentioned = found
         return [claim.copy() for claim in claims], mentioned
 
-    def _scan(self, text: str, speaker: int, known: KnownRoles = ()) -> tuple[list[dict[str, Any]], frozenset[int]]:
+    def _scan(
+        self, text: str, speaker: int, known: KnownRoles = (), claimed: ClaimedRoles = ()
+    ) -> tuple[list[dict[str, Any]], frozenset[int]]:
         if cp.TYPOGRAPHIC_RE.search(text):
             text = text.translate(cp.APOSTROPHES)
         lowered = text.lower()
@@ -117,7 +136,7 @@ class ClaimExtractor:
         if cp.TRIGGER_WORDS.isdisjoint(cp.WORD_RE.findall(lowered)):
             return [], mentioned  # no role, team, check or trust word: nothing to read
         tokens = cp.tokenise(lowered, hits)
-        reader = Reader(speaker, len(self.names), dict(known))
+        reader = Reader(speaker, len(self.names), dict(known), dict(claimed))
         for sentence in cp.sentences(tokens):
             reader.read(sentence)
         return reader.claims(), mentioned

@@ -22,6 +22,7 @@ The judge (``judge.py``) says which of them the speaker knew to be false.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -72,6 +73,30 @@ def claim_key(claim: dict[str, Any]) -> tuple[Any, ...]:
     if team is not None and role is None and negated:
         team, negated = ("village" if team == "werewolf" else "werewolf"), False
     return (claim["kind"], claim["player"], role, team, negated)
+
+
+def public_role_claims(statements: Iterable[tuple[int, list[dict[str, Any]]]]) -> tuple[tuple[int, str], ...]:
+    """(seat, role) each speaker has claimed for itself in public, from (speaker, claims) in the order said.
+
+    A plain role claim about oneself counts ("I am the seer", "as the doctor, I ..."), as do one's own seer
+    results (a seer claim) and protections (a doctor claim); a later denial of that role withdraws it, and a
+    later claim replaces it. The claim reader uses it to read "Alice's claim is false" as a denial of her role.
+    """
+    claimed: dict[int, str] = {}
+    for speaker, claims in statements:
+        for claim in claims:
+            if claim.get("hedged"):
+                continue
+            if claim["kind"] == "seer_result":
+                claimed[speaker] = "seer"
+            elif claim["kind"] == "protected":
+                claimed[speaker] = "doctor"
+            elif claim["kind"] == "role" and claim["player"] == speaker and claim.get("role"):
+                if not claim.get("negated"):
+                    claimed[speaker] = claim["role"]
+                elif claimed.get(speaker) == claim["role"]:
+                    del claimed[speaker]
+    return tuple(sorted(claimed.items()))
 
 
 def normalize_claims(raw: Any, resolve: Any, speaker: int) -> tuple[list[dict[str, Any]], list[str]]:

@@ -3,7 +3,9 @@
 Everything here reads the events the engine emits (the log's format: ``read_log(path)`` or
 ``[e.to_json() for e in game.state.events]``), so a live game, a log file and a re-scored log give
 the same figures. Pure: no I/O. This module is the public face; the code lives in
-``werewolf_env.game_record`` (one game) and ``werewolf_env.aggregate`` (over games).
+``werewolf_env.game_record`` (one game), ``werewolf_env.record_rows`` (its tidy tables),
+``werewolf_env.aggregate`` (over games) and ``werewolf_env.claims_coverage`` (how much of the speech
+the ground truth covers).
 
     record = GameRecord.from_events(read_log(path))
     rows = record.rows()                     # {"games": [...], "players": [...], "statements": [...], ...}
@@ -61,6 +63,22 @@ Definitions (per game; aggregates pool the items of all games and resample whole
   built-in agents answer in the new sense. Detection figures from ``is_deceptive`` are unchanged.
   Logs recorded before this change hold the old meaning: re-scored now, their calibration figures
   are wrong wherever an analysis did not flag.
+- 4: the ground truth's labeler and its coverage. New: ``labeler`` (whose claims and lie labels the
+  figures rest on: "regex", the logs' own, unless ``werewolf-bench report --labeler`` chose another
+  labeler's file) and ``claims_coverage`` (``werewolf_env.claims_coverage``: statements with at
+  least one claim, by kind, the hedged share of claims, claims by source, lies resting on hedged
+  claims only). A statement that labeler could not label is *unlabelled*: it is left out of every
+  figure that rests on the lie label (``lies_per_statement`` and ``lies_by_type_per_statement``
+  count labelled statements; precision, recall, F1, accuracy, Brier, ECE, reliability and every
+  ``self_report`` figure count answered analyses of labelled statements), and counted:
+  ``deceptive`` groups get ``unlabelled_statements``, ``detective`` and ``self_report`` groups
+  ``unlabelled_analyses`` (answered, but on an unlabelled statement), ``totals``
+  ``unlabelled_statements``. Tables: ``statements`` gets ``labelled``, ``lie_strict`` and
+  ``claims_hedged`` (``lie`` and ``lie_strict`` null when unlabelled, as is ``lie`` in ``analyses``);
+  ``games`` gets ``labeler`` and ``unlabelled_statements``. With the logs' own labels (every
+  statement labelled) every figure of version 3 is unchanged. The report document (``metrics.json``
+  of ``werewolf-bench report``) gets ``labeler``, ``unlabelled`` and ``claims_coverage_by_labeler``
+  (``benchmarks/report.py``).
 """
 
 from __future__ import annotations
@@ -74,10 +92,11 @@ from .aggregate import (
     suspicion_by_round,
     suspicion_trend,
 )
+from .claims_coverage import claims_coverage, format_claims_coverage
 from .game_record import LIE_TYPES, ROLE_TEAM, TEAMS_AND_UNDECIDED, GameRecord, Label, StatementRecord
 
 __all__ = [
     "LIE_TYPES", "METRICS_SCHEMA_VERSION", "ROLE_TEAM", "TEAMS_AND_UNDECIDED", "GameRecord", "Label",
-    "StatementRecord", "aggregate", "coverage", "matrix_by_role_pair", "reliability", "suspicion_by_round",
-    "suspicion_trend",
+    "StatementRecord", "aggregate", "claims_coverage", "coverage", "format_claims_coverage", "matrix_by_role_pair",
+    "reliability", "suspicion_by_round", "suspicion_trend",
 ]  # fmt: skip

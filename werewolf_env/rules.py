@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .claim_text import extractor_for
-from .claims import merge_claims
+from .claims import merge_claims, public_role_claims
 from .config import MAX_PLAYERS, Role, Team
 from .judge import judge
 from .state import PUBLIC, ActionKind, GameState, NightChoices, Statement, Turn
@@ -217,7 +217,10 @@ def _publicly_known_roles(state: GameState) -> tuple[tuple[str, int], ...]:
 def open_analyses(state: GameState) -> None:
     ((speaker, action),) = _take(state).items()
     text = action["statement"]
-    extracted, mentioned = extractor_for(state.names).scan(text, speaker, _publicly_known_roles(state))
+    said = ((st.speaker, st.claims) for st in state.statements)
+    extracted, mentioned = extractor_for(state.names).scan(
+        text, speaker, _publicly_known_roles(state), public_role_claims(said)
+    )
     state.debate_turn += 1
     state.last_speaker = speaker
     state.last_mentioned = mentioned

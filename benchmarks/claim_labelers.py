@@ -1,0 +1,329 @@
+"""Claim labelers: a labeler maps statements to their claims, one list per statement.
+
+    label = llm_labeler("gpt-4o-mini", "https://api.openai.com/v1")   # any OpenAI-compatible server
+    claims = label(items)          # [[claim, ...] or None, ...]: None = that statement got no valid answer
+    label.summary()                # answered / failed by reason / tokens
+
+Items are statements in ``LABELING.md`` form: at least ``speaker``, ``players`` and ``text`` (names);
+an optional ``revealed`` ({name: role}) lists roles every player knows (revealed on death), so that
+"the doctor" can name its holder, and an optional ``claimed`` ({name: role}) the roles players claimed
+in public before the statement, so that "Alice's claim is false" denies the role she claimed. Claims
+come back in seat form, canonical, exactly as
+``werewolf_env.claims.make_claim`` builds them, ready for ``werewolf_env.judge.judge_claims``.
+
+The LLM labeler asks for ``{"claims": [...]}`` with the rules of ``LABELING.md`` in its prompt and a
+strict JSON schema (``player`` an enum of the names and "me"), through ``agents.endpoints`` (one
+client, a concurrency cap, deadlines, retries, the response-format step-down json_schema ->
+json_object -> none, the circuit breaker). Each answer is validated by
+``werewolf_env.claims.normalize_claims``. A statement whose call fails, or whose answer is not a
+claims list, is ``None`` with its reason in ``calls``: it never falls back to the regex reader.
+
+``regex_labeler`` (the project's text reader) and ``union_claims`` are ``benchmarks.claims_eval``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agents.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
+from agents.llm_options import LLMOptions, redact_url, validate_options
+from agents.preflight import ProbeResult, probe
+from werewolf_env.actions import as_object
+from werewolf_env.claims import CLAIM_KINDS, normalize_claims
+
+from .claims_eval import regex_labeler, union_claims
+
+__all__ = [
+    "MARKER",
+    "LLMLabeler",
+    "Labeler",
+    "LabelerUnavailableError",
+    "Labels",
+    "as_names",
+    "build_messages",
+    "claims_schema",
+    "llm_labeler",
+    "regex_labeler",
+    "union_claims",
+    "union_labels",
+]
+
+Labels = list[list[dict[str, Any]] | None]
+Labeler = Callable[[list[dict[str, Any]]], Labels]
+
+# The fake server (agents.fake_answers) recognises a labelling request by this line and reads the
+# prompt's "Players:", "Speaker:", "Roles revealed to everyone:" lines and its "Statement:" block.
+MARKER = "CLAIM LABELING TASK"
+SYSTEM_PROMPT = f"""{MARKER}
+You read one public statement a player made in a game of Werewolf (or Mafia) and list the claims
+it makes. You label what the statement says, true or false; you do not judge whether it is a lie.
+
+A claim says something about one player's role or team. There are four kinds:
+- "role": the player is the seer, the doctor or a villager ("I am the seer", "as the doctor, I
+  ...", "Bob is our seer"). Give "role"; "team" is null.
+- "team": the player is a werewolf, or is innocent / village / town ("Eve is a wolf", "Carol is
+  clean"). Give "team": "werewolf" or "village"; "role" is null.
+- "seer_result": the speaker reports what its own night check showed ("I checked Bob, he's a
+  wolf", "my vision: Dan is innocent"). Give "team" for the result, or "role" when the check named
+  an exact role.
+- "protected": the speaker says it protected the player at night ("I saved Bob last night").
+  "role" and "team" are null.
+
+Rules:
+- One claim per player and kind. "Bob and Carol are wolves" is two claims.
+- "negated" is true when the statement denies it: "Bob is not the seer"; "I'm not a wolf" is a
+  team claim, team "werewolf", negated.
+- "hedged" is true when the speaker presents it as a belief rather than a fact: "I think", "I
+  suspect", "my read is", "feels like", "probably", "I trust Eve", "town-lean: Eve". "I don't think
+  X is a wolf" is hedged and negated.
+- These are not claims: remarks on behaviour ("X is acting suspicious"), votes and plans ("I'm
+  voting X", "check Bob tonight"), questions, conditionals and suppositions ("if X is the seer
+  ..."), what someone else said or claimed ("Bob said he is the seer" is Bob's claim, not the
+  speaker's; "you claim to be the doctor"), and the moderator's announcements.
+- Pronouns and role references ("he", "her", "you", "our seer", "the doctor") stand for the player
+  they refer to; give that player. When you cannot tell who is meant, leave the claim out.
+- Calling someone's claim false ("Alice's claim is a lie", "Bob is lying", "you can't have
+  investigated anyone") denies the role that player claimed: a "role" claim, negated.
+- Role words: werewolf, wolf, mafia, mafioso, scum are team "werewolf"; innocent, town, village,
+  clean, human are team "village"; detective and cop are role "seer"; medic, healer, bodyguard and
+  guard are role "doctor"; "villager" and any other town role are role "villager".
+- "player" is a name from the player list, or "me" for the speaker. "quote" holds the few words of
+  the statement that make the claim.
+- A statement without claims gets {{"claims": []}}."""
+ANSWER_LINE = (
+    'Answer with one JSON object and nothing else: {"claims": [{"quote": "...", "kind": "role|team|seer_result|'
+    'protected", "player": "<name or me>", "role": "seer|doctor|villager|werewolf or null", "team": '
+    '"werewolf|village or null", "negated": false, "hedged": false}]}'
+)
+ROLES = ["seer", "doctor", "villager", "werewolf"]
+TEAMS = ["werewolf", "village"]
+
+
+class LabelerUnavailableError(RuntimeError):
+    """The server cannot label at all (unreachable, key refused, unknown model): nothing was labelled."""
+
+
+def claims_schema(players: Sequence[str]) -> dict[str, Any]:
+    """The strict schema of an answer: every property required, ``player`` one of the names or "me"."""
+
+    def nullable(values: list[str]) -> dict[str, Any]:
+        # anyOf, not a type list next to an enum: llama.cpp's grammar converter drops the enum then
+        return {"anyOf": [{"type": "string", "enum": values}, {"type": "null"}]}
+
+    claim = {
+        "quote": {"type": "string", "maxLength": 120},
+        "kind": {"type": "string", "enum": list(CLAIM_KINDS)},
+        "player": {"type": "string", "enum": [*dict.fromkeys(str(p) for p in players), "me"]},
+        "role": nullable(ROLES),
+        "team": nullable(TEAMS),
+        "negated": {"type": "boolean"},
+        "hedged": {"type": "boolean"},
+    }
+    item = {"type": "object", "properties": claim, "required": list(claim), "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"claims": {"type": "array", "items": item}},
+        "required": ["claims"],
+        "additionalProperties": False,
+    }
+
+
+def build_messages(item: dict[str, Any], merge_system: bool = False) -> list[dict[str, str]]:
+    """The labelling prompt for one statement; ``merge_system`` puts the rules in the user message
+    (for chat templates that drop system messages)."""
+    lines = [f"Players: {json.dumps(list(item['players']), ensure_ascii=False)}",
+             f"Speaker: {json.dumps(item['speaker'], ensure_ascii=False)}"]  # fmt: skip
+    revealed = item.get("revealed") or {}
+    if revealed:
+        lines.append(f"Roles revealed to everyone: {json.dumps(dict(revealed), ensure_ascii=False)}")
+    claimed = item.get("claimed") or {}
+    if claimed:
+        lines.append(f"Roles claimed earlier in public: {json.dumps(dict(claimed), ensure_ascii=False)}")
+    lines += ["Statement:", "<<<", str(item["text"]), ">>>", ANSWER_LINE]
+    user = "\n".join(lines)
+    if merge_system:
+        return [{"role": "user", "content": f"{SYSTEM_PROMPT}\n\n{user}"}]
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def seat_lookup(players: Sequence[str]) -> Callable[[str], int | None]:
+    seats = {str(p).strip().lower(): i for i, p in enumerate(players)}
+    return lambda name: seats.get(str(name).strip().lower())
+
+
+def as_names(claims: list[dict[str, Any]], players: Sequence[str]) -> list[dict[str, Any]]:
+    """Claims in ``LABELING.md`` form: the player as a name (other fields as they are)."""
+    return [{**c, "player": players[c["player"]]} for c in claims]
+
+
+def union_labels(first: Sequence[list[dict[str, Any]] | None], second: Sequence[list[dict[str, Any]] | None]) -> Labels:
+    """Per statement, the claims of either labeling (``union_claims``); None when either has none."""
+    return [None if a is None or b is None else union_claims(a, b) for a, b in zip(first, second, strict=True)]
+
+
+def parse_answer(
+    content: str, item: dict[str, Any], speaker: int
+) -> tuple[list[dict[str, Any]] | None, list[str], tuple[str, str] | None]:
+    """(claims in seat form, reasons for dropped claims, None) or (None, [], (failure kind, detail))."""
+    obj, error = as_object(content, [])
+    if obj is None:
+        return None, [], ("invalid_json", error or "not a JSON object")
+    raw = obj.get("claims")
+    if not isinstance(raw, list):
+        keys = ", ".join(sorted(map(str, obj))) or "none"
+        return None, [], ("wrong_shape", f"the answer has no 'claims' list (keys: {keys})")
+    claims, dropped = normalize_claims(raw, seat_lookup(item["players"]), speaker)
+    return claims, dropped, None
+
+
+class LLMLabeler:
+    """Claims from any OpenAI-compatible model (see the module docstring). Callable on a list of items."""
+
+    name = "llm"
+
+    def __init__(self, options: LLMOptions, concurrency: int = 8, breaker: int = 8, preflight: bool = True) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.options = options
+        self.concurrency = concurrency
+        self.breaker = breaker
+        self.preflight = preflight
+        self.probe: ProbeResult | None = None
+        self.calls: list[dict[str, Any]] = []  # one per statement labelled, in the items' order per batch
+        self.last_calls: list[dict[str, Any]] = []  # those of the latest batch
+        self.down: str | None = None  # why the endpoint stopped answering (circuit breaker), if it did
+        self.learned: dict[str, str] = {}  # response format / system-prompt mode, kept between batches
+        self.on_done: Callable[[dict[str, Any]], None] | None = None  # progress hook, called per statement
+
+    @property
+    def endpoint_shown(self) -> str:
+        return redact_url(self.options.endpoint())
+
+    def __call__(self, items: list[dict[str, Any]]) -> Labels:
+        return asyncio.run(self.alabel(items))
+
+    async def alabel(self, items: list[dict[str, Any]]) -> Labels:
+        """Label every item (at most ``concurrency`` calls at once); raises ``LabelerUnavailableError``
+        when the preflight finds a server that cannot answer."""
+        pool = EndpointPool(concurrency=self.concurrency, breaker=self.breaker)
+        try:
+            endpoint = pool.endpoint(self.options)
+            if "response_format" in self.learned:
+                endpoint.formats[self.options.model] = self.learned["response_format"]
+            if "system_prompt" in self.learned:
+                endpoint.system_modes[self.options.model] = self.learned["system_prompt"]
+            if self.preflight and self.probe is None:
+                result = await probe(self.options, ["relabel"], pool)
+                if not result.ok:
+                    raise LabelerUnavailableError(result.message())
+                self.probe = result
+                if "system_prompt" in result.learned:
+                    endpoint.system_modes[self.options.model] = result.learned["system_prompt"]
+            limit = endpoint.limit or AdaptiveLimit(self.concurrency)
+            records = await asyncio.gather(*(self._one(endpoint, limit, item, i) for i, item in enumerate(items)))
+            self.learned["response_format"] = endpoint.format_for(self.options)
+            self.learned["system_prompt"] = endpoint.system_mode(self.options)
+        finally:
+            await pool.aclose()
+        self.last_calls = [record for _claims, record in records]
+        self.calls.extend(self.last_calls)
+        return [claims for claims, _record in records]
+
+    async def _one(
+        self, endpoint: Endpoint, limit: AdaptiveLimit, item: dict[str, Any], index: int
+    ) -> tuple[list[dict[str, Any]] | None, dict[str, Any]]:
+        record: dict[str, Any] = {"index": index, "status": "failed", "reason": None, "error": None,
+                                  "prompt_tokens": 0, "completion_tokens": 0, "dropped": []}  # fmt: skip
+        claims: list[dict[str, Any]] | None = None
+        players = [str(p) for p in item.get("players") or []]
+        speaker = seat_lookup(players)(item.get("speaker", "")) if players else None
+        if speaker is None:
+            record["reason"], record["error"] = "bad_item", "the speaker is not among the players"
+        else:
+            async with limit:
+                claims = await self._ask(endpoint, item, speaker, record)
+        if self.on_done is not None:
+            self.on_done(record)
+        return claims, record
+
+    async def _ask(
+        self, endpoint: Endpoint, item: dict[str, Any], speaker: int, record: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
+        options = self.options
+        messages = build_messages(item, merge_system=endpoint.system_mode(options) == "user")
+        rng = random.Random(record["index"])
+        try:
+            reply = await endpoint.complete(options, messages, claims_schema(item["players"]), "claims", rng,
+                                            seed=options.seed if options.seed is not None else 0)  # fmt: skip
+        except EndpointDownError as exc:
+            self.down = self.down or exc.reason
+            record["reason"], record["error"] = "endpoint_down", f"the endpoint stopped answering: {exc.reason}"
+            return None
+        meta = reply.meta
+        usage = meta.get("usage") or {}
+        record["prompt_tokens"] = int(usage.get("prompt_tokens") or 0)
+        record["completion_tokens"] = int(usage.get("completion_tokens") or 0)
+        record.update({k: meta.get(k) for k in ("response_format", "retries", "latency_s", "cut_off")})
+        if reply.content is None:
+            errors = meta.get("transport_errors") or []
+            detail = f"{meta.get('failure', 'no answer')}" + (f" ({errors[-1][:200]})" if errors else "")
+            record["reason"], record["error"] = "no_answer", detail
+            return None
+        if meta.get("refusal"):
+            record["reason"], record["error"] = "refused", f"the model refused: {str(meta['refusal'])[:200]}"
+            return None
+        claims, dropped, failure = parse_answer(reply.content, item, speaker)
+        if failure is not None:
+            kind, detail = failure
+            if meta.get("cut_off"):
+                kind, detail = "cut_off", f"the answer was cut off at the token limit ({detail})"
+            record["reason"], record["error"] = kind, detail[:300]
+            record["raw"] = reply.content[:500]
+            return None
+        record["status"] = "answered"
+        record["dropped"] = dropped
+        return claims
+
+    def summary(self) -> dict[str, Any]:
+        """Calls answered / failed (by reason), tokens, and what the endpoint learned."""
+        failed = [c for c in self.calls if c["status"] != "answered"]
+        return {
+            "model": self.options.model,
+            "base_url": self.endpoint_shown,
+            "statements": len(self.calls),
+            "answered": len(self.calls) - len(failed),
+            "failed": len(failed),
+            "failures": dict(Counter(c["reason"] for c in failed).most_common()),
+            "claims_dropped": sum(len(c["dropped"]) for c in self.calls),
+            "tokens": {
+                "prompt": sum(c["prompt_tokens"] for c in self.calls),
+                "completion": sum(c["completion_tokens"] for c in self.calls),
+            },
+            "endpoint_down": self.down,
+            "preflight": self.probe.to_json() if self.probe else None,
+            "learned": dict(self.learned),
+        }
+
+
+def llm_labeler(
+    model: str,
+    base_url: str | None = None,
+    *,
+    api_key_env: str = "OPENAI_API_KEY",
+    concurrency: int = 8,
+    breaker: int = 8,
+    preflight: bool = True,
+    **options: Any,
+) -> LLMLabeler:
+    """An LLM labeler: ``(items) -> [claims or None]``. ``options``: any ``LLMOptions`` field
+    (temperature 0 and room for 600 tokens unless given)."""
+    settings = {"temperature": 0.0, "max_tokens": 600, **options}
+    checked = validate_options(
+        {"model": model, "base_url": base_url, "api_key_env": api_key_env, **settings}, where="llm labeler"
+    )
+    return LLMLabeler(checked, concurrency=concurrency, breaker=breaker, preflight=preflight)
