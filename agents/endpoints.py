@@ -25,29 +25,32 @@ What a call does, and why:
   ``EndpointDownError``, which the runner does not absorb: the run stops and says why.
 
 Request ids and rate-limit headers are kept in each call's meta; the API key never is, nor does it
-appear in any error text.
+appear in any error text. Secrets in the base URL are sent but never shown: its query (``?key=...``)
+goes with every request, its ``user:password@`` as HTTP Basic auth when no API key is set (an API
+key takes the Authorization header); every error text is scrubbed of the key, the password and the
+query values (``agents/credentials.py``). The concurrency cap and a server's requested waits are in
+``agents/backpressure.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
 import json
-import os
 import random
 import re
 import ssl
 import time
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import openai
 from openai import AsyncOpenAI
 
-from .llm_options import LLMOptions, redact_url
+from .backpressure import AdaptiveLimit, retry_after
+from .credentials import NO_KEY, read_key, redact_url, register_secrets, scrub, split_url, url_secrets
+from .llm_options import LLMOptions
 
 # json_object_schema is llama-cpp-python's form (JSON mode with a "schema" that becomes a grammar): its
 # server refuses the json_schema type but constrains output to a schema given this way.
@@ -59,53 +62,6 @@ _FORMAT_ERROR = re.compile(r"response_format|json[_ ]?schema|grammar|json_object
 _MAX_COMPLETION = re.compile(r"max_completion_tokens", re.I)
 _RATE_HEADERS = ("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
                  "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")  # fmt: skip
-
-
-class AdaptiveLimit:
-    """A server's concurrency cap that halves when the server is overloaded and creeps back up.
-
-    Used as ``async with limit:`` around one seat's turn. A call that hits its deadline, a 429 or a
-    503 means requests are queueing at the server (a one-slot local server with 8 calls in flight
-    makes the last wait for seven answers): the cap halves, down to 1. Every ``4 x cap`` answered
-    calls it grows by one again, up to the configured ``--concurrency``.
-    """
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.limit = cap
-        self.active = 0
-        self.overloads = 0
-        self._answered = 0
-        self._changed: asyncio.Condition | None = None
-
-    def _condition(self) -> asyncio.Condition:
-        if self._changed is None:  # made on first use, inside the run's event loop
-            self._changed = asyncio.Condition()
-        return self._changed
-
-    async def __aenter__(self) -> AdaptiveLimit:
-        changed = self._condition()
-        async with changed:
-            await changed.wait_for(lambda: self.active < self.limit)
-            self.active += 1
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        changed = self._condition()
-        async with changed:
-            self.active -= 1
-            changed.notify_all()
-
-    def overloaded(self) -> None:
-        self.overloads += 1
-        self._answered = 0
-        self.limit = max(1, self.limit // 2)
-
-    def answered(self) -> None:
-        self._answered += 1
-        if self.limit < self.cap and self._answered >= 4 * self.limit:
-            self._answered = 0
-            self.limit += 1  # waiters see it at the next release (this call's own turn is still in flight)
 
 
 class EndpointDownError(RuntimeError):
@@ -125,13 +81,13 @@ class Reply:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def read_key(env_name: str, key_file: str | None) -> str:
-    if key_file:
-        try:
-            return Path(key_file).expanduser().read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ValueError(f"cannot read the API key file {key_file}: {exc.strerror}") from None
-    return os.environ.get(env_name) or "not-needed"  # local servers accept any key
+def _query_mapping(pairs: list[tuple[str, str]]) -> dict[str, str | list[str]]:
+    """Query pairs as the SDK's default_query: a name given twice is sent twice."""
+    mapping: dict[str, str | list[str]] = {}
+    for name, value in pairs:
+        old = mapping.get(name)
+        mapping[name] = value if old is None else [*([old] if isinstance(old, str) else old), value]
+    return mapping
 
 
 @cache
@@ -147,12 +103,20 @@ class Endpoint:
         self.base_url = base_url
         self.limit = limit  # the run's cap for this server: told when the server is overloaded
         self._api_key = api_key
+        self._secrets = [*url_secrets(base_url), *([api_key] if api_key != NO_KEY else [])]
+        register_secrets(self._secrets)
         self.breaker = breaker
+        # The client gets a URL without secrets (they would show in its errors and logs, and a query in a
+        # base URL breaks the SDK's path joining): the query goes with every request, user:password as
+        # Basic auth unless an API key takes the Authorization header.
+        plain, query, user, password = split_url(base_url)
+        basic = (user or "", password or "") if (user or password) and api_key == NO_KEY else None  # Basic auth
         self.client = AsyncOpenAI(
-            base_url=base_url,
+            base_url=plain,
             api_key=api_key,
+            default_query=_query_mapping(query) or None,
             max_retries=0,  # retries are ours, so that every attempt is logged and bounded
-            http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context()),
+            http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), auth=basic),
         )
         self.formats: dict[str, str] = {}  # model -> the best response format the server accepted
         self.system_modes: dict[str, str] = {}  # model -> "system" or "user" (detected or configured)
@@ -171,10 +135,8 @@ class Endpoint:
         return redact_url(self.base_url)
 
     def scrub(self, text: str) -> str:
-        """Error texts may echo request details; the key must never reach a log."""
-        if self._api_key and self._api_key != "not-needed" and len(self._api_key) >= 4:
-            text = text.replace(self._api_key, "***")
-        return text[:500]
+        """Error texts may echo request details (the URL, a header): no secret of this endpoint may reach a log."""
+        return scrub(text, self._secrets)[:500]
 
     def format_for(self, options: LLMOptions) -> str:
         if options.response_format != "auto":
@@ -381,30 +343,6 @@ class Endpoint:
         if failure is not None:
             meta["failure"] = failure
         return meta
-
-
-def retry_after(headers: Any) -> float | None:
-    """Seconds a server asks to wait: ``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date."""
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000)
-    except (TypeError, ValueError):
-        pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 class EndpointPool:

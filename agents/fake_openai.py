@@ -25,6 +25,8 @@ Server-wide modes (constructor keywords), each applying to every request:
   cancels a trickle in progress;
 * ``drop_system``: system messages are ignored, as by a chat template that drops them, both for
   ``usage.prompt_tokens`` (words, roughly) and for the prompt the scripted answer reads;
+* ``echo_path``: error messages end with the request line, ``(POST /v1/chat/completions?key=...)``,
+  as OpenAI's "Invalid URL (POST /v1/...)" does: a client must scrub secrets from error texts;
 * ``headers`` (on): every reply carries ``x-request-id: req_<n>`` (``n``: the request's position in
   ``headers_seen``) and ``x-ratelimit-{limit,remaining,reset}-requests``;
 * a request's ``max_tokens`` (or ``max_completion_tokens``) is honoured loosely: an answer longer than
@@ -46,7 +48,8 @@ Faults per request, by ``FaultPlan`` schedule or seeded rates (``CLASSIC_FAULTS`
 ``requests`` keeps the body of every chat request that reached the script (the fault index counts
 these), ``max_in_flight`` the most of them answered at once, ``faults_sent`` what was injected, and
 ``headers_seen`` every HTTP request's headers in arrival order (rejected ones and ``GET /v1/models``
-too), lowercased, with ``:method`` and ``:path`` added and credentials replaced by ``***``.
+too), lowercased, with ``:method`` and ``:path`` added and credentials replaced by ``***`` (the
+``Authorization`` scheme, ``Bearer`` or ``Basic``, is kept as ``:auth-scheme``).
 ``refused_url()`` is a base URL on which nothing listens.
 """
 
@@ -150,7 +153,7 @@ class FakeOpenAIServer:
                  retry_after: float = 0.05, reject_response_format: bool = False, answer: Any = None, *,
                  api_key: str | None = None, models: tuple[str, ...] | None = None, schema_error: bool = False,
                  schema_error_status: int = 500, trickle: float = 0.0, drop_system: bool = False,
-                 headers: bool = True, port: int = 0) -> None:  # fmt: skip
+                 headers: bool = True, port: int = 0, echo_path: bool = False) -> None:  # fmt: skip
         self.latency = latency
         self.faults = faults or FaultPlan()
         self.hang = hang
@@ -164,6 +167,7 @@ class FakeOpenAIServer:
         self.trickle = trickle
         self.drop_system = drop_system
         self.headers = headers
+        self.echo_path = echo_path
         self.port = port  # 0: any free port (a fixed one lets a test restart "the same" server)
         self.requests: list[dict[str, Any]] = []
         self.faults_sent: list[tuple[int, str]] = []
@@ -251,17 +255,23 @@ class FakeOpenAIServer:
                     headers[name.strip().lower()] = value.strip()
                 with self._lock:
                     arrival = len(self.headers_seen)
-                    self.headers_seen.append({k: "***" if k in _CREDENTIAL_HEADERS else v for k, v in headers.items()})
+                    seen = {k: "***" if k in _CREDENTIAL_HEADERS else v for k, v in headers.items()}
+                    if "authorization" in headers:
+                        seen[":auth-scheme"] = headers["authorization"].partition(" ")[0]
+                    self.headers_seen.append(seen)
                 length = int(headers.get("content-length", "0") or 0)
                 raw = await reader.readexactly(length) if length else b""
                 reply = await self._reply(method, path, raw, headers.get("authorization", ""))
                 if reply is None:  # a dropped connection
                     break
+                if self.echo_path and reply.status >= 400 and isinstance(reply.body.get("error"), dict):
+                    reply.body["error"]["message"] += f" ({method} {path})"
                 await self._send(writer, reply, arrival)
                 if headers.get("connection", "").lower() == "close":
                     break
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
-            pass  # the client went away or sent garbage: close
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError, asyncio.CancelledError):
+            pass  # the client went away, sent garbage, or the server stops: close (a cancelled handler task
+            # would make Python 3.11's stream callback print a spurious traceback)
         finally:
             writer.close()
 

@@ -8,7 +8,11 @@ then asks for an answer, re-asking until it is valid. Answers can be JSON, or sh
 * analyses: ``yes|no [probability it is deceptive] [type] [suspicion]``, e.g. ``yes 0.8 fabrication 0.9``
   (the probability, 0-1, is the ``confidence`` field; without it, 0.7 for yes and 0.3 for no).
 
-End of input (Ctrl-D) answers nothing for the rest of the game, and the env's fallback plays.
+The prompt of each turn says the shorthand for that kind of answer (``SHORTHAND``). End of input
+(Ctrl-D) answers nothing for the rest of the game, and the env's fallback plays.
+
+Once the player is eliminated the runner calls ``watch`` after every step: the player keeps seeing
+what their seat may see of the game (the public events) until it ends, after a line that says so.
 """
 
 from __future__ import annotations
@@ -17,15 +21,29 @@ import json
 import sys
 from typing import Any, TextIO
 
+from werewolf_env.inert_text import terminal_safe
+
 from .base import Policy
 from .llm import validate
 
 _TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
-# Shown in the answer prompt of analyses: the number after yes/no is easily read as certainty in the verdict.
-_ANALYSIS_HINTS = {
-    "self_analysis": "yes|no [probability it is deceptive 0-1] [type]",
-    "peer_analysis": "yes|no [probability it is deceptive 0-1] [type] [suspicion 0-1]",
+_NO_VOTE = ("", "none", "abstain", "null", "nobody")
+# What each turn's prompt says a person may type (besides JSON): one place, read by ``shorthand`` too.
+# For analyses, the number after yes/no is the probability that the statement is deceptive (easily
+# read as certainty in the verdict otherwise).
+SHORTHAND = {
+    "eliminate": "a player's name",
+    "protect": "a player's name",
+    "unmask": "a player's name",
+    "vote": "a player's name, or none to abstain",
+    "bid": "a whole number",
+    "statement": "what you say, as plain text",
+    "summary": "your notes, as plain text",
+    "self_analysis": f"yes|no [probability it is deceptive 0-1] [type: {'|'.join(_TYPES)}]",
+    "peer_analysis": f"yes|no [probability it is deceptive 0-1] [type: {'|'.join(_TYPES)}] [suspicion 0-1]",
 }
+ELIMINATED = ("-- You have been eliminated. The game goes on without you; you will see the public game "
+              "until it ends. --")  # fmt: skip
 
 
 class HumanAgent(Policy):
@@ -36,9 +54,12 @@ class HumanAgent(Policy):
         self.output = output or sys.stdout
         self._shown_history = 0
         self._closed = False
+        self._watching = False
+        self._seen_end = False
 
     def _say(self, text: str) -> None:
-        self.output.write(text + "\n")
+        # What the game shows holds other players' words: escape codes and bidi overrides are written out.
+        self.output.write(terminal_safe(text, lines=True) + "\n")
         self.output.flush()
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
@@ -50,8 +71,7 @@ class HumanAgent(Policy):
         if friction:
             self._say(("!! " if friction.get("warning") else "   ") + friction["text"])
         while True:
-            hint = _ANALYSIS_HINTS.get(kind)
-            self.output.write(f"[{kind}] your answer{f' ({hint}, or JSON)' if hint else ''}> ")
+            self.output.write(prompt_of(kind))
             self.output.flush()
             line = self.input.readline()
             if not line:
@@ -64,17 +84,35 @@ class HumanAgent(Policy):
                 return action  # type: ignore[return-value]
             self._say(f"Not valid: {error}. Try again (JSON or shorthand).")
 
+    def watch(self, observation: dict[str, Any], alive: bool, over: bool) -> None:
+        """Between turns (the runner calls this after each step): once eliminated, what is new of the game;
+        at the end, its last events, which no turn of the player's shows."""
+        if (alive and not over) or self._seen_end:
+            return
+        if not alive and not self._watching:
+            self._watching = True
+            self._say(ELIMINATED)
+        new, tail = self._new_lines(observation["text"])
+        if new:
+            self._say("\n".join(new))
+        if over:
+            self._seen_end = True
+            self._say(f"NOW:{tail}")
+
     def _new_part(self, text: str) -> str:
         """The first time everything; later only the history lines not shown yet and the task."""
+        first = self._shown_history == 0
+        new, tail = self._new_lines(text)
+        return text if first else "\n".join([*new, "", f"NOW:{tail}"])
+
+    def _new_lines(self, text: str) -> tuple[list[str], str]:
+        """The history lines not shown yet (marked as shown), and the observation's task (after "NOW:")."""
         _, _, rest = text.partition("HISTORY:\n")
         history, _, tail = rest.partition("\n\nNOW:")
         lines = history.splitlines()
-        if self._shown_history == 0:
-            self._shown_history = len(lines)
-            return text
         new = lines[self._shown_history :]
         self._shown_history = len(lines)
-        return "\n".join([*new, "", f"NOW:{tail}"])
+        return new, tail
 
 
 def shorthand(line: str, kind: str) -> dict[str, Any] | str:
@@ -84,7 +122,7 @@ def shorthand(line: str, kind: str) -> dict[str, Any] | str:
     if kind in ("eliminate", "protect", "unmask"):
         return {"target": line}
     if kind == "vote":
-        return {"vote": None if line.lower() in ("", "none", "abstain", "null", "nobody") else line}
+        return {"vote": None if line.lower() in _NO_VOTE else line}
     if kind == "bid":
         try:
             return {"bid": int(line)}
@@ -104,6 +142,12 @@ def shorthand(line: str, kind: str) -> dict[str, Any] | str:
     if kind == "peer_analysis":
         answer["suspicion"] = numbers[1] if len(numbers) > 1 else (0.7 if answer["is_deceptive"] else 0.3)
     return answer
+
+
+def prompt_of(kind: str | None) -> str:
+    """The answer prompt of a turn: its kind and the shorthand it takes."""
+    hint = SHORTHAND.get(kind or "")
+    return f"[{kind}] your answer ({hint}; or JSON)> " if hint else f"[{kind}] your answer (JSON)> "
 
 
 def _is_number(word: str) -> bool:

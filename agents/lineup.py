@@ -7,10 +7,12 @@
 
 A seat's spec is the first of: ``seats[agent id]``, ``roles[its role]``, ``teams[its team]``,
 ``default``. Kinds: ``random``, ``heuristic``, ``llm`` and ``human``; ``name`` labels the seat in
-reports; the other keys are that policy's options. API keys never belong in a lineup: an ``llm`` spec
-names an environment variable
-(``api_key_env``, default ``OPENAI_API_KEY``) or a key file (``api_key_file``), and lineups are
-written to run directories as they are, so a literal ``api_key`` is refused.
+reports; the other keys are that policy's options, checked when the lineup is loaded (an unknown
+LLM option is refused with the closest valid one). API keys never belong in a lineup: an ``llm``
+spec names an environment variable (``api_key_env``, default ``OPENAI_API_KEY``; only names ending
+in ``_API_KEY`` or ``_TOKEN``) or a key file (``api_key_file``), and a literal ``api_key`` is refused.
+A lineup decides which key goes to which host: treat lineup files from others like code.
+``public_dump()`` is the lineup fit for a run folder (base URLs redacted).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from werewolf_env.config import Role, Team
 
 from .base import Policy
-from .llm_options import LLMOptions, validate_options
+from .credentials import redact_url
+from .llm_options import LLMOptions, suggestion, validate_options
 
 if TYPE_CHECKING:
     from .endpoints import EndpointPool
@@ -48,6 +51,14 @@ class AgentSpec(BaseModel):
     @property
     def options(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
+
+    def __repr_args__(self) -> Any:  # a base URL may carry a key: never in a repr
+        for name, value in super().__repr_args__():
+            yield name, _redacted(str(name), value)
+
+    def public_dump(self) -> dict[str, Any]:
+        """The spec as plain data with its base URL redacted: what a run folder may keep."""
+        return {name: _redacted(name, value) for name, value in self.model_dump(mode="json").items()}
 
     def label(self) -> str:
         """A short name for reports: ``name`` when given, else the kind, or ``llm:<model>``."""
@@ -82,13 +93,13 @@ class Lineup(BaseModel):
         """No literal keys anywhere; every LLM seat's options valid before any game starts."""
         specs = value.items() if isinstance(value, dict) else [(None, value)]
         for key, spec in specs:
+            where = info.field_name if key is None else f"{info.field_name}.{getattr(key, 'value', key)}"
             if "api_key" in spec.options:
                 raise ValueError(
-                    "a lineup must not hold an API key (it is written to the run directory): "
+                    f"lineup {where}: a lineup must not hold an API key (it is written to the run directory): "
                     "use api_key_env (an environment variable name) or api_key_file"
                 )
             if spec.kind == "llm":
-                where = info.field_name if key is None else f"{info.field_name}.{getattr(key, 'value', key)}"
                 validate_options(spec.options, where=f"lineup {where}")
         return value
 
@@ -104,6 +115,38 @@ class Lineup(BaseModel):
     def spec_for(self, agent: str, role: Role) -> AgentSpec:
         return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
 
+    def public_dump(self) -> dict[str, Any]:
+        """The lineup as plain data with every base URL redacted: for manifests and messages, not to play from."""
+        data = self.model_dump(mode="json")
+        data["default"] = self.default.public_dump()
+        for section in ("teams", "roles", "seats"):
+            data[section] = {getattr(k, "value", k): spec.public_dump() for k, spec in getattr(self, section).items()}
+        return data
+
+
+def _redacted(name: str, value: Any) -> Any:
+    return redact_url(value) if name == "base_url" and isinstance(value, str) else value
+
+
+def lineup_from_data(data: Any, source: str = "") -> Lineup:
+    """A validated lineup, or a ValueError that names each problem's seat and option (never a value)."""
+    try:
+        return Lineup.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = [str(getattr(x, "value", x)) for x in err["loc"]]
+            if loc[-1:] == ["[key]"]:  # a role or team name that is not one: pydantic's message lists the valid ones
+                loc = [*loc[:-2], repr(loc[-2])]
+            where = ".".join(loc) or "lineup"
+            if err["type"] == "value_error":  # ours: already names the seat and the option
+                problems.append(str(err["ctx"]["error"]))
+            elif err["type"] == "extra_forbidden":
+                problems.append(f"{where}: not a lineup section{suggestion(where, Lineup.model_fields)}")
+            else:
+                problems.append(f"lineup {where}: {err['msg']}")
+        raise ValueError(f"{source}{'; '.join(problems)}") from None
+
 
 def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
     """A lineup from a Lineup, a dict, a TOML / JSON file path, or a kind name ("heuristic")."""
@@ -112,16 +155,19 @@ def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
     if isinstance(source, Lineup):
         return source
     if isinstance(source, dict):
-        return Lineup.model_validate(source)
+        return lineup_from_data(source)
     text = str(source)
     if text in ("random", "heuristic", "llm", "human"):
         return Lineup(default=AgentSpec(kind=text))  # type: ignore[arg-type]
     path = Path(text)
     if not path.is_file():
         raise ValueError(f"no lineup file {path} (and {text!r} is not a policy kind)")
-    raw = path.read_text(encoding="utf-8")
-    data = tomllib.loads(raw) if path.suffix.lower() == ".toml" else json.loads(raw)
-    return Lineup.model_validate(data)
+    try:
+        raw = path.read_text(encoding="utf-8")
+        data = tomllib.loads(raw) if path.suffix.lower() == ".toml" else json.loads(raw)
+    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not TOML / JSON: say where
+        raise ValueError(f"{path}: cannot read the lineup: {getattr(exc, 'strerror', None) or exc}") from None
+    return lineup_from_data(data, source=f"{path}: ")
 
 
 def make_policy(

@@ -27,11 +27,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from werewolf_env.actions import ACTION_MODELS, as_object, echoes_template
+from werewolf_env.json_input import short_repr
+from werewolf_env.names import name_key
 from werewolf_env.state import ActionKind
 
 from .base import Policy
 from .cache import ResponseCache
-from .endpoints import Endpoint, EndpointPool
+from .endpoints import Endpoint, EndpointDownError, EndpointPool
 from .llm_options import LLMOptions, validate_options
 from .prompts import answer_line, build_messages, fit, with_answer_line
 from .schemas import turn_schema
@@ -88,6 +90,14 @@ class LLMAgent(Policy):
     # ------------------------------------------------------------------ one turn
 
     async def aact(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
+        try:
+            return await self._turn(observation, info)
+        except EndpointDownError:
+            raise  # already redacted; the runner stops the run on it
+        except Exception as exc:  # the runner records the text: it must not carry this endpoint's secrets
+            raise RuntimeError(self.connection.scrub(f"{type(exc).__name__}: {exc}")) from None
+
+    async def _turn(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
         kind = info.get("action_kind")
         if kind is None:
             return {}
@@ -158,7 +168,8 @@ class LLMAgent(Policy):
         o = self.options
         seed = self.seed
         request = {
-            "endpoint": self.connection.base_url, "model": o.model, "messages": messages, "temperature": o.temperature,
+            # the redacted URL: a key in it must not be recoverable from cache names by guessing
+            "endpoint": self.connection.shown, "model": o.model, "messages": messages, "temperature": o.temperature,
             "top_p": o.top_p, "max_tokens": o.max_tokens, "response_format": fmt, "extra_body": o.extra_body,
             "schema": schema if fmt in ("json_schema", "json_object_schema") else None, "seed": seed,
         }  # fmt: skip
@@ -193,10 +204,11 @@ def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, A
     key = _TARGET_KEYS.get(kind)
     if key is not None:
         value = obj.get(key)
-        legal = {n.lower() for n in info.get("legal_targets", [])}
-        if value is not None and str(value).strip().lower() not in legal and not (key == "target" and value == "me"):
+        # Names are compared as the engine compares them (``name_key``): a decomposed "Inés" is Inés.
+        legal = {name_key(n) for n in info.get("legal_targets", [])}
+        if value is not None and name_key(str(value)) not in legal and not (key == "target" and value == "me"):
             allowed = ", ".join(info.get("legal_targets", []))
-            return None, f"{key}: {value!r} is not allowed; choose one of {allowed}"
+            return None, f"{key}: {short_repr(value)} is not allowed; choose one of {allowed}"
         if value is None and key == "target":
             return None, "target: choose a player"
     if kind == "bid" and not 0 <= obj["bid"] <= int(info.get("max_bid", 10)):

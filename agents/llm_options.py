@@ -3,19 +3,24 @@
     LLMOptions(model="gpt-4o-mini", base_url="https://api.openai.com/v1", temperature=0.2)
 
 A bad value (a temperature of "hot" or NaN, a negative timeout, a URL without a host) is refused
-when the lineup is loaded, before any game starts, with a message that names the option. API keys
-never belong here: ``api_key_env`` names an environment variable and ``api_key_file`` a file.
+when the lineup is loaded, before any game starts, with a message that names the option (and, for a
+misspelt one, the option it was probably meant to be). API keys never belong here: ``api_key_env``
+names an environment variable whose name says it holds a key (``*_API_KEY``, ``*_TOKEN``) and
+``api_key_file`` a small file holding one key; both rules live in ``agents/credentials.py``.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .credentials import check_key_variable, read_key_file, redact_url
 
 ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
 SystemPromptMode = Literal["auto", "system", "user"]
@@ -30,8 +35,13 @@ class LLMOptions(BaseModel):
 
     model: str = Field(min_length=1, description="the model name the server knows")
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI)")
-    api_key_env: str = Field("OPENAI_API_KEY", min_length=1, description="environment variable holding the key")
-    api_key_file: str | None = Field(None, description="a file holding the key (wins over api_key_env)")
+    api_key_env: str = Field(
+        "OPENAI_API_KEY", min_length=1, description="environment variable holding the key (its name ends in _API_KEY "
+        "or _TOKEN)",
+    )  # fmt: skip
+    api_key_file: str | None = Field(
+        None, description="a small file holding one key, on one line (wins over api_key_env)"
+    )
     name: str | None = Field(None, description="the seat's label in reports (default llm:<model>)")
     response_format: ResponseFormat = Field(
         "auto", description="auto: a strict JSON schema, stepping down to JSON mode and plain text as the server allows"
@@ -72,6 +82,18 @@ class LLMOptions(BaseModel):
             raise ValueError(f"{redact_url(value)!r} has an invalid port") from None
         return value.rstrip("/")
 
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_variable(cls, value: str) -> str:
+        return check_key_variable(value)
+
+    @field_validator("api_key_file")
+    @classmethod
+    def _key_file(cls, value: str | None) -> str | None:
+        if value is not None:
+            read_key_file(value)  # refused now, before any game, rather than when the first seat is made
+        return value
+
     @field_validator("extra_body")
     @classmethod
     def _no_key_in_body(cls, value: dict[str, Any]) -> dict[str, Any]:
@@ -87,28 +109,16 @@ class LLMOptions(BaseModel):
             raise ValueError("max_backoff must be at least backoff")
         return self
 
+    def __repr_args__(self) -> Any:  # the base URL may carry a key: never in a repr
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name == "base_url" and isinstance(value, str) else value
+
     def endpoint(self) -> str:
         """The base URL this seat calls."""
         return self.base_url or os.environ.get("OPENAI_BASE_URL", "").rstrip("/") or DEFAULT_BASE_URL
 
     def label(self) -> str:
         return self.name or f"llm:{self.model}"
-
-
-def redact_url(url: str) -> str:
-    """A URL fit for messages and logs: no user:password, no query values (keys sometimes travel there)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable URL>"
-    host = parts.hostname or ""
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = ("***@" if parts.username or parts.password else "") + host + (f":{port}" if port else "")
-    query = "&".join(f"{pair.split('=', 1)[0]}=***" for pair in parts.query.split("&") if pair) if parts.query else ""
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
 # Fields whose bad value is safe to quote back (not base_url: it may carry credentials; redact_url shows it).
@@ -124,13 +134,27 @@ def validate_options(options: dict[str, Any], where: str = "llm seat") -> LLMOpt
         for err in exc.errors():
             field = ".".join(str(x) for x in err["loc"]) or "options"
             if err["type"] == "extra_forbidden":  # never echo the value: it may be a key put in the wrong place
-                hint = " (keys go in an environment variable: api_key_env)" if "key" in field.lower() else ""
-                problems.append(f"{field}: unknown option{hint}; known: {', '.join(LLMOptions.model_fields)}")
+                problems.append(f"{field}: unknown option{suggestion(field, LLMOptions.model_fields)}")
+                continue
+            if err["type"] == "value_error":  # our own validators' messages say what is wrong, and redact
+                problems.append(f"{field}: {err['ctx']['error']}")
                 continue
             shown = err.get("input")
             got = ""
-            if field in _SHOWN_FIELDS and isinstance(shown, (str, int, float, bool)) and len(repr(shown)) <= 60:
+            # Numbers only: any text may be a key put in the wrong place ("temperature = 'sk-...'").
+            if field in _SHOWN_FIELDS and isinstance(shown, (int, float, bool)) and len(repr(shown)) <= 60:
                 finite = not isinstance(shown, float) or math.isfinite(shown)
                 got = f" (got {shown!r})" if finite else f" (got {shown})"
             problems.append(f"{field}: {err['msg']}{got}")
         raise ValueError(f"{where}: " + "; ".join(problems)) from None
+
+
+def suggestion(unknown: str, known: Any) -> str:
+    """`` (did you mean 'temperature'?)`` for a misspelt name, else the list of valid names (never a value)."""
+    names = [str(name) for name in known]
+    if "key" in unknown.lower() and "api_key_env" in names:
+        return " (keys go in an environment variable: api_key_env, or a file: api_key_file)"
+    close = difflib.get_close_matches(unknown, names, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f"; valid: {', '.join(names)}"

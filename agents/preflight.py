@@ -20,6 +20,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from .endpoints import EndpointDownError, EndpointPool
 from .lineup import AgentSpec
@@ -157,7 +158,9 @@ def _explain(reason: str, options: LLMOptions) -> str:
     lowered = text.lower()
     key_source = f"the key file {options.api_key_file}" if options.api_key_file else f"${options.api_key_env}"
     if "401" in text or "authentication" in lowered:
-        return f"the server refused the API key (HTTP 401): check {key_source}"
+        userinfo = "@" in urlsplit(options.endpoint()).netloc
+        why = " (the user:password in base_url is sent only when no API key is set)" if userinfo else ""
+        return f"the server refused the API key (HTTP 401): check {key_source}{why}"
     if "403" in text:
         return f"access denied (HTTP 403) for this key or model: check {key_source}"
     if "404" in text:

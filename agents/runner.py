@@ -13,6 +13,9 @@ A policy that raises does not end the game: the error is logged and the env's re
 answers for it, except ``KeyboardInterrupt`` and ``EndpointDownError`` (a server that can no longer
 answer: the game is abandoned, unlogged, and the caller decides; a run stops).
 
+A policy with a ``watch(observation, alive, over)`` method (``HumanAgent``) is shown its seat's
+observation after every step, so a person who was eliminated still follows the game to its end.
+
 LLM seats share an ``EndpointPool``: one client and one concurrency cap per server. A run passes
 its own pool to every game, so the cap holds across games; without one, the game makes its own.
 """
@@ -150,6 +153,8 @@ async def _play(
     roles = game.state.roles
     # Who played which seat: reports group their figures by these labels (ignored by replay).
     env.log_extra(None, {"type": "lineup", "policies": labels})
+    # Policies that follow the game between their turns (a person, once eliminated): told after each step.
+    watchers = [(agent, p) for agent, p in zip(env.possible_agents, policies, strict=True) if hasattr(p, "watch")]
     # Structured events cost time on every turn: hand them out only when some policy reads them.
     env.info_events = any(p.needs_events for p in policies)
     env.refresh_infos()
@@ -189,6 +194,8 @@ async def _play(
             errors += failed
             env.step(action)
             steps += 1
+            _tell(env, watchers)
+    _tell(env, watchers)
     state = game.state
     rewards = game.rewards()
     players = [
@@ -206,6 +213,15 @@ async def _play(
         log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors, groups=groups,
         tokens=tokens,
     )  # fmt: skip
+
+
+def _tell(env: raw_env, watchers: list[tuple[str, Policy]]) -> None:
+    """What each watching policy's seat may now see: ``watch(observation, alive, over)``."""
+    game = env.game
+    assert game is not None
+    for agent, policy in watchers:
+        seat = env.agent_name_mapping[agent]
+        policy.watch(env.observe(agent), game.state.alive[seat], game.over)  # type: ignore[attr-defined]
 
 
 def play_game_sync(*args: Any, **kwargs: Any) -> GameResult:

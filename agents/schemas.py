@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from werewolf_env.config import statement_char_limit
+
 DECEPTION_TYPES = ["none", "omission", "distortion", "fabrication", "misdirection"]
 # Caps keep a small model from rambling to its token limit inside one string.
 REASONING_CHARS = 160
@@ -45,9 +47,9 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
     if kind == "bid":
         return _obj({"bid": {"type": "integer", "enum": list(range(int(info.get("max_bid", 10)) + 1))}})
     if kind == "statement":
-        words = int(info.get("max_statement_words", 20))
-        return _obj({"statement": _text(f"your public words to all players (at most {words} words)", 8 * words),
-                     "notes": notes})  # fmt: skip
+        words, chars = int(info.get("max_statement_words", 20)), statement_chars(info)
+        what = f"your public words to all players (at most {words} words and {chars} characters)"
+        return _obj({"statement": _text(what, min(8 * words, chars)), "notes": notes})
     if kind in ("self_analysis", "peer_analysis"):
         props: dict[str, Any] = {
             "reasoning": _text("one or two short sentences of reasoning, before the verdict", REASONING_CHARS),
@@ -62,3 +64,9 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
         return _obj(props)
     # Short: eight long summaries queued at a one-slot local server overran the deadline (every one unanswered).
     return _obj({"summary": _text("your final summary of the game, in two or three sentences", 400)})
+
+
+def statement_chars(info: dict[str, Any]) -> int:
+    """The statement's character cap the env announces (``max_statement_chars``; older infos: the default)."""
+    chars = info.get("max_statement_chars")
+    return statement_char_limit(int(info.get("max_statement_words", 20)), int(chars) if chars else None)

@@ -35,6 +35,7 @@ from agents.llm_options import LLMOptions, redact_url, validate_options
 from agents.preflight import ProbeResult, probe
 from werewolf_env.actions import as_object
 from werewolf_env.claims import CLAIM_KINDS, normalize_claims
+from werewolf_env.names import seat_finder
 
 from .claims_eval import regex_labeler, union_claims
 
@@ -151,9 +152,9 @@ def build_messages(item: dict[str, Any], merge_system: bool = False) -> list[dic
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def seat_lookup(players: Sequence[str]) -> Callable[[str], int | None]:
-    seats = {str(p).strip().lower(): i for i, p in enumerate(players)}
-    return lambda name: seats.get(str(name).strip().lower())
+def seat_lookup(players: Sequence[str]) -> Callable[[object], int | None]:
+    """A labeler's player names to seats, compared as everywhere (``name_key``: NFKC, case folded)."""
+    return seat_finder(players)
 
 
 def as_names(claims: list[dict[str, Any]], players: Sequence[str]) -> list[dict[str, Any]]:

@@ -42,10 +42,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.credentials import KEY_VARIABLE_HELP
 from benchmarks.transcripts import DEFAULT_CORPUS, claimed_roles, games_by_id, knowledge_of, known_roles, read_jsonl
 from werewolf_env.claim_text import extractor_for
 from werewolf_env.claims import CLAIM_KINDS, claim_key
 from werewolf_env.judge import judge_claims
+from werewolf_env.names import seat_finder
 
 BOOTSTRAP = 1000
 Labeler = Callable[[list[dict[str, Any]]], list[list[dict[str, Any]] | None]]
@@ -55,10 +57,8 @@ Labeler = Callable[[list[dict[str, Any]]], list[list[dict[str, Any]] | None]]
 
 
 def seat_of(item: dict[str, Any], name: Any) -> int | None:
-    if not isinstance(name, str):
-        return None
-    lowered = {p.lower(): i for i, p in enumerate(item["players"])}
-    return lowered.get(name.strip().lower())
+    """The seat of a player's name in a labelled item (compared by ``name_key``), else None."""
+    return seat_finder(item["players"])(name)
 
 
 def gold_claims(item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -90,8 +90,8 @@ def dev_sets(corpus: Path = DEFAULT_CORPUS) -> dict[str, list[dict[str, Any]]]:
 def regex_labeler(games: dict[str, Any] | None = None) -> Labeler:
     """The project's text reader; with the corpus at hand it also knows the roles revealed in public."""
 
-    def label(items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-        out = []
+    def label(items: list[dict[str, Any]]) -> list[list[dict[str, Any]] | None]:
+        out: list[list[dict[str, Any]] | None] = []
         for item in items:
             speaker = seat_of(item, item["speaker"])
             extractor = extractor_for(tuple(item["players"]))
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labeler", choices=("regex", "llm", "union"), default="regex")
     parser.add_argument("--model", help="llm / union: the model that labels")
     parser.add_argument("--base-url", help="llm / union: its OpenAI-compatible endpoint (default: OpenAI)")
-    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the variable holding the key")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
     parser.add_argument("--concurrency", type=int, default=8, help="llm / union: calls at once (default 8)")
     parser.add_argument("--errors", type=int, default=0, help="print this many misread statements to stderr")
     args = parser.parse_args(argv)

@@ -33,6 +33,7 @@ from werewolf_env import Game, GameConfig
 from werewolf_env.counterfactual import CounterfactualValuer, Proposal, ProposalValue, extract_proposals
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
+from werewolf_env.names import name_key
 from werewolf_env.state import GameState, Statement
 
 TEXT_BUCKETS = 128
@@ -52,9 +53,10 @@ TEXT_FEATURES = [f"text_{i}" for i in range(TEXT_BUCKETS)] + CONTEXT_FEATURES
 
 
 def _tokens(text: str, names: tuple[str, ...]) -> list[str]:
-    lowered = text.lower()
-    for name in sorted(names, key=len, reverse=True):
-        lowered = re.sub(rf"\b{re.escape(name.lower())}\b", " <name> ", lowered)
+    # Names compared as everywhere (``name_key``: NFKC and case folding), so "Inés" written decomposed is a name.
+    lowered = name_key(text)
+    for name in sorted((name_key(n) for n in names), key=len, reverse=True):
+        lowered = re.sub(rf"\b{re.escape(name)}\b", " <name> ", lowered)
     return re.findall(r"<name>|[a-z']+", lowered)
 
 

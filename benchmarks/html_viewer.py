@@ -1,43 +1,53 @@
-# ruff: noqa: E501  (HTML templates read better as one f-string per element than split mid-tag)
+# ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
 """One viewer page per game (``viewer/<game>.html``): the game as it was played, hidden information marked.
 
 Plain HTML and CSS with images inlined as data URIs, so a page opens from disk with no server and
-no network. The only script is the switch that hides or shows hidden information (roles, night
-actions, private analyses, ground-truth labels), which is always marked as such.
+no network. The only script is the switch that hides or shows hidden information: everything no
+player saw (roles, policies, night actions, private analyses, suspicion scores and the figures drawn
+from them, ground-truth labels and lie counts) is marked ``hidden-info``, whole table columns
+included, so with the switch on the page shows the game as a player followed it: names, public
+speech (and the claims read from it, class ``speech``), floors, votes, deaths and the outcome.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from werewolf_env.metrics import GameRecord, StatementRecord
 
-from .html_base import data_uri, esc, page
+from .html_base import Html, esc, figure, join, name, page, render, trusted
 
-_TOGGLE = """<label><input type="checkbox" id="hide-hidden"> hide hidden information (what no player saw)</label>
+_TOGGLE = trusted("""<label><input type="checkbox" id="hide-hidden"> hide hidden information (what no player saw)</label>
 <script>
 document.getElementById("hide-hidden").addEventListener("change", function (e) {
   document.body.classList.toggle("hide-hidden", e.target.checked);
 });
-</script>"""
+</script>""")
 
 
-def _claim(claim: dict[str, Any], names: list[str]) -> str:
-    who = (
-        names[claim["player"]]
-        if isinstance(claim.get("player"), int) and claim["player"] < len(names)
-        else claim.get("player")
-    )
-    what = claim.get("role") or claim.get("team") or ""
-    neg = "not " if claim.get("negated") else ""
-    text = f"{esc(claim.get('kind'))}: {esc(who)} {neg}{esc(what)}"
-    if claim.get("hedged"):
-        text += ' <span class="badge">hedged</span>'
+def _seat(names: list[str], seat: Any, nobody: str = "nobody") -> Html:
+    """A seat's name; ``nobody`` for no seat; the raw value when a log names a seat that does not exist."""
+    if seat is None:
+        return esc(nobody)
+    if isinstance(seat, int) and 0 <= seat < len(names):
+        return name(names[seat])
+    return render("seat {seat}", seat=seat)
+
+
+def _claim(claim: dict[str, Any], names: list[str]) -> Html:
+    player = claim.get("player")
+    who = _seat(names, player) if isinstance(player, int) else esc(player)
+    verdict: Html | str = ""
     if "known_false" in claim:
-        verdict = "known false" if claim["known_false"] else ("true" if claim.get("true") else "false, not known")
-        text += f' <span class="badge hidden-info">{verdict}</span>'
-    return f"<li>{text}</li>"
+        verdict = render(' <span class="badge hidden-info">{text}</span>', text="known false" if claim["known_false"] else ("true" if claim.get("true") else "false, not known"))  # fmt: skip
+    return render(
+        "<li>{kind}: {who} {negated}{what}{hedged}{verdict}</li>",
+        kind=claim.get("kind"), who=who, negated="not " if claim.get("negated") else "",
+        what=claim.get("role") or claim.get("team") or "",
+        hedged=trusted(' <span class="badge">hedged</span>') if claim.get("hedged") else "", verdict=verdict,
+    )  # fmt: skip
 
 
 def _peer_verdict(st: StatementRecord) -> str:
@@ -50,147 +60,210 @@ def _peer_verdict(st: StatementRecord) -> str:
     return text + (f"; {fell_back} peer analyses fell back and are not counted" if fell_back else "")
 
 
-def _statement(st: StatementRecord, record: GameRecord) -> str:
+def _number(value: float | None, digits: int) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def _statement(st: StatementRecord, record: GameRecord) -> Html:
     names = record.names
-    truth = f'<span class="lie">LIE ({esc(st.lie_type)})</span>' if st.lie else '<span class="truthful">truthful</span>'
     if not st.labelled:  # the labeler gave no label: neither, and in no lie-based figure
-        truth = f'<span class="muted">unlabelled (the {esc(record.labeler)} labeler gave no label)</span>'
-    claims = "".join(_claim(c, names) for c in st.claims) or "<li class='muted'>no claims</li>"
+        truth = render(
+            '<span class="muted">unlabelled (the {labeler} labeler gave no label)</span>', labeler=record.labeler
+        )
+    elif st.lie:
+        truth = render('<span class="lie">LIE ({lie_type})</span>', lie_type=st.lie_type)
+    else:
+        truth = trusted('<span class="truthful">truthful</span>')
+    claims = join(_claim(c, names) for c in st.claims) or trusted("<li class='muted'>no claims</li>")
+    speaker_role = record.roles[st.speaker] if 0 <= st.speaker < len(record.roles) else None
     parts = [
-        f'<article class="statement" data-statement="{st.id}">',
-        f"<div>#{st.id} · {esc(names[st.speaker])} "
-        f'<span class="badge hidden-info">{esc(record.roles[st.speaker])}</span>'
-        + (' <span class="badge">truncated</span>' if st.truncated else "")
-        + "</div>",
-        f'<p class="text">“{esc(st.text)}”</p>',
-        f"<ul class='claims'>{claims}</ul>",
-        f'<div class="hidden-info">ground truth: {truth}; {_peer_verdict(st)}</div>',
-    ]
+        render('<article class="statement" data-statement="{id}">', id=st.id),
+        render('<div>#{id} · {speaker} <span class="badge hidden-info">{role}</span>{truncated}</div>',
+               id=st.id, speaker=_seat(names, st.speaker), role=speaker_role,
+               truncated=trusted(' <span class="badge">truncated</span>') if st.truncated else ""),
+        render('<p class="text speech">“{text}”</p>', text=st.text),
+        render("<ul class='claims speech'>{claims}</ul>", claims=claims),
+        render('<div class="hidden-info">ground truth: {truth}; {verdict}</div>', truth=truth, verdict=_peer_verdict(st)),
+    ]  # fmt: skip
     if st.self_label is not None:
         s = st.self_label
-        parts.append(
-            f'<div class="hidden-info">self-analysis: {"deceptive" if s.is_deceptive else "honest"} '
-            f"({s.confidence:.2f}, {esc(s.deception_type)}){' [fallback]' if s.fallback else ''}: {esc(s.reasoning)}</div>"
-        )
+        parts.append(render(
+            '<div class="hidden-info">self-analysis: {verdict} ({confidence}, {kind}){fallback}: {reasoning}</div>',
+            verdict="deceptive" if s.is_deceptive else "honest", confidence=_number(s.confidence, 2),
+            kind=s.deception_type, fallback=" [fallback]" if s.fallback else "", reasoning=s.reasoning,
+        ))  # fmt: skip
     if st.peer_labels:
-        rows = "".join(
-            f"<tr><td>{esc(names[lb.observer])}</td><td>{'yes' if lb.is_deceptive else 'no'}</td>"
-            f"<td class='num'>{lb.confidence:.2f}</td><td>{esc(lb.deception_type)}</td>"
-            f"<td class='num'>{'' if lb.suspicion is None else f'{lb.suspicion:.2f}'}</td>"
-            f"<td class='num'>{'' if lb.score is None else f'{lb.score:.3f}'}</td>"
-            f"<td>{esc(lb.reasoning)}{' [fallback]' if lb.fallback else ''}</td></tr>"
+        rows = join(
+            render(
+                "<tr><td>{peer}</td><td>{flag}</td><td class='num'>{confidence}</td><td>{kind}</td>"
+                "<td class='num'>{suspicion}</td><td class='num'>{score}</td><td>{reasoning}{fallback}</td></tr>",
+                peer=_seat(names, lb.observer), flag="yes" if lb.is_deceptive else "no",
+                confidence=_number(lb.confidence, 2), kind=lb.deception_type, suspicion=_number(lb.suspicion, 2),
+                score=_number(lb.score, 3), reasoning=lb.reasoning, fallback=" [fallback]" if lb.fallback else "",
+            )
             for lb in st.peer_labels
-        )
-        parts.append(
+        )  # fmt: skip
+        parts.append(render(
             '<table class="peers hidden-info"><tr><th>peer</th><th>deceptive</th><th>confidence</th><th>type</th>'
-            f"<th>suspicion</th><th>score after</th><th>reasoning</th></tr>{rows}</table>"
-        )
-    parts.append("</article>")
-    return "\n".join(parts)
+            "<th>suspicion</th><th>score after</th><th>reasoning</th></tr>{rows}</table>", rows=rows,
+        ))  # fmt: skip
+    parts.append(trusted("</article>"))
+    return join(parts, "\n")
 
 
-def _matrix(record: GameRecord) -> str:
+def _matrix(record: GameRecord) -> Html:
+    """The final suspicion scores (each observer's private view): hidden information as a whole."""
     names = record.names
     m = record.final_matrix
-    head = "".join(f"<th>{esc(n)}</th>" for n in names)
+    head = join(render("<th>{n}</th>", n=name(n)) for n in names)
     rows = []
     for i, n in enumerate(names):
-        cells = "".join(
-            "<td></td>"
-            if i == j
-            else f'<td class="num" style="background:rgba(200,30,30,{m[i, j]:.2f})">{m[i, j]:.2f}</td>'
+        cells = join(
+            trusted("<td></td>") if i == j
+            else render('<td class="num" style="background:rgba(200,30,30,{alpha:.2f})">{value:.2f}</td>', alpha=float(m[i, j]), value=float(m[i, j]))
             for j in range(len(names))
-        )
-        rows.append(f"<tr><th>{esc(n)}</th>{cells}</tr>")
-    return f'<table class="hidden-info"><caption>final cross-perception (row suspects column)</caption><tr><th></th>{head}</tr>{"".join(rows)}</table>'
-
-
-def game_page(record: GameRecord, name: str, images: dict[str, str] | None = None) -> str:
-    names = record.names
-    by_id = {st.id: st for st in record.statements}
-    alive = record.alive_at_end()
-    roster = "".join(
-        f"<tr><td>{esc(n)}</td><td class='hidden-info'>{esc(record.roles[s])}</td><td>{esc(record.policies[s])}</td>"
-        f"<td>{'alive' if alive[s] else 'dead'}</td></tr>"
-        for s, n in enumerate(names)
+        )  # fmt: skip
+        rows.append(render("<tr><th>{n}</th>{cells}</tr>", n=name(n), cells=cells))
+    return render(
+        '<table class="hidden-info"><caption>final cross-perception (row suspects column)</caption><tr><th></th>{head}</tr>{rows}</table>',
+        head=head,
+        rows=join(rows),
     )
-    parts = [
-        f"<h1>Game {esc(name)}</h1>",
-        f"<p>seed {record.seed}; winner: <b>{esc(record.winner or 'nobody (undecided)')}</b>; {record.rounds} rounds; "
-        f"{len(record.statements)} statements, {sum(s.lie for s in record.statements)} lies "
-        f"(claims and labels: {esc(record.labeler)} labeler). "
-        '<a href="../report.html">back to the report</a></p>',
-        _TOGGLE,
-        f"<table><tr><th>player</th><th>role</th><th>policy</th><th>at the end</th></tr>{roster}</table>",
-    ]  # fmt: skip
-    for e in record.events:
-        kind, data, actor = e["type"], e.get("data") or {}, e.get("actor")
-        who = names[actor] if isinstance(actor, int) else None
-        if kind == "night_start":
-            parts.append(f'<h2 class="phase">Night {e["round"]}</h2>')
-        elif kind == "day_start":
-            parts.append(f'<h2 class="phase">Day {e["round"]}</h2>')
-        elif kind == "action" and data.get("kind") in ("eliminate", "protect", "unmask") and isinstance(actor, int):
-            target = (data.get("parsed") or {}).get("target")
-            tname = names[target] if isinstance(target, int) else "nobody"
-            parts.append(
-                f'<div class="event hidden-info">{esc(who)} ({esc(record.roles[actor])}) {data["kind"]}s {esc(tname)}</div>'
-            )
-        elif kind == "pack_decision":
-            target = data.get("target")
-            parts.append(
-                f'<div class="event hidden-info">the pack chooses {esc(names[target] if isinstance(target, int) else "nobody")}</div>'
-            )
-        elif kind == "seer_result":
-            parts.append(
-                f'<div class="event hidden-info">{esc(who)} learns: {esc(names[data["target"]])} is {esc(data.get("result"))}</div>'
-            )
-        elif kind == "night_outcome":
-            saved = " but the doctor saved them" if data.get("saved") else ""
-            target = data.get("target")
-            parts.append(
-                f'<div class="event hidden-info">night outcome: target {esc(names[target] if isinstance(target, int) else "nobody")}{saved}</div>'
-            )
-        elif kind == "death":
-            victim = data.get("victim")
-            if victim is None:
-                parts.append('<div class="event">Nobody died in the night.</div>')
-            else:
-                how = "was exiled" if data.get("cause") == "exile" else "died in the night"
-                parts.append(f'<div class="event"><b>{esc(names[victim])}</b> {how}.</div>')
-        elif kind == "floor":
-            parts.append(
-                f'<div class="event muted">{esc(names[data["speaker"]])} takes the floor (bid {esc(data.get("bid"))})</div>'
-            )
-        elif kind == "statement":
-            st = by_id.get(int(data["statement_id"]))
-            if st is not None:
-                parts.append(_statement(st, record))
-        elif kind == "votes":
-            rows = "".join(
-                f"<tr><td>{esc(names[int(v)])}</td><td>{esc(names[t] if t is not None else 'abstain')}</td></tr>"
-                for v, t in data["votes"].items()
-            )
-            exiled = data.get("exiled")
-            result = f"{names[exiled]} exiled" if exiled is not None else "no majority: nobody exiled"
-            parts.append(
-                f'<table class="votes"><caption>votes: {esc(result)}</caption><tr><th>voter</th><th>vote</th></tr>{rows}</table>'
-            )
-        elif kind == "summary":
-            parts.append(f'<div class="event">{esc(who)} sums up: “{esc(data.get("text"))}”</div>')
-        elif kind == "game_over":
-            parts.append(f'<h2 class="phase">End: {esc(data.get("winner") or "undecided")}</h2>')
-    parts.append(_matrix(record))
-    for caption, png in (images or {}).items():
-        parts.append(
-            f'<figure><img src="{data_uri(Path(png))}" alt="{esc(caption)}"><figcaption>{esc(caption)}</figcaption></figure>'
+
+
+def _roster(record: GameRecord) -> Html:
+    """Who played: role and policy are hidden information (a lineup may give each role or team its own
+    policy), so their whole columns, headers included, hide with the switch and the table stays aligned."""
+    alive = record.alive_at_end()
+    rows = join(
+        render("<tr><td>{player}</td><td class='hidden-info'>{role}</td><td class='hidden-info'>{policy}</td><td>{end}</td></tr>",
+               player=name(n), role=record.roles[s], policy=name(record.policies[s]), end="alive" if alive[s] else "dead")
+        for s, n in enumerate(record.names)
+    )  # fmt: skip
+    return render(
+        "<table class='roster'><tr><th>player</th><th class='hidden-info'>role</th><th class='hidden-info'>policy</th><th>at the end</th></tr>{rows}</table>",
+        rows=rows,
+    )
+
+
+def _event(e: dict[str, Any], record: GameRecord, by_id: dict[int, StatementRecord]) -> Html | None:
+    """One engine event as the page shows it; ``None`` for those it does not show."""
+    names, roles = record.names, record.roles
+    kind, data, actor = e.get("type"), e.get("data") or {}, e.get("actor")
+    who = _seat(names, actor)
+    if kind in ("night_start", "day_start"):
+        return render(
+            '<h2 class="phase">{phase} {round}</h2>',
+            phase="Night" if kind == "night_start" else "Day",
+            round=e.get("round"),
         )
-    return page(f"Werewolf game {name}", "\n".join(parts))
+    if kind == "action" and data.get("kind") in ("eliminate", "protect", "unmask") and isinstance(actor, int):
+        target = (data.get("parsed") or {}).get("target")
+        role = roles[actor] if 0 <= actor < len(roles) else None
+        return render(
+            '<div class="event hidden-info">{who} ({role}) {kind}s {target}</div>',
+            who=who,
+            role=role,
+            kind=data["kind"],
+            target=_seat(names, target),
+        )
+    if kind == "pack_decision":
+        return render(
+            '<div class="event hidden-info">the pack chooses {target}</div>', target=_seat(names, data.get("target"))
+        )
+    if kind == "seer_result":
+        return render(
+            '<div class="event hidden-info">{who} learns: {target} is {result}</div>',
+            who=who,
+            target=_seat(names, data.get("target")),
+            result=data.get("result"),
+        )
+    if kind == "night_outcome":
+        saved = " but the doctor saved them" if data.get("saved") else ""
+        return render(
+            '<div class="event hidden-info">night outcome: target {target}{saved}</div>',
+            target=_seat(names, data.get("target")),
+            saved=saved,
+        )
+    if kind == "death":
+        if data.get("victim") is None:
+            return trusted('<div class="event">Nobody died in the night.</div>')
+        how = "was exiled" if data.get("cause") == "exile" else "died in the night"
+        return render(
+            '<div class="event"><b>{victim}</b> {how}.</div>', victim=_seat(names, data.get("victim")), how=how
+        )
+    if kind == "floor":
+        return render(
+            '<div class="event muted">{speaker} takes the floor (bid {bid})</div>',
+            speaker=_seat(names, data.get("speaker")),
+            bid=data.get("bid"),
+        )
+    if kind == "statement":
+        sid = data.get("statement_id")
+        st = by_id.get(int(sid)) if isinstance(sid, (int, str)) and str(sid).isdigit() else None
+        return None if st is None else _statement(st, record)
+    if kind == "votes":
+        votes = data.get("votes") or {}
+        rows = join(
+            render("<tr><td>{voter}</td><td>{vote}</td></tr>", voter=_seat(names, int(v) if str(v).isdigit() else v), vote=_seat(names, t, "abstain"))
+            for v, t in votes.items()
+        )  # fmt: skip
+        exiled = data.get("exiled")
+        result = (
+            render("{who} exiled", who=_seat(names, exiled)) if exiled is not None else "no majority: nobody exiled"
+        )
+        return render(
+            '<table class="votes"><caption>votes: {result}</caption><tr><th>voter</th><th>vote</th></tr>{rows}</table>',
+            result=result,
+            rows=rows,
+        )
+    if kind == "summary":
+        return render(
+            '<div class="event">{who} sums up: <span class="speech">“{text}”</span></div>',
+            who=who,
+            text=data.get("text"),
+        )
+    if kind == "game_over":
+        return render('<h2 class="phase outcome">End: {winner}</h2>', winner=data.get("winner") or "undecided")
+    return None
+
+
+def game_page(record: GameRecord, game: str, images: dict[str, str] | None = None) -> str:
+    """The page of one game (``game``: its name, the log's file stem); ``images``: caption -> PNG of its
+    figures, which show suspicion scores and roles and so are hidden information."""
+    by_id = {st.id: st for st in record.statements}
+    lies = sum(s.lie for s in record.statements)
+    parts = [
+        render("<h1>Game {game}</h1>", game=name(game)),
+        render("<p>seed {seed}; <span class='outcome'>winner: <b>{winner}</b></span>; {rounds} rounds; {statements} statements"
+               "<span class='hidden-info'>, {lies} lies (claims and labels: {labeler} labeler)</span>. "
+               '<a href="../report.html">back to the report</a></p>',
+               seed=record.seed, winner=record.winner or "nobody (undecided)", rounds=record.rounds,
+               statements=len(record.statements), lies=lies, labeler=record.labeler),
+        _TOGGLE,
+        _roster(record),
+    ]  # fmt: skip
+    parts.extend(shown for e in record.events if (shown := _event(e, record, by_id)) is not None)
+    parts.append(_matrix(record))
+    parts.extend(figure(caption, png, "hidden-info") for caption, png in (images or {}).items())
+    return page(f"Werewolf game {game}", join(parts, "\n"))
+
+
+def viewer_file(folder: Path, game: str) -> Path:
+    """Where the page of ``game`` goes (the report links to it: ``html_report.viewer_href``)."""
+    return folder / f"{game}.html"
+
+
+def write_viewer_page(record: GameRecord, game: str, folder: Path, images: dict[str, str] | None = None) -> Path:
+    """Write one game's page (one at a time, so a caller can stream games); returns its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = viewer_file(folder, game)
+    path.write_text(game_page(record, game, images), encoding="utf-8")
+    return path
 
 
 def write_viewer_pages(
-    records: list[GameRecord], names: list[str], folder: Path, images: dict[str, dict[str, str]] | None = None
+    records: Iterable[GameRecord], names: Iterable[str], folder: Path, images: dict[str, dict[str, str]] | None = None
 ) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, record in zip(names, records, strict=True):
-        (folder / f"{name}.html").write_text(game_page(record, name, (images or {}).get(name)), encoding="utf-8")
+    for game, record in zip(names, records, strict=True):
+        write_viewer_page(record, game, folder, (images or {}).get(game))

@@ -2,14 +2,7 @@
 
 The flags map one-to-one onto ``agents.llm_options.LLMOptions`` (the one validated options model
 that lineup files and tournaments use too); a flag given on the command line overrides that option
-for every LLM seat. Exit codes of an LLM run (documented in the README):
-
-    0  every game finished, replay-checked, and every LLM seat's fallback rate within --max-fallback-rate
-    1  some games failed (recorded in results.ndjson; the same command plays them again)
-    2  bad options, or the preflight found a server that cannot answer (nothing was played)
-    3  an endpoint's circuit breaker stopped the run (finished games are kept; the same command resumes)
-    4  the run finished but is not a valid measurement: an LLM seat's fallback rate exceeds --max-fallback-rate
-    130 interrupted (finished games are kept)
+for every LLM seat. The exit codes of a run are in ``benchmarks.exit_codes``.
 """
 
 from __future__ import annotations
@@ -20,27 +13,31 @@ import sys
 from typing import Any
 
 from agents.lineup import AgentSpec, Lineup
+from agents.llm_options import LLMOptions
 from agents.preflight import ProbeResult, preflight
 
-EXIT_FAILED_GAMES = 1
-EXIT_BAD_OPTIONS = 2
-EXIT_STOPPED = 3
-EXIT_INVALID = 4
+from .exit_codes import EXIT_BAD_OPTIONS
 
-# flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs)
+# flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs).
+# "{default}" in a text is the field's default in LLMOptions (the one place it is set).
 _FLAGS: list[tuple[str, str, type, str]] = [
-    ("--response-format", "response_format", str, "auto (default): json_schema, stepping down as the server allows"),
-    ("--temperature", "temperature", float, "sampling temperature, 0-2 (default 0.7)"),
-    ("--top-p", "top_p", float, "nucleus sampling, (0, 1]"),
-    ("--max-tokens", "max_tokens", int, "room for one answer (default 300; a cut-off answer is asked again with 2x)"),
+    ("--response-format", "response_format", str, "{default} (default): json_schema, stepping down as the server "
+     "allows"),
+    ("--temperature", "temperature", float, "sampling temperature, 0-2 (default {default})"),
+    ("--top-p", "top_p", float, "nucleus sampling, (0, 1] (default: not sent, the server's)"),
+    ("--max-tokens", "max_tokens", int, "room for one answer (default {default}; a cut-off answer is asked again "
+     "with 2x)"),
     ("--llm-seed", "seed", int, "sampling seed sent to the server (default: one per seat and game)"),
-    ("--timeout", "timeout", float, "wall-clock limit per attempt, seconds (default 60)"),
-    ("--connect-timeout", "connect_timeout", float, "limit to connect, seconds (default 5)"),
-    ("--retries", "retries", int, "retries per call after timeouts, dropped connections, 408/409/429/5xx (default 4)"),
-    ("--max-wait", "max_wait", float, "most seconds one call spends in retries and server-requested waits (120)"),
-    ("--system-prompt", "system_prompt", str, "auto (default: detected by the preflight), system, or user"),
-    ("--context-budget", "context_budget", int, "tokens for prompt + answer (default 4096; oldest history dropped)"),
-]
+    ("--timeout", "timeout", float, "wall-clock limit per attempt, seconds (default {default})"),
+    ("--connect-timeout", "connect_timeout", float, "limit to connect, seconds (default {default})"),
+    ("--retries", "retries", int, "retries per call after timeouts, dropped connections, 408/409/429/5xx "
+     "(default {default})"),
+    ("--max-wait", "max_wait", float, "most seconds one call spends in retries and server-requested waits "
+     "(default {default})"),
+    ("--system-prompt", "system_prompt", str, "{default} (default: detected by the preflight), system, or user"),
+    ("--context-budget", "context_budget", int, "tokens for prompt + answer (default {default}; oldest history "
+     "dropped)"),
+]  # fmt: skip
 
 
 def add_llm_flags(parser: argparse.ArgumentParser) -> None:
@@ -51,15 +48,17 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
             choices = ["auto", "json_schema", "json_object_schema", "json_object", "none"]
         elif field == "system_prompt":
             choices = ["auto", "system", "user"]
-        group.add_argument(flag, dest=f"llm_{field}", type=kind, choices=choices, help=text)
+        default = LLMOptions.model_fields[field].default
+        group.add_argument(flag, dest=f"llm_{field}", type=kind, choices=choices, help=text.format(default=default))
     checks = parser.add_argument_group("validity of LLM runs")
     checks.add_argument(
         "--max-fallback-rate", type=float, default=0.10,
-        help="exit 4 when an LLM seat's share of actions played by the env's fallback exceeds this (default 0.10)",
+        help="exit 4 when an LLM seat's share of actions played by the env's fallback exceeds this "
+        "(default %(default)s)",
     )  # fmt: skip
     checks.add_argument(
         "--breaker", type=int, default=8, metavar="N",
-        help="stop the run (exit 3) when an endpoint fails N calls in a row (default 8)",
+        help="stop the run (exit 3) when an endpoint fails N calls in a row (default %(default)s)",
     )  # fmt: skip
     checks.add_argument("--no-preflight", action="store_true", help="skip the probe of each endpoint before the run")
     checks.add_argument("--no-cache", action="store_true", help="do not cache LLM answers in the run folder")

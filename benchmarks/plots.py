@@ -4,12 +4,20 @@ Run-level: cross-perception averaged by role pair, detection precision / recall 
 the reliability diagram of stated confidence, win rates by role next to the baselines, and the
 village's suspicion over rounds with its Theil-Sen trend. Per game: the final cross-perception
 heatmap and each player's suspicion over the game with deaths and exiles marked.
+
+Any printable name works: every text is drawn as written (``_literal_text``: no mathtext, no LaTeX, so
+``$x_$`` or ``a\\b`` neither crash a plot nor turn into formulas), and the names, roles and policies a
+log supplies pass through ``_label``, which shows bidirectional controls inert. The per-game figures
+show roles and suspicion scores: the viewer marks them as hidden information.
 """
 
 from __future__ import annotations
 
+import functools
+import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import matplotlib
 
@@ -19,7 +27,29 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
 
+from werewolf_env.inert_text import visible_controls
 from werewolf_env.metrics import GameRecord, suspicion_by_round
+
+Plotter = TypeVar("Plotter", bound=Callable[..., Any])
+
+
+def _literal_text(plot: Plotter) -> Plotter:
+    """Draw every text of ``plot`` as written: names come from logs, and matplotlib would otherwise read
+    ``$...$`` as mathtext (raising on ``$x_$``) or hand text to LaTeX under a user's ``text.usetex``."""
+
+    @functools.wraps(plot)
+    def literal(*args: Any, **kwargs: Any) -> Any:
+        with plt.rc_context({"text.parse_math": False, "text.usetex": False}), warnings.catch_warnings():
+            # A name in a script the font lacks is drawn as boxes: say nothing for each missing glyph.
+            warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
+            return plot(*args, **kwargs)
+
+    return literal  # type: ignore[return-value]
+
+
+def _label(value: Any) -> str:
+    """A name, role or policy from a log as plot text, bidirectional controls shown inert."""
+    return visible_controls(str(value))
 
 
 def _save(fig: Any, path: Path) -> str:
@@ -77,7 +107,7 @@ def _grouped_bars(
     ax.set_ylim(0, 1.05)
     ax.set_title(title)
     # Legend patches of our own: a series with no bar drawn would otherwise get no colour in the legend.
-    ax.legend(handles=[Patch(color=f"C{k}", label=label) for k, label in enumerate(series)], fontsize=8)
+    ax.legend(handles=[Patch(color=f"C{k}", label=_label(label)) for k, label in enumerate(series)], fontsize=8)
 
 
 def _legend(ax: Any) -> None:
@@ -89,6 +119,7 @@ def _coverage_tick(cov: dict[str, Any] | None) -> str:
     return f"{cov['answered']}/{cov['expected']}" if cov else ""
 
 
+@_literal_text
 def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path) -> dict[str, str]:
     """The run-level figures as PNG files; returns caption -> path."""
     metrics = document["metrics"]
@@ -98,7 +129,7 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     roles = list(pairs)
     matrix = np.array([[np.nan if pairs[a][b] is None else pairs[a][b] for b in roles] for a in roles])
     fig, ax = plt.subplots(figsize=(5, 4.2))
-    _heatmap(ax, matrix, roles, "Final suspicion, mean by role pair")
+    _heatmap(ax, matrix, [_label(r) for r in roles], "Final suspicion, mean by role pair")
     out["cross-perception by role pair"] = _save(fig, folder / "cross_perception_by_role.png")
 
     detective = metrics["detective"]["by_role"]
@@ -106,7 +137,7 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     fig, ax = plt.subplots(figsize=(6, 3.8))
     series = {name: [detective[r][name] for r in roles] for name in ("precision", "recall", "f1")}
     # Each role's coverage under its name: the bars rest on the answered analyses only.
-    ticks = [f"{r}\n{_coverage_tick(detective[r].get('coverage'))}" for r in roles]
+    ticks = [f"{_label(r)}\n{_coverage_tick(detective[r].get('coverage'))}" for r in roles]
     missing = [bool(detective[r].get("no_valid_predictions")) for r in roles]
     _grouped_bars(ax, ticks, series, "Peer detection of grounded lies, by observer role (95% CI)", missing)
     ax.set_xlabel("observer role (analyses answered / asked)")
@@ -118,7 +149,7 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     for name, values in curves.items():
         points = values.get("reliability") or []
         if points:
-            ax.plot([p["stated"] for p in points], [p["observed"] for p in points], marker="o", label=name)
+            ax.plot([p["stated"] for p in points], [p["observed"] for p in points], marker="o", label=_label(name))
     if not any(values.get("reliability") for values in curves.values()):  # nothing answered: say so, draw no curve
         ax.text(0.5, 0.5, "no valid predictions", ha="center", va="center", color="#b00020")
     ax.set_xlabel("stated probability that the statement is deceptive")
@@ -134,7 +165,7 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     series = {label: [m["players"]["by_role"].get(r, {}).get("win_rate") for r in roles]
               for label, m in lineups.items()}  # fmt: skip
-    _grouped_bars(ax, roles, series, "Win rate by role and lineup (95% CI)")
+    _grouped_bars(ax, [_label(r) for r in roles], series, "Win rate by role and lineup (95% CI)")
     out["win rates"] = _save(fig, folder / "win_rates.png")
 
     fig, ax = plt.subplots(figsize=(6, 3.8))
@@ -159,14 +190,15 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     return out
 
 
+@_literal_text
 def game_plots(record: GameRecord, name: str, folder: Path) -> dict[str, str]:
     """One game's heatmap and suspicion curves; returns caption -> path."""
     out: dict[str, str] = {}
-    labels = [f"{n} ({r[:4]})" for n, r in zip(record.names, record.roles, strict=True)]
+    labels = [_label(f"{n} ({r[:4]})") for n, r in zip(record.names, record.roles, strict=True)]
     matrix = record.final_matrix.astype(float).copy()
     np.fill_diagonal(matrix, np.nan)
     fig, ax = plt.subplots(figsize=(6, 5))
-    _heatmap(ax, matrix, labels, f"{name}: final cross-perception", annotate=False)
+    _heatmap(ax, matrix, labels, _label(f"{name}: final cross-perception"), annotate=False)
     out["cross-perception"] = _save(fig, folder / f"{name}-matrix.png")
 
     n = record.num_players
@@ -180,12 +212,12 @@ def game_plots(record: GameRecord, name: str, folder: Path) -> dict[str, str]:
     for death in record.deaths:
         marker = "exile" if death["cause"] == "exile" else "night"
         ax.axvline(death["after_statements"], color="#555" if marker == "exile" else "#bbb", linewidth=0.8)
-        ax.text(death["after_statements"], 1.0, f"{record.names[death['victim']]} ({marker})", rotation=90,
+        ax.text(death["after_statements"], 1.0, _label(f"{record.names[death['victim']]} ({marker})"), rotation=90,
                 fontsize=6, va="top", ha="right")  # fmt: skip
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("statements so far")
     ax.set_ylabel("mean suspicion received")
-    ax.set_title(f"{name}: suspicion of each player (solid: werewolves; lines: deaths)")
+    ax.set_title(_label(f"{name}: suspicion of each player (solid: werewolves; lines: deaths)"))
     ax.legend(fontsize=6, ncol=2)
     out["suspicion over the game"] = _save(fig, folder / f"{name}-suspicion.png")
     return out

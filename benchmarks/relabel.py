@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.credentials import KEY_VARIABLE_HELP
 from werewolf_env.claims import CLAIM_KINDS, public_role_claims
 from werewolf_env.config import GameConfig
 from werewolf_env.engine import Game
@@ -64,6 +65,13 @@ EXIT_NOTHING = 1
 EXIT_BAD = 2
 EXIT_DOWN = 3
 EXIT_INCOMPLETE = 4
+RELABEL_EXIT_CODES = f"""exit codes:
+  0    every statement labelled (or failures within --max-failure-rate); files written
+  {EXIT_NOTHING}    nothing could be labelled; nothing written
+  {EXIT_BAD}    bad options or input, or the preflight found the server unreachable, the key refused or the
+       model unknown; nothing written
+  {EXIT_DOWN}    the endpoint stopped answering midway (circuit breaker); nothing written
+  {EXIT_INCOMPLETE}    more than --max-failure-rate of the statements failed; files written, failures recorded"""
 _CLAIM_FIELDS = ("kind", "player", "role", "team", "negated", "hedged")
 
 
@@ -247,7 +255,7 @@ def relabel_jsonl(path: Path, name: str, labeler: Any, out: Path, corpus: Path) 
     named_games = any("game_id" in item for item in items)
     games = games_by_id(corpus) if named_games and (corpus / "games.jsonl").exists() else None
     knows = [knowledge_of(item, games) for item in items]
-    regex = regex_labeler(games)(items)
+    regex = [claims or [] for claims in regex_labeler(games)(items)]  # the reader labels every statement
     labels, errors, _calls = label(labeler, [with_reveals(item, games) for item in items])
     sides: dict[str, Labels] = {name: labels}
     if name == "llm":
@@ -288,20 +296,24 @@ def relabel_jsonl(path: Path, name: str, labeler: Any, out: Path, corpus: Path) 
 # ---------------------------------------------------------------------------------------- command
 
 
-def add_relabel_parser(commands: Any) -> None:
-    p = commands.add_parser("relabel", help="label a run's (or a JSONL's) statements with another claim labeler")
+def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
+    text = "label a run's (or a JSONL's) statements with another claim labeler"
+    p = commands.add_parser("relabel", help=text, description=text, epilog=RELABEL_EXIT_CODES,
+                            formatter_class=formatter)  # fmt: skip
     p.add_argument("source", type=Path, help="a run folder (games/*.ndjson) or a .jsonl of statements")
     p.add_argument("--labeler", choices=["llm", "regex"], default="llm", help="llm (default) or regex (no model)")
-    p.add_argument("--model", help="the model name (for --labeler llm)")
+    p.add_argument("--model", help="the model name (required for --labeler llm; no default)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the variable holding the key")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
     p.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
     p.add_argument("--out", type=Path, help="run folder: the claims folder (default SOURCE/claims); JSONL: the file")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="transcripts corpus (night logs; JSONL only)")
     p.add_argument("--timeout", type=float, help="wall-clock limit per attempt, seconds (default 60)")
     p.add_argument("--retries", type=int, help="retries per call (default 4)")
     p.add_argument("--max-tokens", type=int, help="room for one answer (default 600)")
-    p.add_argument("--response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"])
+    p.add_argument("--response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
+                   help="what to ask the server for; auto (default) steps down from json_schema as the server "
+                        "refuses")  # fmt: skip
     p.add_argument("--breaker", type=int, default=8, help="stop (exit 3) after N calls in a row unanswered")
     p.add_argument("--max-failure-rate", type=float, default=0.10, help="exit 4 above this share of failures")
     p.add_argument("--no-preflight", action="store_true", help="skip the probe of the endpoint")

@@ -4,8 +4,10 @@
     werewolf-bench report runs/demo --labeler llm     # the LLM labeler's claims and lies: runs/demo/report-llm/
     build_report("runs/demo")                 # the same from Python; returns the metrics dict
 
-Reads every game log of the run (``RUN_DIR/games/*.ndjson``, or ``RUN_DIR/*.ndjson``) and writes
-into ``RUN_DIR`` (or ``--out``). With ``--labeler llm`` or ``union`` the claims and lie labels come from
+Reads every game log of the run (``RUN_DIR/games/*.ndjson``, or ``RUN_DIR/*.ndjson``) once, one game
+at a time (``benchmarks/report_stream.py``: memory does not grow with the games' size, only by a few
+kilobytes per game), and writes into ``RUN_DIR`` (or ``--out``).
+With ``--labeler llm`` or ``union`` the claims and lie labels come from
 ``RUN_DIR/claims/<labeler>.ndjson`` (``werewolf-bench relabel``; see ``benchmarks/claim_labels.py``:
 a statement that labeler could not label is left out of every lie-based figure and counted), and the
 report goes to ``RUN_DIR/report-<labeler>/`` (or ``--out``), so the regex report is never overwritten.
@@ -19,7 +21,7 @@ report goes to ``RUN_DIR/report-<labeler>/`` (or ``--out``), so the regex report
   kind were the agents' own (``benchmarks/validity.py``). Detection figures count answered analyses
   only and carry their ``coverage`` (see ``werewolf_env/metrics.py``);
 - ``tables/{games,players,statements,analyses,votes}.csv``: tidy tables, one row per unit
-  (``pandas.read_csv`` loads them as they are);
+  (``pandas.read_csv`` loads them as they are; ``benchmarks/report_tables.py``);
 - ``plots/*.png`` (needs the ``report`` extra: matplotlib);
 - ``report.html`` and ``viewer/<game>.html``: pages that open offline in a browser.
 
@@ -32,29 +34,28 @@ games (a heuristic run's heuristic baseline), which carries the run's labeler.
 from __future__ import annotations
 
 import asyncio
-import csv
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 from werewolf_env import GameConfig, __version__
-from werewolf_env.claims_coverage import claims_coverage
+from werewolf_env.claims_coverage import ClaimsCoverage
 from werewolf_env.log import read_log
 from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
 
 from . import html_report
-from .claim_labels import (
-    DEFAULT_LABELER,
-    LabelsError,
-    available_labelers,
-    labels_path,
-    load_labeling,
-    missing_labels_message,
-)
-from .validity import game_validity, run_validity
+from .claim_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_labels_message
+from .report_stream import RunPass, read_run
+from .report_tables import TABLES, write_tables
+from .validity import game_validity
 
 BASELINES = ("heuristic", "random")
-TABLES = ("games", "players", "statements", "analyses", "votes")
+__all__ = [
+    "BASELINES", "TABLES", "baseline_logs", "baseline_records", "build_report", "find_logs", "load_records", "load_run",
+    "report_dir", "write_tables",
+]  # fmt: skip
 
 
 def find_logs(run_dir: str | Path) -> list[Path]:
@@ -64,12 +65,19 @@ def find_logs(run_dir: str | Path) -> list[Path]:
     return sorted(folder.glob("*.ndjson"))
 
 
+def iter_records(paths: Iterable[Path]) -> Iterator[GameRecord]:
+    """Each log's record, read when asked for (one game in memory at a time)."""
+    for path in paths:
+        yield GameRecord.from_events(read_log(path), source=str(path))
+
+
 def load_records(paths: list[Path]) -> list[GameRecord]:
-    return [GameRecord.from_events(read_log(p), source=str(p)) for p in paths]
+    """Every log's record in memory at once (the report streams them instead: ``iter_records``)."""
+    return list(iter_records(paths))
 
 
 def load_run(paths: list[Path]) -> tuple[list[GameRecord], list[dict[str, Any]]]:
-    """Each log's record and its answer validity, reading every log once."""
+    """Each log's record and its answer validity, reading every log once (all in memory)."""
     records, validity = [], []
     for path in paths:
         raw = read_log(path)
@@ -78,38 +86,13 @@ def load_run(paths: list[Path]) -> tuple[list[GameRecord], list[dict[str, Any]]]
     return records, validity
 
 
-def write_tables(records: list[GameRecord], folder: Path, names: list[str] | None = None) -> dict[str, Path]:
-    """One CSV per unit; ``game`` is the log's file stem, so rows join across tables."""
-    folder.mkdir(parents=True, exist_ok=True)
-    names = names or [Path(r.source).stem if r.source else str(i) for i, r in enumerate(records)]
-    rows: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
-    for name, record in zip(names, records, strict=True):
-        for table, part in record.rows(game=name).items():
-            rows[table].extend(part)
-    paths = {}
-    for table, part in rows.items():
-        path = folder / f"{table}.csv"
-        columns: dict[str, None] = {}
-        for row in part:
-            columns.update(dict.fromkeys(row))
-        with path.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=list(columns), extrasaction="ignore")
-            writer.writeheader()
-            for row in part:
-                writer.writerow({k: "" if v is None else v for k, v in row.items()})
-        paths[table] = path
-    return paths
-
-
-def baseline_records(
-    run_dir: Path, config: dict[str, Any], seeds: list[int], kind: str, quiet: bool = True
-) -> list[GameRecord]:
-    """The same rules and seeds played by one model-free lineup (cached in ``RUN_DIR/baselines``)."""
+def baseline_logs(run_dir: Path, config: dict[str, Any], seeds: list[int], kind: str) -> list[Path]:
+    """The logs of the same rules and seeds played by one model-free lineup, in seed order (played when
+    missing or unfinished, and kept in ``RUN_DIR/baselines/<kind>/games``)."""
     from agents import play_game
 
     folder = run_dir / "baselines" / kind / "games"
     wanted = {seed: folder / f"game-00000-seed{seed}.ndjson" for seed in seeds}
-    records = []
     missing = [s for s, p in wanted.items() if not p.is_file() or not GameRecord.from_events(read_log(p)).complete]
     game_config = GameConfig.model_validate(config)
 
@@ -124,9 +107,14 @@ def baseline_records(
 
     if missing:
         asyncio.run(play_missing())
-    for seed in seeds:
-        records.append(GameRecord.from_events(read_log(wanted[seed]), source=str(wanted[seed])))
-    return records
+    return [wanted[seed] for seed in seeds]
+
+
+def baseline_records(
+    run_dir: Path, config: dict[str, Any], seeds: list[int], kind: str, quiet: bool = True
+) -> list[GameRecord]:
+    """``baseline_logs``' records, all in memory (the report streams them)."""
+    return load_records(baseline_logs(run_dir, config, seeds, kind))
 
 
 def report_dir(run_dir: str | Path, out: str | Path | None = None, labeler: str = DEFAULT_LABELER) -> Path:
@@ -158,66 +146,77 @@ def build_report(
     paths = find_logs(run_dir)
     if not paths:
         raise FileNotFoundError(f"no game logs (*.ndjson) in {run_dir} or {run_dir / 'games'}")
-    all_records, all_validity = load_run(paths)
-    records = [r for r in all_records if r.complete]
-    # Validity over the same games as the figures, so its counts reconcile with the totals.
-    validity = run_validity([v for r, v in zip(all_records, all_validity, strict=True) if r.complete])
-    incomplete = [r.source for r in all_records if not r.complete]
-    if not records:
-        raise ValueError(f"none of the {len(paths)} logs in {run_dir} holds a finished game")
-    logged = records
-    records, unlabelled = load_labeling(logged, run_dir, labeler)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    names = [Path(r.source).stem for r in records]  # type: ignore[arg-type]
-    write_tables(records, out_dir / "tables", names)
-    metrics = aggregate(records, resamples=resamples)
-    coverage_by_labeler: dict[str, Any] = {}
-    for name in available_labelers(run_dir):
-        if name == labeler:
-            coverage_by_labeler[name] = metrics["claims_coverage"]
-            continue
-        try:
-            coverage_by_labeler[name] = claims_coverage(load_labeling(logged, run_dir, name)[0], resamples)
-        except LabelsError as exc:  # another labeler's broken file does not stop this report: it is shown
-            coverage_by_labeler[name] = {"labeler": name, "error": str(exc)}
-    config = records[0].config
-    mixed = [r.source for r in records if r.config != config]
-    seeds = [int(r.seed) for r in records if r.seed is not None][: max(0, baseline_games)]
-    baseline_metrics: dict[str, Any] = {}
-    if seeds and not mixed:
-        for kind in baselines:
-            same = [r for r in records if set(r.policies) == {kind}][: len(seeds)]
-            played = same if len(same) == len(seeds) else baseline_records(run_dir, config, seeds, kind)
-            baseline_metrics[kind] = aggregate(played, resamples=resamples)
-    lineups = sorted({"+".join(sorted(set(r.policies))) for r in records})
-    document = {
-        "schema_version": METRICS_SCHEMA_VERSION,
-        "generated_by": f"werewolf-deception {__version__}",
-        "labeler": labeler,
-        "unlabelled": unlabelled,
-        "claims_coverage_by_labeler": coverage_by_labeler,
-        "run": {
-            "dir": str(run_dir), "games": len(records), "incomplete_logs": incomplete, "lineups": lineups,
-            "config": config, "mixed_configs": mixed,
-        },
-        "validity": validity,
-        "metrics": metrics,
-        "baselines": {k: {"games": len(seeds), "seeds": seeds, "metrics": m} for k, m in baseline_metrics.items()},
-        "per_game": [record.rows(game=name)["games"][0] for name, record in zip(names, records, strict=True)],
-    }  # fmt: skip
-    (out_dir / "metrics.json").write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    images: dict[str, str] = {}
-    game_images: dict[str, dict[str, str]] = {}
+    plotting: ModuleType | None = None
     plot_note = None
     if plots:
         try:
             from . import plots as plotting
         except ImportError:
             plot_note = "plots need matplotlib: pip install 'werewolf-deception[report]'"
-        else:
-            images = plotting.run_plots(document, records, out_dir / "plots")
-            for name, record in list(zip(names, records, strict=True))[:max_game_plots]:
-                game_images[name] = plotting.game_plots(record, name, out_dir / "plots" / "games")
-    html_report.write_viewer_pages(records, names, out_dir / "viewer", game_images)
-    html_report.write_report(document, names, records, images, out_dir / "report.html", title, plot_note)
+
+    def game_page(record: GameRecord, name: str, images: dict[str, str]) -> None:
+        html_report.write_viewer_pages([record], [name], out_dir / "viewer", {name: images})
+
+    def game_plots(record: GameRecord, name: str) -> dict[str, str]:
+        assert plotting is not None
+        return plotting.game_plots(record, name, out_dir / "plots" / "games")
+
+    run = read_run(paths, run_dir, labeler, out_dir, baselines, baseline_games, game_page,
+                   game_plots if plotting is not None else None, max_game_plots)  # fmt: skip
+    metrics = run.totals.result(resamples=resamples)
+    document = _document(run, run_dir, labeler, metrics, _baselines(run, run_dir, baselines, resamples), resamples)
+    (out_dir / "metrics.json").write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    # The run pages read a few attributes of each game (GameOverview's docstring): its overview stands in
+    # for the record, so no page needs every game in memory.
+    overviews = cast("list[GameRecord]", run.overviews)
+    images: dict[str, str] = plotting.run_plots(document, overviews, out_dir / "plots") if plotting is not None else {}
+    html_report.write_report(document, run.names, overviews, images, out_dir / "report.html", title, plot_note)
     return document
+
+
+def _baselines(run: RunPass, run_dir: Path, kinds: tuple[str, ...], resamples: int) -> dict[str, dict[str, Any]]:
+    """Per lineup: the run's own games played by it alone when there are enough, else games played
+    (or cached) with the run's config and the seeds of its first games; none when configs are mixed."""
+    seeds = run.seeds
+    if not seeds or run.mixed or run.config is None:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for kind in kinds:
+        own = run.own_baseline_paths.get(kind, [])
+        if len(own) >= len(seeds):
+            totals = run.own_baselines[kind]
+            # Fed up to --baseline-games of them; fewer seeds (logs without one): the first len(seeds) again.
+            metrics = totals.result(resamples) if totals.games == len(seeds) else aggregate(
+                (run.labeling.relabel(r) for r in iter_records(own[: len(seeds)])), resamples)  # fmt: skip
+        else:
+            metrics = aggregate(iter_records(baseline_logs(run_dir, run.config, seeds, kind)), resamples)
+        out[kind] = {"games": len(seeds), "seeds": seeds, "metrics": metrics}
+    return out
+
+
+def _document(
+    run: RunPass, run_dir: Path, labeler: str, metrics: dict[str, Any], baselines: dict[str, Any], resamples: int
+) -> dict[str, Any]:
+    coverage_by_labeler: dict[str, Any] = {}
+    for name, coverage in run.coverage_by_labeler.items():
+        if coverage is None:  # the figures' own labeler
+            coverage_by_labeler[name] = metrics["claims_coverage"]
+        elif isinstance(coverage, ClaimsCoverage):
+            coverage_by_labeler[name] = coverage.result(resamples)
+        else:
+            coverage_by_labeler[name] = coverage
+    return {
+        "schema_version": METRICS_SCHEMA_VERSION,
+        "generated_by": f"werewolf-deception {__version__}",
+        "labeler": labeler,
+        "unlabelled": run.labeling.summary(),
+        "claims_coverage_by_labeler": coverage_by_labeler,
+        "run": {
+            "dir": str(run_dir), "games": run.games, "incomplete_logs": run.incomplete,
+            "lineups": sorted(run.lineups), "config": run.config, "mixed_configs": run.mixed,
+        },
+        "validity": run.validity,
+        "metrics": metrics,
+        "baselines": baselines,
+        "per_game": run.per_game,
+    }  # fmt: skip

@@ -4,8 +4,10 @@
     werewolf-bench report runs/demo --labeler llm     # runs/demo/claims/llm.ndjson: runs/demo/report-llm/
 
 The report itself is ``benchmarks.report.build_report``; whose claims and lie labels it rests on,
-``benchmarks.claim_labels``. Exit codes: 0 written; 2 no logs, no finished game, or no readable
-labels file for ``--labeler`` (the message names the file and the command that writes it).
+``benchmarks.claim_labels``. Exit codes: 0 written; 2 no logs, no finished game, no readable
+labels file for ``--labeler`` (the message names the file and the command that writes it), or an
+``--out`` that is a file or a folder of other files (nothing is written there); 5 a file that
+cannot be written (the message names it).
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ from typing import Any
 from werewolf_env.claims_coverage import format_claims_coverage
 
 from .claim_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
+from .exit_codes import EXIT_BAD_OPTIONS
 from .report import build_report, report_dir
+from .run_folder import check_out_folder
+
+# What a folder a report may be written into holds: a run, or an earlier report.
+REPORT_FOLDERS = ("manifest.json", "metrics.json", "report.html")
 
 
 def add_report_parser(commands: Any) -> None:
@@ -47,13 +54,15 @@ def add_report_parser(commands: Any) -> None:
 def report_command(args: argparse.Namespace) -> int:
     labeler = getattr(args, "labeler", DEFAULT_LABELER)
     try:
+        if args.out is not None:
+            check_out_folder(args.out, "--out", REPORT_FOLDERS)
         document = build_report(
             args.run_dir, out=args.out, baseline_games=args.baseline_games, resamples=args.resamples,
             plots=not args.no_plots, labeler=labeler,
         )  # fmt: skip
-    except (FileNotFoundError, ValueError) as exc:  # claim_labels.LabelsError is a ValueError
+    except (FileNotFoundError, ValueError) as exc:  # claim_labels.LabelsError and RunFolderError are ValueErrors
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_OPTIONS
     run = document["run"]
     left_out = f" ({len(run['incomplete_logs'])} unfinished logs left out)" if run["incomplete_logs"] else ""
     print(f"werewolf-deception report: {run['games']} games from {args.run_dir}{left_out}; "

@@ -10,13 +10,16 @@ An LLM run is either a measurement with its validity printed beside it, or a fas
 5. per seat/model validity (answered, repaired, fallback, invalid-field rates per action kind) is in
    the summary, ``summary.json`` and the report; an LLM seat whose fallback rate exceeds
    ``--max-fallback-rate`` makes the run exit 4, said in the summary's first line.
+
+Any run: the folder is locked while the command runs (a second run on it: exit 2), a disk that
+refuses a write stops it with the path (exit 5), Ctrl-C and SIGTERM end it with its workers (130,
+143); in each case finished games are kept and the same command resumes (``benchmarks.exit_codes``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from collections import Counter
@@ -29,21 +32,13 @@ from agents.endpoints import EndpointPool
 from agents.lineup import AgentSpec, Lineup
 from agents.preflight import ProbeResult, seed_pool
 from werewolf_env import GameConfig, __version__
-from werewolf_env.claims_coverage import claims_coverage, format_claims_coverage
+from werewolf_env.claims_coverage import ClaimsCoverage, format_claims_coverage
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import GameRecord
 
-from .llm_flags import (
-    EXIT_BAD_OPTIONS,
-    EXIT_FAILED_GAMES,
-    EXIT_INVALID,
-    EXIT_STOPPED,
-    apply_overrides,
-    check_run_flags,
-    identity_of,
-    llm_overrides,
-    run_preflight,
-)
+from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED, EXIT_STORAGE, interrupted_code
+from .llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
+from .run_folder import RunFolderError, describe_os_error
 from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
 from .validity import format_validity, run_validity, worst_fallback_rate
 
@@ -123,6 +118,15 @@ def run_command(args: argparse.Namespace) -> int:
         jobs=[Job(f"seed{seed}", seed, lineup) for seed in seeds], kind="run", label=label, config=config,
         concurrency=args.concurrency, sections=lineup.llm_sections(), breaker=args.breaker, cache=not args.no_cache,
     )  # fmt: skip
+    try:
+        return play_and_sum_up(plan, args, label)
+    finally:
+        RunDir(plan.out).close()
+
+
+def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str) -> int:
+    """Play the run, then its summary, report and exit code."""
+    config = plan.config
     started = time.perf_counter()
     outcome = execute(plan, args)
     if isinstance(outcome, int):
@@ -136,7 +140,7 @@ def run_command(args: argparse.Namespace) -> int:
     summary = summarize(results, config, label, elapsed)
     summary["failed"] = [{"game": e["game"], "seed": e["seed"], "error": e["error"]} for e in failed]
     code = judge_run(summary, outcome, plan, args.max_fallback_rate, len(jobs))
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    RunDir(args.out).write_json("summary.json", summary)
     if not args.quiet:
         print_summary(summary, args.out)
     if not args.no_report and results and outcome.stopped is None:
@@ -180,7 +184,11 @@ def judge_run(
 
 
 def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
-    """Preflight, open (or resume) the run folder and play what is left; the results, or an exit code."""
+    """Preflight, open (or resume) the run folder and play what is left; the results, or an exit code.
+
+    The folder stays locked (another run on it is refused) until the caller's ``RunDir(out).close()``,
+    so that its summary and report are written under the lock too.
+    """
     if plan.sections and not getattr(args, "no_preflight", False):
         probes = run_preflight(plan.sections, args.quiet)
         if isinstance(probes, int):
@@ -190,25 +198,34 @@ def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
     try:
         finished = run.open(plan.identity, [job.id for job in plan.jobs], plan.kind, plan.label,
                             [job.seed for job in plan.jobs])  # fmt: skip
-    except RunMismatchError as exc:
+    except (RunMismatchError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
-    run.note(**plan.record, **({"preflight": [p.to_json() for p in plan.probes]} if plan.probes else {}))
+    except OSError as exc:
+        print(f"error: {describe_os_error(exc)}; nothing was played", file=sys.stderr)
+        return EXIT_STORAGE
     todo = [job for job in plan.jobs if job.id not in finished]
     if finished and not args.quiet:
         print(f"resuming {plan.out}: {len(finished)} of {len(plan.jobs)} games already finished", file=sys.stderr)
     progress = Progress(len(plan.jobs), len(finished), quiet=args.quiet)
     outcome = RunOutcome({})
+    kept = f"games finished and kept in {plan.out}; run the same command again to resume"
     try:
+        run.note(**plan.record, **({"preflight": [p.to_json() for p in plan.probes]} if plan.probes else {}))
         play_games(run, plan, todo, progress, args, outcome)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers are ended, finished games kept
         progress.finish()
         done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
-        print(f"interrupted: {done} of {len(plan.jobs)} games finished and kept in {plan.out}; "
-              "run the same command again to resume", file=sys.stderr)  # fmt: skip
-        return 130
+        print(f"interrupted: {done} of {len(plan.jobs)} {kept}", file=sys.stderr)
+        return interrupted_code(exc)
     except RunStoppedError as exc:
         outcome.stopped = exc.reason
+    except OSError as exc:  # the disk refused a write: no game can be kept from here on
+        progress.finish()
+        done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
+        print(f"error: {describe_os_error(exc)}\nthe run stopped: {done} of {len(plan.jobs)} {kept} "
+              "once the disk takes writes again", file=sys.stderr)  # fmt: skip
+        return EXIT_STORAGE
     progress.finish()
     if outcome.endpoints:
         run.note(endpoints=outcome.endpoints)
@@ -245,11 +262,11 @@ def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed
     lies_by_role: Counter[str] = Counter()
     statements_by_role: Counter[str] = Counter()
     replay_ok = 0
-    games = []
+    coverage = ClaimsCoverage()  # one game at a time: the summary's memory does not grow with the games
     for result in results:
         winners[result.winner or "undecided"] += 1
         raw = read_log(result.log_path)  # type: ignore[arg-type]
-        games.append(GameRecord.from_events(raw, source=result.log_path))
+        coverage.add(GameRecord.from_events(raw, source=result.log_path))
         for record in raw:
             if record["type"] == "ground_truth":
                 role = record["data"]["speaker_role"]
@@ -265,7 +282,7 @@ def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed
         "lies": dict(lies), "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
         "actions": sum(r.steps for r in results), "fallbacks": sum(r.fallbacks for r in results),
         "policy_errors": sum(r.policy_errors for r in results), "replay_ok": replay_ok,
-        "claims_coverage": claims_coverage(games, resamples=0),  # the logs' own ground truth (regex)
+        "claims_coverage": coverage.result(resamples=0),  # the logs' own ground truth (regex)
         "per_game": [r.to_json() for r in results],
     }  # fmt: skip
 

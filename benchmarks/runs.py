@@ -1,11 +1,4 @@
-"""Run directories that survive being killed, and the loop that fills them.
-
-A run directory holds::
-
-    manifest.json      what the run is: config, lineup, seeds, package version, git commit (never a key)
-    results.ndjson     one line per game that ended: {"game", "seed", "status": "ok", "result"} or
-                       {"game", "seed", "status": "failed", "error"}; appended and flushed once the log is in place
-    games/<id>.ndjson  one log per finished game (written under games/.playing-<id>/ while it plays)
+"""Runs that survive being killed: the loop that fills a run folder (``run_folder.RunDir``) with games.
 
 Starting the same command again resumes: games with an ``ok`` line are kept, every other game
 (never started, half-written, or failed) is played again from its seed, and each game counts once.
@@ -20,31 +13,23 @@ abandoned (played again on resume), finished ones are kept, and ``play_run`` rai
 from __future__ import annotations
 
 import asyncio
-import json
-import multiprocessing
-import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
-import traceback
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import GameResult, Lineup, play_game, play_game_sync
+from agents import GameResult, Lineup, play_game
 from agents.endpoints import EndpointDownError, EndpointPool
 from agents.runner import calls_in_flight
-from werewolf_env import GameConfig, __version__
+from werewolf_env import GameConfig
 
-MANIFEST_VERSION = 1
+from .game_workers import RayBackend, failure, play_job, stop_workers, worker_pool
+from .run_folder import RunDir, RunMismatchError, is_storage_error
 
-
-class RunMismatchError(ValueError):
-    pass
+__all__ = ["Job", "Progress", "RayBackend", "RunDir", "RunMismatchError", "RunStoppedError", "play_job", "play_run"]
 
 
 class RunStoppedError(RuntimeError):
@@ -55,18 +40,6 @@ class RunStoppedError(RuntimeError):
         self.reason = reason
 
 
-def git_commit() -> str | None:
-    """The commit of the checkout this package runs from, if it is one (no network)."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
-            timeout=5, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
 @dataclass(frozen=True)
 class Job:
     """One game of a run: its id (the log's name), its seed and who plays which seat."""
@@ -74,102 +47,6 @@ class Job:
     id: str
     seed: int
     lineup: Lineup
-
-
-class RunDir:
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.manifest_path = self.path / "manifest.json"
-        self.results_path = self.path / "results.ndjson"
-        self.games = self.path / "games"
-
-    def log_of(self, game_id: str) -> Path:
-        return self.games / f"{game_id}.ndjson"
-
-    def scratch_of(self, game_id: str) -> Path:
-        """Where a game's log is written while it plays (moved to ``log_of`` when it is finished)."""
-        return self.games / f".playing-{game_id}"
-
-    def open(
-        self,
-        identity: dict[str, Any],
-        ids: list[str],
-        kind: str = "run",
-        label: str = "",
-        seeds: list[int] | None = None,
-    ) -> dict[str, Any]:
-        """Write the manifest (or check it against an existing one); return the finished games by id.
-
-        ``identity`` (config, lineup or entrants, ...) must match an existing manifest; ``ids`` may
-        grow (more games with the same rules extend the run) but must cover the old ones.
-        """
-        if self.manifest_path.is_file():
-            old = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-            for key, value in identity.items():
-                if old.get(key) != value:
-                    raise RunMismatchError(
-                        f"{self.path} holds a different {old.get('kind', 'run')} (its {key} differs); "
-                        "use another --out, or the same options to resume it"
-                    )
-            if old.get("games") != ids:
-                if not set(old.get("games", [])) <= set(ids):
-                    raise RunMismatchError(
-                        f"{self.path} holds games this command would not play; use another --out, or "
-                        "options that cover its games to extend it"
-                    )
-                old["games"] = ids  # more games with the same rules and players: the run grows
-                old["seeds"] = seeds
-                self._write_manifest(old)
-        else:
-            self.path.mkdir(parents=True, exist_ok=True)
-            manifest = {
-                "schema_version": MANIFEST_VERSION, "kind": kind, "label": label, **identity,
-                "games": ids, "seeds": seeds,
-                "package_version": __version__, "git_commit": git_commit(),
-                "python": sys.version.split()[0], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            }  # fmt: skip
-            self._write_manifest(manifest)
-        self.games.mkdir(parents=True, exist_ok=True)
-        finished = {gid: entry for gid, entry in self.read_results().items() if entry["status"] == "ok"}
-        for gid in ids:
-            if gid not in finished:
-                self.log_of(gid).unlink(missing_ok=True)  # failed or torn: it is played again
-                shutil.rmtree(self.scratch_of(gid), ignore_errors=True)  # half-written
-        return finished
-
-    def note(self, **values: Any) -> None:
-        """Add facts learned while running (endpoints, response formats) to the manifest; not its identity."""
-        manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        manifest.update(values)
-        self._write_manifest(manifest)
-
-    def _write_manifest(self, manifest: dict[str, Any]) -> None:
-        tmp = self.manifest_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(self.manifest_path)
-
-    def read_results(self) -> dict[str, dict[str, Any]]:
-        """The last line per game (a torn last line from a kill mid-write is ignored)."""
-        out: dict[str, dict[str, Any]] = {}
-        if not self.results_path.is_file():
-            return out
-        with self.results_path.open(encoding="utf-8") as f:
-            for line in f:
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(entry, dict) and "game" in entry and entry.get("status") in ("ok", "failed"):
-                    out[str(entry["game"])] = entry
-        return out
-
-    def append(self, entry: dict[str, Any]) -> None:
-        with self.results_path.open("a", encoding="utf-8") as f:
-            if f.tell() > 0:
-                f.write("\n")  # a line torn by a kill stays alone on its line
-            f.write(json.dumps(entry))
-            f.flush()
-            os.fsync(f.fileno())
 
 
 class Progress:
@@ -217,56 +94,6 @@ class Progress:
             self.stream.flush()
 
 
-def play_job(
-    config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int, cache_dir: str | None = None
-) -> dict[str, Any]:
-    """One game away from the run folder (a worker process or a Ray task, maybe on another machine):
-    plain data in, and out the outcome with the log's bytes, which the driver puts in place."""
-    with tempfile.TemporaryDirectory() as folder:
-        try:
-            result = play_game_sync(GameConfig.model_validate(config), Lineup.model_validate(lineup), seed,
-                                    log_dir=folder, concurrency=concurrency, cache_dir=cache_dir)  # fmt: skip
-        except EndpointDownError as exc:  # the run must stop: not a failed game, one to play again
-            return {"status": "stopped", "error": str(exc)}
-        except Exception as exc:
-            return {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(limit=8)}  # fmt: skip
-        log = next(Path(folder).glob("*.ndjson")).read_bytes()
-    return {"status": "ok", "result": result.to_json(), "log": log}
-
-
-class RayBackend:
-    """Games as Ray tasks (the ``ray`` extra): on a local Ray instance, or a cluster at ``address``.
-
-    Every node needs this package installed (or a Ray ``runtime_env`` that installs it); tasks get
-    plain data and send back the outcome and the log's bytes, so no shared filesystem is needed.
-    """
-
-    def __init__(self, address: str | None = None) -> None:
-        try:
-            import ray
-        except ImportError as exc:  # pragma: no cover - depends on the extra
-            raise RuntimeError("--backend ray needs the 'ray' extra: pip install 'werewolf-deception[ray]'") from exc
-        self.ray = ray
-        self.started_here = not ray.is_initialized()
-        if self.started_here:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        self.task = ray.remote(num_cpus=1)(play_job)
-
-    @property
-    def slots(self) -> int:
-        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
-
-    async def play(
-        self, config: dict[str, Any], lineup: dict[str, Any], seed: int, concurrency: int, cache_dir: str | None
-    ) -> Any:
-        return await self.task.remote(config, lineup, seed, concurrency, cache_dir)
-
-    def close(self) -> None:
-        if self.started_here:
-            self.ray.shutdown()
-
-
 async def play_run(
     run: RunDir,
     config: GameConfig,
@@ -289,18 +116,23 @@ async def play_run(
     ``pool`` (made here when not given) is shared by every game played in this process, so its
     concurrency cap per endpoint holds across games; worker processes and Ray tasks have one each,
     with the cap divided among them. ``cache_dir`` holds the LLM response cache.
+
+    The run stops early, abandoning the games in flight (played again on resume), when a breaker
+    trips (``RunStoppedError``), when the disk refuses a write (the ``OSError``, naming the path), or
+    when it is cancelled or interrupted; worker processes are ended then, never left playing.
     """
     entries: list[dict[str, Any]] = []
     own_pool = pool is None
     if pool is None:
         pool = EndpointPool(concurrency=max(1, concurrency))
     stopped: list[str] = []  # why the run stopped (the first tripped breaker), if it did
+    broken: list[OSError] = []  # the first write the disk refused, if one was
     cache = str(cache_dir) if cache_dir is not None else None
     workers_pool = None
     if backend is not None:
         slots = backend.slots
     elif workers > 1:
-        workers_pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        workers_pool = worker_pool(workers)
         slots = workers
     else:
         slots = 1
@@ -308,61 +140,82 @@ async def play_run(
     loop = asyncio.get_running_loop()
     plain_config = config.model_dump(mode="json")
 
+    async def elsewhere(job: Job, scratch: Path) -> dict[str, Any]:
+        """The outcome of ``job`` played by a worker process (its log written into ``scratch``) or a Ray task
+        (its log's bytes sent back)."""
+        per_worker = max(1, concurrency // slots)  # the cap per endpoint, divided among the workers
+        args = (plain_config, job.lineup.model_dump(mode="json"), job.seed, per_worker, cache)
+        try:
+            if backend is not None:
+                return await backend.play(*args)
+            return await loop.run_in_executor(workers_pool, play_job, *args, str(scratch))
+        except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # the worker itself died (killed, out of memory, node lost)
+            return {"status": "failed", "error": f"worker: {type(exc).__name__}: {exc}"}
+
+    async def here(job: Job, scratch: Path) -> dict[str, Any] | None:
+        """The outcome of ``job`` played in this process (None: the run stops; the game is played on resume)."""
+        try:
+            result: GameResult = await play(
+                config, job.lineup, job.seed, log_dir=scratch, concurrency=concurrency, pool=pool, cache_dir=cache_dir,
+            )  # fmt: skip
+            return {"status": "ok", "result": result.to_json()}
+        except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            raise
+        except EndpointDownError as exc:  # not this game's fault: it is played again on resume
+            # Its partial log stays in the scratch folder (for diagnosis) until the run resumes.
+            stop(str(exc))
+            return None
+        except OSError as exc:
+            if is_storage_error(exc):
+                raise
+            return failure(exc)
+        except Exception as exc:  # a failure no agent can absorb: recorded, and the run goes on
+            return failure(exc)
+
     async def one(job: Job) -> None:
         async with limit:
-            if stopped:
+            if stopped or broken:
                 return  # the run is stopping: this game is played on resume
-            scratch = run.scratch_of(job.id)
-            shutil.rmtree(scratch, ignore_errors=True)
-            if backend is not None or workers_pool is not None:
-                per_worker = max(1, concurrency // slots)  # the cap per endpoint, divided among the workers
-                args = (plain_config, job.lineup.model_dump(mode="json"), job.seed, per_worker, cache)
-                try:
-                    if backend is not None:
-                        outcome = await backend.play(*args)
-                    else:
-                        outcome = await loop.run_in_executor(workers_pool, play_job, *args)
-                except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+            try:
+                await play_one(job)
+            except OSError as exc:
+                if not is_storage_error(exc):
                     raise
-                except Exception as exc:  # the worker itself died (killed, out of memory, node lost)
-                    outcome = {"status": "failed", "error": f"worker: {type(exc).__name__}: {exc}"}
-                if outcome["status"] == "stopped":
-                    stop(outcome["error"])
-                    return
-                if outcome["status"] == "ok":
-                    scratch.mkdir(parents=True)
-                    (scratch / "game.ndjson").write_bytes(outcome.pop("log"))
-            else:
-                try:
-                    result: GameResult = await play(
-                        config, job.lineup, job.seed, log_dir=scratch, concurrency=concurrency, pool=pool,
-                        cache_dir=cache_dir,
-                    )  # fmt: skip
-                    outcome = {"status": "ok", "result": result.to_json()}
-                except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
-                    raise
-                except EndpointDownError as exc:  # not this game's fault: it is played again on resume
-                    # Its partial log stays in the scratch folder (for diagnosis) until the run resumes.
-                    stop(str(exc))
-                    return
-                except Exception as exc:  # a failure no agent can absorb: recorded, and the run goes on
-                    outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}",
-                               "traceback": traceback.format_exc(limit=8)}  # fmt: skip
-            entry = {"game": job.id, "seed": job.seed, **outcome}
-            if outcome["status"] == "ok":
-                produced = next(scratch.glob("*.ndjson"))
-                produced.replace(run.log_of(job.id))
-                shutil.rmtree(scratch, ignore_errors=True)
-                entry["result"]["log_path"] = str(run.log_of(job.id))
-            run.append(entry)
-            # Only the outcome stays in memory (the result is on disk): memory stays flat however long the run.
-            entries.append({k: entry[k] for k in ("game", "seed", "status") if k in entry} | (
-                {"error": entry["error"]} if "error" in entry else {}))  # fmt: skip
-            if progress is not None:
-                progress.done += entry["status"] == "ok"
-                progress.failed += entry["status"] == "failed"
-                progress.tokens += sum((entry.get("result") or {}).get("tokens", {}).values())
-                progress.show()
+                if not broken:
+                    broken.append(exc)
+                halt()
+
+    async def play_one(job: Job) -> None:
+        scratch = run.scratch_of(job.id)
+        shutil.rmtree(scratch, ignore_errors=True)
+        if backend is not None or workers_pool is not None:
+            outcome = await elsewhere(job, scratch)
+            if outcome["status"] == "stopped":
+                stop(outcome["error"])
+                return
+            if outcome["status"] == "storage":  # the worker's disk: the same stop as this one's
+                raise OSError(outcome["errno"], outcome["error"], outcome["filename"])
+            if outcome["status"] == "ok" and "log" in outcome:  # a Ray task's log, sent back as bytes
+                run.put_log(job.id, outcome.pop("log"))
+        else:
+            found = await here(job, scratch)
+            if found is None:
+                return
+            outcome = found
+        entry = {"game": job.id, "seed": job.seed, **outcome}
+        if outcome["status"] == "ok":
+            entry["result"]["log_path"] = str(run.place_log(job.id))
+        run.append(entry)
+        # Only the outcome stays in memory (the result is on disk): memory stays flat however long the run.
+        entries.append({k: entry[k] for k in ("game", "seed", "status") if k in entry} | (
+            {"error": entry["error"]} if "error" in entry else {}))  # fmt: skip
+        if progress is not None:
+            progress.done += entry["status"] == "ok"
+            progress.failed += entry["status"] == "failed"
+            progress.tokens += sum((entry.get("result") or {}).get("tokens", {}).values())
+            progress.show()
 
     async def ticker() -> None:
         while True:
@@ -372,26 +225,34 @@ async def play_run(
 
     tasks: list[asyncio.Future[None]] = []
 
+    def halt() -> None:
+        """Abandon the games in flight: they cannot finish (they are played on resume)."""
+        for task in tasks:
+            if task is not asyncio.current_task():
+                task.cancel()
+
     def stop(reason: str) -> None:
         if not stopped:
             stopped.append(reason)
-            for task in tasks:  # games in flight cannot finish: abandon them now (they are played on resume)
-                if task is not asyncio.current_task():
-                    task.cancel()
+            halt()
 
     tick = asyncio.ensure_future(ticker())
+    finished = False
     try:
         tasks.extend(asyncio.ensure_future(one(job)) for job in jobs)
         results = await asyncio.gather(*tasks, return_exceptions=True)
         for outcome in results:
             if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
                 raise outcome
+        finished = not broken
     finally:
         tick.cancel()
-        if workers_pool is not None:
-            workers_pool.shutdown(wait=True, cancel_futures=True)
+        if workers_pool is not None:  # games in hand are finished only when the run is: else workers end now
+            stop_workers(workers_pool, graceful=finished)
         if own_pool:
             await pool.aclose()
+    if broken:
+        raise broken[0]
     if stopped:
         raise RunStoppedError(stopped[0])
     return entries

@@ -38,16 +38,21 @@ sequential Elo, the result does not depend on the order the games finished in.
 from __future__ import annotations
 
 import math
+import re
 import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agents.lineup import AgentSpec, Lineup
 from agents.llm_options import validate_options
 from werewolf_env import GameConfig
+from werewolf_env.config import Role
+from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 from werewolf_env.stats import Bootstrap
 
@@ -59,6 +64,9 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 ELO_SCALE = 400 / math.log(10)
+# The tournament's name is the folder runs/<name>: letters, digits, spaces and - _ . +, at most 100, starting
+# and ending with a letter or digit (so never "..", a path, a hidden folder or an option).
+PLAIN_NAME = re.compile(r"\w(?:[\w .+-]{0,98}\w)?")
 
 
 class Price(BaseModel):
@@ -81,6 +89,16 @@ class TournamentConfig(BaseModel):
     concurrency: int = Field(8, ge=1)
     rules: dict[str, Any] = Field(default_factory=dict)  # any other GameConfig field
     prices: dict[str, Price] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _plain(cls, name: str) -> str:
+        if not PLAIN_NAME.fullmatch(name):
+            raise ValueError(
+                f"{name!r} is not a plain name: it names the folder runs/<name>, so it may hold letters, digits, "
+                "spaces and - _ . + (at most 100, starting and ending with a letter or digit), never / or \\"
+            )
+        return name
 
     @field_validator("entrants")
     @classmethod
@@ -117,12 +135,19 @@ def load_tournament(path: str | Path) -> TournamentConfig:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no tournament file {path}")
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:  # tomllib.TOMLDecodeError is a ValueError
+        raise ValueError(f"tournament file {path} is not valid TOML: {exc}") from None
     entrants = data.get("entrants", [])
-    for entrant in entrants:  # the entrant's name is its label everywhere
+    for entrant in entrants if isinstance(entrants, list) else []:  # the entrant's name is its label everywhere
         if isinstance(entrant, dict) and "name" not in entrant and entrant.get("kind") != "llm":
             entrant["name"] = entrant.get("kind")
-    return TournamentConfig.model_validate(data)
+    try:
+        return TournamentConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(x) for x in err['loc']) or 'file'}: {err['msg']}" for err in exc.errors())
+        raise ValueError(f"tournament file {path}: {problems}") from None
 
 
 def schedule(config: TournamentConfig) -> list[Job]:
@@ -138,7 +163,37 @@ def schedule(config: TournamentConfig) -> list[Job]:
     return jobs
 
 
-def fit_ratings(records: list[GameRecord], names: list[str], resamples: int = 200, seed: int = 0) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TournamentGame:
+    """What ratings and the entrant table need of one game: a few fields, so that a tournament's memory does not
+    grow with its games' logs (a ``GameRecord`` holds every event)."""
+
+    winner: str | None
+    policies: tuple[str, ...]
+    teams: tuple[str, ...]
+    seat_tokens: dict[int, dict[str, int]]
+
+    @classmethod
+    def of(cls, record: GameRecord) -> TournamentGame:
+        return cls(record.winner, tuple(record.policies), tuple(record.team(s) for s in range(record.num_players)),
+                   {s: dict(t) for s, t in record.seat_tokens.items()})  # fmt: skip
+
+    @property
+    def num_players(self) -> int:
+        return len(self.teams)
+
+    def team(self, seat: int) -> str:
+        return self.teams[seat]
+
+
+def tournament_games(paths: Iterable[Path]) -> list[TournamentGame]:
+    """The games of ``paths``, each read and reduced before the next is read."""
+    return [TournamentGame.of(GameRecord.from_events(read_log(path), source=str(path))) for path in paths]
+
+
+def fit_ratings(
+    records: Sequence[GameRecord | TournamentGame], names: list[str], resamples: int = 200, seed: int = 0
+) -> dict[str, Any]:
     """Bradley-Terry skills on the Elo scale, with bootstrap intervals over games (see the module docstring)."""
     index = {name: i for i, name in enumerate(names)}
     rows, outcomes = [], []
@@ -198,7 +253,10 @@ def fit_ratings(records: list[GameRecord], names: list[str], resamples: int = 20
 
 
 def entrant_table(
-    config: TournamentConfig, document: dict[str, Any], records: list[GameRecord], ratings: dict[str, Any]
+    config: TournamentConfig,
+    document: dict[str, Any],
+    records: Sequence[GameRecord | TournamentGame],
+    ratings: dict[str, Any],
 ) -> dict[str, Any]:
     """Per entrant: win rate by role with CIs, rating, deception and detection, tokens and cost per game."""
     metrics = document["metrics"]
@@ -213,7 +271,8 @@ def entrant_table(
                          for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
         price = config.prices.get(name, Price())
         cost = (prompt * price.prompt + completion * price.completion) / 1e6
-        roles = sorted({key.split(" | ")[1] for key in by_policy_role if key.startswith(f"{name} | ")})
+        # Keys are "<entrant> | <role>": looked up, never split (an entrant may be called "a | b").
+        roles = sorted(role.value for role in Role if f"{name} | {role.value}" in by_policy_role)
         out[name] = {
             "games": games,
             "win_rate": players.get("by_policy", {}).get(name, {}).get("win_rate"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -214,7 +215,7 @@ def test_human_seat_in_a_real_game(tmp_path: Path) -> None:
     policies: list[Policy] = [HumanAgent(input=answers, output=out), *(RandomAgent(s) for s in range(1, 8))]
     result = play_game_sync({}, None, seed=2, policies=policies)
     assert result.winner in ("village", "werewolf", None)
-    assert "your answer>" in out.getvalue()
+    assert "[bid] your answer (a whole number; or JSON)> " in out.getvalue()
 
 
 def test_invalid_action_reason_reaches_the_agents_info() -> None:
@@ -240,4 +241,5 @@ def test_play_command_with_a_person_at_the_keyboard(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "== Werewolf: you are Alice (player_0) ==" in done.stdout
+    assert re.search(r"\[\w+\] your answer \(.+; or JSON\)> ", done.stdout)  # every prompt says its shorthand
     assert "Game over (seed 3)" in done.stdout and "Log: " in done.stdout

@@ -134,3 +134,14 @@ def test_play_with_friction_shows_warnings(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert "no detector at" in done.stdout
     assert "bait " in done.stdout and "switch " in done.stdout
+
+
+def test_text_features_read_names_as_the_engine_does() -> None:
+    """A name written decomposed or in full-width letters is the same name token as the plain one."""
+    import unicodedata
+
+    from benchmarks.detector import text_vector
+
+    names = ("Inés", "Bob")
+    plain = text_vector("Inés is lying, Bob too", names)
+    assert text_vector(unicodedata.normalize("NFD", "Inés is lying, ＢＯＢ too"), names) == plain

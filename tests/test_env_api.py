@@ -22,15 +22,16 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "twelve": {"num_players": 12, "num_werewolves": 3, "num_doctors": 2, "reveal_role_on_death": True,
                "doctor_repeat_protect": False, "seer_learns_role": True, "max_rounds": 6},
     "five_off": {"num_players": 5, "num_werewolves": 1, "analysis": "off", "show_suspicion": False},
+    "events": {"info_events": True, "reveal_role_on_death": True},  # info["events"] in every turn's info
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve"])
+@pytest.mark.parametrize("name", ["default", "six", "twelve", "events"])
 def test_api_test(name: str) -> None:
     api_test(werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve"])
+@pytest.mark.parametrize("name", ["default", "six", "twelve", "events"])
 def test_seed_test(name: str) -> None:
     seed_test(lambda: werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 

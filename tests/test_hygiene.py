@@ -6,11 +6,16 @@ Two complementary checks:
   player's observation text may ever contain it;
 * non-interference: two games that differ only in hidden information (two roles swapped), played
   with role-blind scripted answers, must give a third player byte-identical observations (text and
-  numbers) at every step; with role reveals switched on, the same swap must show (the test can fail).
+  numbers) and ``info`` (structured events included: their content and their numbering) at every
+  step; with role reveals switched on, the same swap must show (the test can fail).
+
+``tests/test_hidden_info_events.py`` checks every event field and number against what each seat may
+know, over random games.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -83,15 +88,24 @@ def role_blind_answer(kind: ActionKind, seat: int, rnd: int, names: tuple[str, .
     return {"summary": f"summary of {seat}"}
 
 
-def viewer_trace(roles: tuple[Role, ...], viewer: int, **config: Any) -> list[tuple[str, bytes]]:
-    env = werewolf_env.raw_env(num_players=8, roles=roles, max_rounds=2, num_werewolves=roles.count(W), **config)
+def viewer_trace(roles: tuple[Role, ...], viewer: int, max_rounds: int = 2, **config: Any) -> list[tuple[str, ...]]:
+    """What ``viewer`` holds, each time it changes: observation text, numbers, and its info as JSON.
+
+    (Steps that change nothing for the viewer are not repeated: how many hidden actions others take
+    between two of its views is not for it to count.)
+    """
+    env = werewolf_env.raw_env(num_players=8, roles=roles, max_rounds=max_rounds, num_werewolves=roles.count(W),
+                               info_events=True, **config)  # fmt: skip
     env.reset(seed=7)
     names = env.game.state.names
     trace = []
     for agent in env.agent_iter():
         _obs, _r, term, trunc, _info = env.last(observe=False)
         seen = env.observe(f"player_{viewer}")
-        trace.append((seen["text"], np.asarray(seen["observation"]).tobytes()))
+        info = json.dumps(env.infos.get(f"player_{viewer}"), sort_keys=True)  # gone once the game ends
+        view = (seen["text"], np.asarray(seen["observation"]).tobytes().hex(), info)
+        if not trace or trace[-1] != view:
+            trace.append(view)
         if term or trunc:
             env.step(None)
             continue
@@ -107,22 +121,26 @@ def swapped(roles: tuple[Role, ...], a: int, b: int) -> tuple[Role, ...]:
 
 
 @pytest.mark.parametrize(
-    ("viewer", "a", "b"),
+    ("viewer", "a", "b", "rounds"),
     [
-        (4, 2, 6),  # a villager cannot tell the seer from another villager
-        (4, 1, 6),  # ... nor a werewolf from a villager
-        (4, 3, 5),  # ... nor the doctor (Farid dies on night 2 in both games)
-        (2, 0, 6),  # the seer cannot tell an un-investigated werewolf from a villager
-        (0, 2, 3),  # a werewolf cannot tell the seer from the doctor
+        (4, 2, 6, 2),  # a villager cannot tell the seer from another villager
+        (4, 1, 6, 2),  # ... nor a werewolf from a villager
+        (4, 3, 5, 2),  # ... nor the doctor (Farid dies on night 2 in both games)
+        # ... nor, on night 3, whether the doctor or the seer still acts at night (Farid, dead, or a
+        # living player): the hidden night events differ in number, the viewer's event numbers may not
+        (4, 3, 5, 3),
+        (4, 2, 5, 3),
+        (2, 0, 6, 2),  # the seer cannot tell an un-investigated werewolf from a villager
+        (0, 2, 3, 3),  # a werewolf cannot tell the seer from the doctor
     ],
 )
-def test_swapping_hidden_roles_does_not_change_a_viewers_observations(viewer: int, a: int, b: int) -> None:
+def test_swapping_hidden_roles_does_not_change_a_viewers_observations(viewer: int, a: int, b: int, rounds: int) -> None:
     roles = STANDARD_ROLES  # Alice W, Bob W, Carla S, Dmitri D, Emma V, Farid V, Grace V, Hiro V
     if viewer == 2:
         # the seer investigates (seat + round) % 8 = 3 then 4: Dmitri and Emma, not the swapped seats
         assert (2 + 1) % 8 not in (a, b) and (2 + 2) % 8 not in (a, b)
-    first = viewer_trace(roles, viewer)
-    second = viewer_trace(swapped(roles, a, b), viewer)
+    first = viewer_trace(roles, viewer, rounds)
+    second = viewer_trace(swapped(roles, a, b), viewer, rounds)
     assert len(first) == len(second)
     for i, (x, y) in enumerate(zip(first, second, strict=True)):
         assert x == y, f"step {i}: the viewer's observation reveals the swap"

@@ -155,11 +155,11 @@ def test_an_unreachable_server_fails_fast_and_writes_nothing(run_dir: Path, caps
 
 
 def test_a_refused_key_or_an_unknown_model_is_a_clear_failure(run_dir: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setenv("LABELER_KEY", "sk-wrong-CANARY-9876")
+    monkeypatch.setenv("LABELER_API_KEY", "sk-wrong-CANARY-9876")
     with FakeOpenAIServer(api_key="sk-right") as server:
-        assert relabel(run_dir, server.base_url, "--api-key-env", "LABELER_KEY") == 2
+        assert relabel(run_dir, server.base_url, "--api-key-env", "LABELER_API_KEY") == 2
     err = capsys.readouterr().err
-    assert "API key" in err and "$LABELER_KEY" in err and "CANARY" not in err
+    assert "API key" in err and "$LABELER_API_KEY" in err and "CANARY" not in err
     with FakeOpenAIServer(models=("gemma",)) as server:
         assert relabel(run_dir, server.base_url) == 2
     assert "does not know model 'fake'" in capsys.readouterr().err

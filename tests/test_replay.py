@@ -111,3 +111,49 @@ def test_bad_logs_are_reported_not_raised(tmp_path: Path) -> None:
     wrong = tmp_path / "wrong.ndjson"
     wrong.write_text(json.dumps({"type": "header", "schema_version": 99}) + "\n")
     assert "schema_version" in replay(wrong).mismatches[0]
+
+
+def _without_config_key(path: Path, key: str) -> None:
+    """Rewrite a log as a version before ``key`` existed would have written it (header, game_start, snapshot)."""
+    lines = []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        for config in (record.get("config"), (record.get("data") or {}).get("config")):
+            if isinstance(config, dict):
+                config.pop(key, None)
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_log_from_before_a_config_field_existed_still_replays(tmp_path: Path) -> None:
+    path = play_logged(tmp_path, 5, fuzz=0.0)
+    _without_config_key(path, "max_statement_chars")  # added with the statement character cap
+    assert replay(path).ok
+    # A field the log does name is compared: a changed value is a difference, not a tolerance.
+    text = path.read_text().replace('"max_statement_words": 20', '"max_statement_words": 21', 1)
+    path.write_text(text)
+    assert not replay(path).ok
+
+
+def test_a_log_from_before_roles_left_the_public_game_start_still_replays(tmp_path: Path) -> None:
+    """Logs written before the public ``game_start`` stopped naming hand-dealt roles still replay identically."""
+    roles = ["werewolf", "seer", "doctor", "villager", "villager"]
+    path = play_logged(tmp_path, 6, fuzz=0.0, num_players=5, num_werewolves=1, roles=roles)
+    lines = []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("type") == "game_start":
+            assert record["data"]["config"]["roles"] is None  # today: hidden
+            record["data"]["config"]["roles"] = roles  # as the earlier engine wrote it
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+    assert replay(path).ok
+    # Roles in game_start that are not the header's deal are a difference.
+    lines = []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("type") == "game_start":
+            record["data"]["config"]["roles"] = roles[::-1]
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+    assert not replay(path).ok

@@ -123,24 +123,39 @@ def test_a_different_run_is_refused_and_more_games_extend(tmp_path: Path) -> Non
 
 
 def test_manifest_names_key_variables_never_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MY_KEY", "sk-secret-123")
+    monkeypatch.setenv("MY_API_KEY", "sk-secret-123")
+    out = tmp_path / "run"  # the lineup file beside it, not in it: a run folder holds only what the run writes
     with FakeOpenAIServer() as server:
         lineup = load_lineup({"default": "heuristic",
                               "roles": {"seer": {"kind": "llm", "model": "m", "base_url": server.base_url,
-                                                 "api_key_env": "MY_KEY"}}})  # fmt: skip
-        assert main(["run", "--games", "1", "--out", str(tmp_path), "--lineup", str(_write(tmp_path, lineup)),
+                                                 "api_key_env": "MY_API_KEY"}}})  # fmt: skip
+        assert main(["run", "--games", "1", "--out", str(out), "--lineup", str(_write(tmp_path, lineup)),
                      "--no-report", "--quiet"]) == 0  # fmt: skip
-    text = (tmp_path / "manifest.json").read_text()
-    assert "MY_KEY" in text and "sk-secret-123" not in text
+    text = (out / "manifest.json").read_text()
+    assert "MY_API_KEY" in text and "sk-secret-123" not in text
     manifest = json.loads(text)
     assert manifest["package_version"] and "git_commit" in manifest and manifest["games"] == ["seed0"]
-    assert manifest["seeds"] == [0] and manifest["lineup"]["roles"]["seer"]["api_key_env"] == "MY_KEY"
-    for path in [tmp_path / "results.ndjson", tmp_path / "summary.json", *(tmp_path / "games").glob("*")]:
+    assert manifest["seeds"] == [0] and manifest["lineup"]["roles"]["seer"]["api_key_env"] == "MY_API_KEY"
+    for path in [out / "results.ndjson", out / "summary.json", *(out / "games").glob("*")]:
         assert "sk-secret-123" not in path.read_text()
-    assert json.loads((tmp_path / "results.ndjson").read_text())["result"]["tokens"]["prompt_tokens"] > 0
+    assert json.loads((out / "results.ndjson").read_text())["result"]["tokens"]["prompt_tokens"] > 0
 
 
 def _write(folder: Path, lineup: Any) -> Path:
     path = folder / "lineup.json"
     path.write_text(json.dumps(lineup.model_dump(mode="json")))
     return path
+
+
+def test_a_run_folder_from_before_a_config_field_existed_resumes_and_extends(tmp_path: Path) -> None:
+    assert main(["run", "--games", "2", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    del manifest["config"]["max_statement_chars"]  # as written before the statement character cap existed
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["run", "--games", "2", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
+    assert main(["run", "--games", "3", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
+    assert sorted(RunDir(tmp_path).read_results()) == ["seed0", "seed1", "seed2"]
+    # A field the old manifest does not name but that this command sets away from its default is a difference.
+    changed = {**manifest["config"], "max_statement_chars": 99}
+    with pytest.raises(RunMismatchError):
+        RunDir(tmp_path).open({"config": changed}, ["seed0"])

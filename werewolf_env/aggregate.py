@@ -4,6 +4,15 @@
 history of ``metrics.json``. Pure: no I/O.
 
     summary = aggregate([record, ...])       # rates with 95% bootstrap intervals, by role, team and policy
+    summary = aggregate(records_one_by_one)  # any iterable: each game is read once and not kept
+
+    totals = RunAggregator()                 # the same, fed a game at a time (``benchmarks/report_stream.py``)
+    totals.add(record)
+    summary = totals.result(resamples=1000)
+
+A game leaves behind only the columns the figures read (``werewolf_env.columns``) and a few numbers
+(``werewolf_env.suspicion``, ``werewolf_env.claims_coverage``): memory grows by a few kilobytes per game,
+not by the game.
 
 Detection figures (``detective``, ``self_report``, and the peer-majority figures of ``deceptive`` and
 ``players``) are computed from *answered* analyses only (see ``werewolf_env.game_record``); every
@@ -21,14 +30,17 @@ labels cover.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from .claims_coverage import claims_coverage, labeler_of
+from .claims_coverage import ClaimsCoverage
+from .columns import TableColumns
 from .game_record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord
-from .stats import Bootstrap, Estimate, theil_sen, wilson
+from .stats import Bootstrap, Estimate, wilson
+from .suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion_by_round, suspicion_trend
 
 # 2: detection figures from answered analyses only, with coverage and no_valid_predictions per group.
 # 3: an analysis's ``confidence`` is the stated probability that the statement is deceptive (Brier, ECE,
@@ -44,54 +56,109 @@ def coverage(answered: int, expected: int) -> dict[str, Any]:
     return {"answered": answered, "expected": expected, "share": round(answered / expected, 4) if expected else None}
 
 
-class _Columns:
-    """Rows as numpy columns, with the row's game index, for masking by group."""
-
-    def __init__(self, rows: list[dict[str, Any]], game_index: dict[Any, int]) -> None:
-        self.rows = rows
-        self.game = np.array([game_index[r["game"]] for r in rows], dtype=np.int64)
-
-    def col(self, name: str, dtype: Any = np.float64) -> np.ndarray:
-        return np.array([np.nan if r[name] is None else r[name] for r in self.rows], dtype=dtype)
-
-    def keys(self, name: str) -> np.ndarray:
-        return np.array([str(r[name]) for r in self.rows], dtype=object)
+GROUPS = ("role", "team", "policy")  # figures by the unit's role, team and policy (and policy x role)
 
 
-def _groups(cols: _Columns, prefix: str) -> dict[str, dict[str, np.ndarray]]:
+def _unit_keys(*units: str) -> tuple[str, ...]:
+    return tuple(f"{unit}_{by}" for unit in units for by in GROUPS)
+
+
+# The columns each table's figures read (``TableColumns`` keeps these and no others).
+STATEMENT_COLUMNS = ("lie", "labelled", "peers", "peers_answered", "peer_detected", "self_asked", "self_answered",
+                     "self_is_deceptive", "peer_flags")  # fmt: skip
+STATEMENT_KEYS = ("lie_type", *_unit_keys("speaker"))
+PEER_COLUMNS = ("answered", "is_deceptive", "lie", "suspicion", "speaker_is_werewolf", "p_deceptive")
+SELF_COLUMNS = ("answered", "is_deceptive", "lie")
+PLAYER_COLUMNS = (
+    "statements", "self_reported_deceptions", "peer_detected_deceptions", "peer_flags_received",
+    "avg_suspicion_received", "alive_at_end", "won", "statements_to_first_correct_suspicion", "self_analyses",
+    "self_analyses_answered", "peer_analyses_received", "peer_analyses_received_answered", "peer_analyses",
+    "peer_analyses_answered",
+)  # fmt: skip
+VOTE_COLUMNS = ("abstained", "on_werewolf")
+
+
+def _groups(cols: TableColumns, prefix: str) -> dict[str, dict[str, np.ndarray]]:
     """Masks for: all, each role, each team, each policy (of the unit the prefix names)."""
-    out: dict[str, dict[str, np.ndarray]] = {"all": {"all": np.ones(len(cols.rows), dtype=bool)}}
-    for by in ("role", "team", "policy"):
-        keys = cols.keys(f"{prefix}_{by}") if cols.rows else np.array([], dtype=object)
+    out: dict[str, dict[str, np.ndarray]] = {"all": {"all": np.ones(cols.size, dtype=bool)}}
+    for by in GROUPS:
+        keys = cols.keys(f"{prefix}_{by}")
         out[f"by_{by}"] = {k: keys == k for k in sorted(set(keys.tolist()))}
     policies = out["by_policy"]
     if len(policies) > 1:  # several models or agent kinds: each one's figures per role too
-        roles = cols.keys(f"{prefix}_role") if cols.rows else np.array([], dtype=object)
+        roles = cols.keys(f"{prefix}_role")
         out["by_policy_role"] = {
             f"{p} | {r}": mask & (roles == r) for p, mask in policies.items() for r in sorted(set(roles.tolist()))
         }
     return out
 
 
-def _grouped(cols: _Columns, prefix: str, fn: Any) -> dict[str, Any]:
+def _grouped(cols: TableColumns, prefix: str, fn: Any) -> dict[str, Any]:
     return {by: {key: fn(mask) for key, mask in masks.items()} for by, masks in _groups(cols, prefix).items()}
 
 
-def aggregate(records: list[GameRecord], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Figures over games with 95% intervals (bootstrap over games; Wilson for per-game outcomes)."""
-    tables: dict[str, list[dict[str, Any]]] = {}
-    for i, record in enumerate(records):
-        for name, rows in record.rows(game=i).items():
-            tables.setdefault(name, []).extend(rows)
-    for name in ("games", "players", "statements", "analyses", "votes"):
-        tables.setdefault(name, [])
-    index = {i: i for i in range(len(records))}
-    boot = Bootstrap(len(records), resamples, seed)
-    st = _Columns(tables["statements"], index)
-    an = _Columns([a for a in tables["analyses"] if a["kind"] == "peer"], index)
-    sa = _Columns([a for a in tables["analyses"] if a["kind"] == "self"], index)
-    pl = _Columns(tables["players"], index)
-    vo = _Columns(tables["votes"], index)
+def aggregate(records: Iterable[GameRecord], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Figures over games with 95% intervals (bootstrap over games; Wilson for per-game outcomes).
+
+    ``records`` may be any iterable (a generator reading logs one by one): each game is read once."""
+    totals = RunAggregator()
+    for record in records:
+        totals.add(record)
+    return totals.result(resamples, seed)
+
+
+class RunAggregator:
+    """What ``aggregate`` needs of each game, fed a game at a time; ``result`` gives the figures."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.complete = 0
+        self.winners: Counter[str] = Counter()
+        self.statements = TableColumns(STATEMENT_COLUMNS, STATEMENT_KEYS)
+        self.peer_analyses = TableColumns(PEER_COLUMNS, _unit_keys("observer"))
+        self.self_analyses = TableColumns(SELF_COLUMNS, _unit_keys("speaker"))
+        self.players = TableColumns(PLAYER_COLUMNS, _unit_keys("seat"))
+        self.votes = TableColumns(VOTE_COLUMNS, _unit_keys("voter"))
+        self.lies_by_type: Counter[str] = Counter()
+        self.analyses = self.analyses_answered = 0
+        self.actions = self.fallbacks = self.prompt_tokens = self.completion_tokens = 0
+        self.role_pairs = RolePairs()
+        self.trend = SuspicionTrend()
+        self.claims = ClaimsCoverage()
+
+    def add(self, record: GameRecord, rows: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        """One game; ``rows`` are its ``record.rows()`` when the caller has them already (their ``game``
+        column is ignored: games are numbered in the order they are added)."""
+        game = self.games
+        rows = record.rows(game=game) if rows is None else rows
+        self.games += 1
+        self.complete += record.complete
+        self.winners.update(r["winner"] or "undecided" for r in rows["games"])
+        self.statements.add(rows["statements"], game)
+        self.lies_by_type.update(r["lie_type"] for r in rows["statements"] if r["lie"])
+        analyses = rows["analyses"]
+        self.peer_analyses.add([a for a in analyses if a["kind"] == "peer"], game)
+        self.self_analyses.add([a for a in analyses if a["kind"] == "self"], game)
+        self.analyses += len(analyses)
+        self.analyses_answered += sum(bool(a["answered"]) for a in analyses)
+        self.players.add(rows["players"], game)
+        self.votes.add(rows["votes"], game)
+        self.actions += record.actions
+        self.fallbacks += record.fallbacks
+        self.prompt_tokens += record.tokens.get("prompt_tokens", 0)
+        self.completion_tokens += record.tokens.get("completion_tokens", 0)
+        self.role_pairs.add(record)
+        self.trend.add(record)
+        self.claims.add(record)
+
+    def result(self, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+        """Figures over the games added so far (see ``werewolf_env.metrics`` for their definitions)."""
+        return _figures(self, resamples, seed)
+
+
+def _figures(run: RunAggregator, resamples: int, seed: int) -> dict[str, Any]:
+    boot = Bootstrap(run.games, resamples, seed)
+    st, an, sa, pl, vo = run.statements, run.peer_analyses, run.self_analyses, run.players, run.votes
     j = Estimate.to_json
 
     lie = np.nan_to_num(st.col("lie"))  # null (unlabelled) counts as no lie, and its statement in no denominator
@@ -210,34 +277,32 @@ def aggregate(records: list[GameRecord], resamples: int = 1000, seed: int = 0) -
             "abstention": j(boot.ratio(g, abstained)),
         }
 
-    games = tables["games"]
-    decided = Counter(r["winner"] or "undecided" for r in games)
-    analyses = tables["analyses"]
+    claims = run.claims.result(resamples, seed)
     return {
         "schema_version": METRICS_SCHEMA_VERSION,
-        "labeler": labeler_of(records),
-        "games": len(records),
-        "complete_games": sum(r.complete for r in records),
+        "labeler": claims["labeler"],
+        "games": run.games,
+        "complete_games": run.complete,
         "resamples": resamples,
-        "outcomes": {team: j(wilson(decided.get(team, 0), len(games))) for team in TEAMS_AND_UNDECIDED},
+        "outcomes": {team: j(wilson(run.winners.get(team, 0), run.games)) for team in TEAMS_AND_UNDECIDED},
         "deceptive": _grouped(st, "speaker", deceptive),
         "players": _grouped(pl, "seat", players),
         "detective": _grouped(an, "observer", detective),
         "self_report": _grouped(sa, "speaker", self_report),
         "votes": _grouped(vo, "voter", voting),
-        "matrix_by_role_pair": matrix_by_role_pair(records),
-        "suspicion_trend": suspicion_trend(records),
-        "claims_coverage": claims_coverage(records, resamples, seed),
+        "matrix_by_role_pair": run.role_pairs.result(),
+        "suspicion_trend": run.trend.result(),
+        "claims_coverage": claims,
         "totals": {
-            "statements": len(st.rows),
-            "unlabelled_statements": int(len(st.rows) - labelled.sum()),
+            "statements": st.size,
+            "unlabelled_statements": int(st.size - labelled.sum()),
             "lies": int(lie.sum()) if lie.size else 0,
-            "lies_by_type": dict(Counter(r["lie_type"] for r in st.rows if r["lie"])),
-            "actions": sum(r.actions for r in records),
-            "fallbacks": sum(r.fallbacks for r in records),
-            "analysis_coverage": coverage(sum(bool(a["answered"]) for a in analyses), len(analyses)),
-            "prompt_tokens": sum(r.tokens.get("prompt_tokens", 0) for r in records),
-            "completion_tokens": sum(r.tokens.get("completion_tokens", 0) for r in records),
+            "lies_by_type": dict(run.lies_by_type),
+            "actions": run.actions,
+            "fallbacks": run.fallbacks,
+            "analysis_coverage": coverage(run.analyses_answered, run.analyses),
+            "prompt_tokens": run.prompt_tokens,
+            "completion_tokens": run.completion_tokens,
         },
     }
 
@@ -254,57 +319,7 @@ def reliability(p: np.ndarray, outcome: np.ndarray, bins: int = 10) -> list[dict
     return out
 
 
-def matrix_by_role_pair(records: list[GameRecord]) -> dict[str, dict[str, float | None]]:
-    """Mean final suspicion score, observer role -> subject role (self excluded)."""
-    sums: defaultdict[tuple[str, str], float] = defaultdict(float)
-    counts: Counter[tuple[str, str]] = Counter()
-    for record in records:
-        m = record.final_matrix
-        for i, ri in enumerate(record.roles):
-            for k, rk in enumerate(record.roles):
-                if i != k:
-                    sums[(ri, rk)] += float(m[i, k])
-                    counts[(ri, rk)] += 1
-    roles = sorted({r for rec in records for r in rec.roles})
-    return {a: {b: round(sums[(a, b)] / counts[(a, b)], 4) if counts[(a, b)] else None for b in roles} for a in roles}
-
-
-def suspicion_by_round(record: GameRecord) -> dict[str, dict[int, float]]:
-    """Mean suspicion of living village-team observers toward werewolves and toward village players,
-    after each round's debate."""
-    out: dict[str, dict[int, float]] = {"werewolf": {}, "village": {}}
-    last_of_round: dict[int, int] = {}
-    for k, st in enumerate(record.statements, start=1):
-        last_of_round[st.round] = k
-    for rnd, k in sorted(last_of_round.items()):
-        m = record.matrices[k]
-        alive = record.statements[k - 1].alive
-        for subject_team in ("werewolf", "village"):
-            observers = [i for i in range(record.num_players) if alive[i] and record.team(i) == "village"]
-            subjects = [s for s in range(record.num_players) if record.team(s) == subject_team]
-            values = [m[i, s] for i in observers for s in subjects if i != s]
-            if values:
-                out[subject_team][rnd] = float(np.mean(values))
-    return out
-
-
-def suspicion_trend(records: list[GameRecord]) -> dict[str, Any]:
-    """Theil-Sen slope per round of the village's suspicion toward werewolves and toward its own."""
-    out: dict[str, Any] = {}
-    for team in ("werewolf", "village"):
-        points = [(rnd, v) for rec in records for rnd, v in suspicion_by_round(rec)[team].items()]
-        if len(points) >= 2:
-            x, y = zip(*points, strict=True)
-            slope, intercept = theil_sen(x, y)
-        else:
-            slope = intercept = None
-        by_round: dict[int, list[float]] = {}
-        for rnd, v in points:
-            by_round.setdefault(rnd, []).append(v)
-        out[f"toward_{team}"] = {
-            "slope_per_round": None if slope is None else round(slope, 5),
-            "intercept": None if intercept is None else round(intercept, 5),
-            "mean_by_round": {str(r): round(float(np.mean(v)), 4) for r, v in sorted(by_round.items())},
-            "points": len(points),
-        }
-    return out
+__all__ = [
+    "GROUPS", "METRICS_SCHEMA_VERSION", "RunAggregator", "aggregate", "coverage", "matrix_by_role_pair", "reliability",
+    "suspicion_by_round", "suspicion_trend",
+]  # fmt: skip

@@ -28,6 +28,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .config import Role, Team
+from .json_input import short_repr
+from .names import name_key
 
 ClaimKind = Literal["role", "team", "seer_result", "protected"]
 CLAIM_KINDS: tuple[str, ...] = ("role", "team", "seer_result", "protected")
@@ -102,7 +104,8 @@ def public_role_claims(statements: Iterable[tuple[int, list[dict[str, Any]]]]) -
 def normalize_claims(raw: Any, resolve: Any, speaker: int) -> tuple[list[dict[str, Any]], list[str]]:
     """Validate structured claims; returns the valid ones (seat form) and a reason per dropped one.
 
-    ``resolve(name) -> seat | None`` maps names and agent ids to seats.
+    ``resolve(name) -> seat | None`` maps names and agent ids to seats (by ``names.name_key``, like
+    the words for oneself here). Reasons quote at most a short piece of what was sent.
     """
     if not isinstance(raw, list):
         return [], [f"claims must be a list, got {type(raw).__name__}"]
@@ -114,10 +117,9 @@ def normalize_claims(raw: Any, resolve: Any, speaker: int) -> tuple[list[dict[st
         except ValidationError as exc:
             errors.append(f"claims[{i}] dropped: {_first_error(exc)}")
             continue
-        name = claim.player.strip().lower()
-        seat = speaker if name in SELF_WORDS else resolve(claim.player)
+        seat = speaker if name_key(claim.player) in SELF_WORDS else resolve(claim.player)
         if seat is None:
-            errors.append(f"claims[{i}] dropped: unknown player {claim.player!r}")
+            errors.append(f"claims[{i}] dropped: unknown player {short_repr(claim.player)}")
             continue
         role, team = claim.role, claim.team
         if role is Role.WEREWOLF:  # "X is a werewolf" is a team claim

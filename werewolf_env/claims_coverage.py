@@ -25,8 +25,9 @@ Pure: no I/O. ``format_claims_coverage`` is the one-line text of the run summary
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,61 +38,93 @@ from .stats import Bootstrap
 if TYPE_CHECKING:
     from .game_record import GameRecord
 
+# A labelled statement's claim kinds as bits (bit b: CLAIM_KINDS[b]), the top bit for "holds any claim".
+_ANY = 1 << 15
+assert len(CLAIM_KINDS) < 15
 
-def labeler_of(records: Sequence[GameRecord]) -> str:
+
+def labeler_of(records: Iterable[GameRecord]) -> str:
     """The labeler the records' claims and lie labels come from ("a+b" if they differ)."""
-    return "+".join(sorted({r.labeler for r in records})) or "regex"
+    return joined_labelers({r.labeler for r in records})
 
 
-def claims_coverage(records: Sequence[GameRecord], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The coverage figures of ``records`` (see the module docstring)."""
-    boot = Bootstrap(len(records), resamples, seed)
-    labeler = labeler_of(records)
-    st_game: list[int] = []
-    kinds: list[set[str]] = []
-    claim_game: list[int] = []
-    claim_hedged: list[bool] = []
-    lie_game: list[int] = []
-    lie_hedged_only: list[bool] = []
-    by_source: Counter[str] = Counter()
-    statements_by_source: Counter[str] = Counter()
-    total = 0
-    for i, record in enumerate(records):
+def joined_labelers(labelers: set[str]) -> str:
+    return "+".join(sorted(labelers)) or "regex"
+
+
+class ClaimsCoverage:
+    """The coverage figures, fed one game at a time (``add``) and computed at the end (``result``): what a
+    game leaves behind is a few numbers per statement and claim, never the game."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.labelers: set[str] = set()
+        self.statements = 0
+        # Per labelled statement: its game and a bit per claim kind it holds; per claim, per lie: game and flag.
+        self.st_game = array("q")
+        self.st_kinds = array("H")
+        self.claim_game = array("q")
+        self.claim_hedged = array("B")
+        self.lie_game = array("q")
+        self.lie_hedged_only = array("B")
+        self.by_source: Counter[str] = Counter()
+        self.statements_by_source: Counter[str] = Counter()
+
+    def add(self, record: GameRecord) -> None:
+        game = self.games
+        self.games += 1
+        self.labelers.add(record.labeler)
         for st in record.statements:
-            total += 1
+            self.statements += 1
             if not st.labelled:
                 continue
-            st_game.append(i)
-            kinds.append({str(c.get("kind")) for c in st.claims})
-            statements_by_source[st.claims_source or ("none" if not st.claims else "unknown")] += 1
+            self.st_game.append(game)
+            kinds = {str(c.get("kind")) for c in st.claims}
+            bits = sum(1 << b for b, kind in enumerate(CLAIM_KINDS) if kind in kinds)
+            self.st_kinds.append(bits | (_ANY if kinds else 0))
+            self.statements_by_source[st.claims_source or ("none" if not st.claims else "unknown")] += 1
             for claim in st.claims:
-                claim_game.append(i)
-                claim_hedged.append(bool(claim.get("hedged")))
-                by_source[str(claim.get("source") or labeler)] += 1
+                self.claim_game.append(game)
+                self.claim_hedged.append(bool(claim.get("hedged")))
+                self.by_source[str(claim.get("source") or record.labeler)] += 1
             if st.lie:
-                lie_game.append(i)
-                lie_hedged_only.append(not st.lie_strict)
+                self.lie_game.append(game)
+                self.lie_hedged_only.append(not st.lie_strict)
 
-    def share(game: list[int], hits: Sequence[bool]) -> dict[str, Any]:
-        values = np.asarray(hits, dtype=np.float64)
-        return {"count": int(values.sum()), "share": boot.ratio(np.asarray(game, dtype=np.int64), values).to_json()}
+    def result(self, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+        boot = Bootstrap(self.games, resamples, seed)
+        kinds = np.frombuffer(self.st_kinds, dtype=np.uint16)
+        st_game = np.frombuffer(self.st_game, dtype=np.int64)
 
-    hedged_only = share(lie_game, lie_hedged_only)
-    return {
-        "labeler": labeler,
-        "statements": total,
-        "labelled": len(st_game),
-        "unlabelled": total - len(st_game),
-        "with_claim": share(st_game, [bool(k) for k in kinds]),
-        "by_kind": {kind: share(st_game, [kind in k for k in kinds]) for kind in CLAIM_KINDS},
-        "claims": len(claim_game),
-        "hedged": share(claim_game, claim_hedged),
-        "claims_by_source": dict(sorted(by_source.items())),
-        "statements_by_source": dict(sorted(statements_by_source.items())),
-        "lies": len(lie_game),
-        "lies_strict": len(lie_game) - hedged_only["count"],
-        "lies_hedged_only": hedged_only,
-    }
+        def share(game: np.ndarray, hits: np.ndarray) -> dict[str, Any]:
+            values = hits.astype(np.float64)
+            return {"count": int(values.sum()), "share": boot.ratio(game, values).to_json()}
+
+        hedged_only = share(np.frombuffer(self.lie_game, dtype=np.int64), np.frombuffer(self.lie_hedged_only, np.uint8))
+        labelled = len(self.st_game)
+        return {
+            "labeler": joined_labelers(self.labelers),
+            "statements": self.statements,
+            "labelled": labelled,
+            "unlabelled": self.statements - labelled,
+            "with_claim": share(st_game, kinds & _ANY > 0),
+            "by_kind": {kind: share(st_game, kinds & (1 << b) > 0) for b, kind in enumerate(CLAIM_KINDS)},
+            "claims": len(self.claim_game),
+            "hedged": share(np.frombuffer(self.claim_game, dtype=np.int64), np.frombuffer(self.claim_hedged, np.uint8)),
+            "claims_by_source": dict(sorted(self.by_source.items())),
+            "statements_by_source": dict(sorted(self.statements_by_source.items())),
+            "lies": len(self.lie_game),
+            "lies_strict": len(self.lie_game) - hedged_only["count"],
+            "lies_hedged_only": hedged_only,
+        }
+
+
+def claims_coverage(records: Iterable[GameRecord], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The coverage figures of ``records`` (see the module docstring); a generator of records is read once."""
+    coverage = ClaimsCoverage()
+    for record in records:
+        coverage.add(record)
+    return coverage.result(resamples, seed)
 
 
 def _pct(est: dict[str, Any]) -> str:

@@ -7,13 +7,19 @@ change, so the rules engine never has to second-guess its input.
 
 from __future__ import annotations
 
+import json
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .names import name_key
+
 MIN_PLAYERS = 5
 MAX_PLAYERS = 16
+# The default character cap of a statement, per word allowed: room for long words, while text without
+# spaces (Chinese, Japanese) or one giant word, which the word limit does not see, stays short.
+CHARS_PER_STATEMENT_WORD = 20
 
 
 class Role(str, Enum):
@@ -70,6 +76,13 @@ class GameConfig(BaseModel):
     max_rounds: int = Field(10, ge=1, le=100, description="Night+day rounds before truncation.")
     max_debate_turns: int = Field(6, ge=1, le=50, description="Statements per day.")
     max_statement_words: int = Field(20, ge=1, le=500)
+    max_statement_chars: int | None = Field(
+        None,
+        ge=1,
+        le=100_000,
+        description="Characters per statement (after the word limit; cut on a word boundary when one is near). "
+        f"Default (null): {CHARS_PER_STATEMENT_WORD} per allowed word, 400 for the default 20 words.",
+    )
     max_bid: int = Field(10, ge=1, le=100)
     analysis: AnalysisMode = "full"
     suspicion_weight: float = Field(
@@ -90,16 +103,21 @@ class GameConfig(BaseModel):
         if names is None:
             return None
         cleaned = tuple(" ".join(str(n).split()) for n in names)
+        keys: dict[str, str] = {}
         for name in cleaned:
-            if not name:
+            key = name_key(name)  # how names in answers and speech are matched to seats
+            if not key:
                 raise ValueError("player names must not be empty")
-            if name.lower() in RESERVED_NAMES:
+            if key in RESERVED_NAMES:
                 raise ValueError(f"{name!r} cannot be a player name: it is a reserved word")
-            if name.lower().startswith("player_"):
+            if key.startswith("player_"):
                 raise ValueError(f"{name!r} cannot be a player name: it looks like an agent id")
-        lowered = [n.lower() for n in cleaned]
-        if len(set(lowered)) != len(lowered):
-            raise ValueError("player names must be unique (case-insensitive)")
+            if key in keys:
+                raise ValueError(
+                    f"player names must be unique: {keys[key]!r} and {name!r} read as the same name "
+                    "(names are compared ignoring case, accent encoding and character width)"
+                )
+            keys[key] = name
         return cleaned
 
     @model_validator(mode="after")
@@ -139,6 +157,11 @@ class GameConfig(BaseModel):
             Role.VILLAGER: self.num_villagers,
         }
 
+    @property
+    def statement_char_limit(self) -> int:
+        """The character cap of a statement: ``max_statement_chars``, or its default for the word limit."""
+        return statement_char_limit(self.max_statement_words, self.max_statement_chars)
+
     def player_names(self) -> tuple[str, ...]:
         return self.names if self.names is not None else DEFAULT_NAMES[: self.num_players]
 
@@ -149,3 +172,23 @@ class GameConfig(BaseModel):
     @property
     def analysis_peer(self) -> bool:
         return self.analysis in ("full", "peer")
+
+
+def statement_char_limit(max_words: int, max_chars: int | None = None) -> int:
+    """A statement's character cap: ``max_chars`` when set, else ``CHARS_PER_STATEMENT_WORD`` per allowed word."""
+    return max_chars if max_chars is not None else CHARS_PER_STATEMENT_WORD * max_words
+
+
+def without_new_defaults(recorded: Any, current: dict[str, Any]) -> dict[str, Any]:
+    """``current`` (a config as JSON) less the fields ``recorded`` (one written earlier) does not name and that are
+    at their default: a config written before a field existed compares equal to today's for the same game
+    (``max_statement_chars``, added with default null, say). A field the record names is always compared."""
+    if not isinstance(recorded, dict):
+        return current
+    fields = GameConfig.model_fields
+    out = dict(current)
+    for key in [k for k in current if k not in recorded and k in fields]:
+        default = fields[key].get_default(call_default_factory=True)
+        if current[key] == json.loads(json.dumps(default)):
+            del out[key]
+    return out

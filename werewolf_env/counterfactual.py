@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .config import ROLES, Role
+from .names import name_key
 from .rules import check_winner, exile, next_round, resolve_night
 from .state import GameState, NightChoices
 from .visibility import knowledge_masks
@@ -71,9 +72,11 @@ def extract_proposals(
     proposals implied by claims (an accusation proposes a vote, a vouch proposes not voting)."""
     out: list[Proposal] = []
     seen: set[tuple[str, int]] = set()
-    index = {n.lower(): i for i, n in enumerate(names)}
-    who = _name_pattern(names)
-    lowered = text.lower()
+    # Names compared as everywhere else (``names.name_key``): "Inés" written decomposed is Inés.
+    keys = [name_key(n) for n in names]
+    index = {key: i for i, key in enumerate(keys)}
+    who = _name_pattern(keys)
+    lowered = name_key(text)
 
     def add(kind: str, target: int, source: str) -> None:
         # "Don't vote me" is a proposal (self-defence); "vote me" is not one anybody makes.
@@ -81,13 +84,13 @@ def extract_proposals(
             seen.add((kind, target))
             out.append(Proposal(statement_id, speaker, kind, target, source))
 
-    for m in re.finditer(rf"\b{_NEGATION}\s+{_VERBS_VOTE}\s+{who.lower()}\b", lowered):
+    for m in re.finditer(rf"\b{_NEGATION}\s+{_VERBS_VOTE}\s+{who}\b", lowered):
         add("dont_vote", index[m.group(1)], "text")
-    for m in re.finditer(rf"(?<!not )(?<!n't )\b{_VERBS_VOTE}\s+{who.lower()}\b", lowered):
+    for m in re.finditer(rf"(?<!not )(?<!n't )\b{_VERBS_VOTE}\s+{who}\b", lowered):
         target = index[m.group(1)]
         if ("dont_vote", target) not in seen:
             add("vote", target, "text")
-    for m in re.finditer(rf"\b(?:protect|save|guard)\s+{who.lower()}\b", lowered):
+    for m in re.finditer(rf"\b(?:protect|save|guard)\s+{who}\b", lowered):
         add("protect", index[m.group(1)], "text")
     for c in claims:
         target = c.get("player")

@@ -29,6 +29,9 @@ Rewards: at the end only: +1 to every member of the winning team, -1 to the lose
 Structured events: with ``raw_env(info_events=True)``, ``info["events"]`` on each of a player's
 turns holds the events visible to it since its previous turn, as plain JSON (the log's format): what
 a scripted policy reads instead of parsing text. Off by default, because it costs time per step.
+Each event's ``seq`` counts the player's own stream (0, 1, 2, ... with no gaps), not the log's global
+index, whose gaps would count the hidden events in between (the werewolves' night, the seer's check).
+The public ``game_start`` event's ``config`` never names the roles (``roles`` is null).
 
 Simultaneous groups: ``simultaneous_agents()`` lists the agents still to answer in the current group
 (one turn's bids, the night actions, the votes, the analyses of one statement, the summaries). Their
@@ -135,7 +138,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
         self._last_fallbacks = {}
-        self._event_cursor = [0] * self.config.num_players
+        self._reset_event_streams()
         if self.log_dir is not None:
             path = self.log_dir / f"game-{self._episode:05d}-seed{game_seed}.ndjson"
             self._log = EventLog(path, self.game)
@@ -205,7 +208,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def refresh_infos(self) -> None:
         """Rebuild every info now (after changing ``info_events`` between reset and the first step)."""
-        self._event_cursor = [0] * self.config.num_players
+        self._reset_event_streams()
         self._update_infos()
 
     def expected_action(self, agent: str) -> str | None:
@@ -276,12 +279,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         for turn in state.pending:  # after the actor's: a player may be asked again at once
             infos[self.possible_agents[turn.player]] = self._info(turn.player, turn)
 
+    def _reset_event_streams(self) -> None:
+        """Every seat's ``info["events"]`` starts again from the game's first event, numbered from 0."""
+        n = self.config.num_players
+        self._event_cursor = [0] * n  # engine events already looked at, per seat
+        self._events_given = [0] * n  # events handed to the seat: the next one's ``seq``
+
     def _new_events(self, seat: int) -> list[dict[str, Any]]:
-        """The events ``seat`` may see that it has not been given yet, as plain JSON (as in the log)."""
+        """The events ``seat`` may see that it has not been given yet, as plain JSON (as in the log),
+        numbered in the seat's own stream: the engine's index would show how many hidden events fell
+        in between."""
         events = self._game().state.events
-        # A JSON round trip: agents get copies, never the engine's own event data.
-        new = [json.loads(dumps(e.to_json())) for e in events[self._event_cursor[seat] :] if visible(e, seat)]
+        given = self._events_given[seat]
+        new = []
+        for event in events[self._event_cursor[seat] :]:
+            if visible(event, seat):
+                record = event.to_json()
+                record["seq"] = given
+                given += 1
+                new.append(json.loads(dumps(record)))  # a JSON round trip: copies, never the engine's data
         self._event_cursor[seat] = len(events)
+        self._events_given[seat] = given
         return new
 
     def _info(self, seat: int, turn: Turn | None) -> dict[str, Any]:
@@ -305,6 +323,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                     template["max_bid"] = state.config.max_bid
                 elif kind is ActionKind.STATEMENT:
                     template["max_statement_words"] = state.config.max_statement_words
+                    template["max_statement_chars"] = state.config.statement_char_limit
                 if key is not None:
                     self._info_template, self._info_template_key = template, key
             info = template.copy()

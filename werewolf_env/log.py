@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
-from .config import GameConfig
+from .config import GameConfig, without_new_defaults
 from .engine import Game
 
 SCHEMA_VERSION = 1
@@ -97,17 +97,43 @@ class EventLog:
 
 def read_log(path: str | Path) -> list[dict[str, Any]]:
     """All records of a log; a half-written last line (a crash mid-write) is skipped."""
-    records = []
-    with Path(path).open(encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
+    return read_log_checked(path).records
+
+
+@dataclass
+class LogReading:
+    """A log's records, and where it stops being readable if it does before its end."""
+
+    records: list[dict[str, Any]]
+    damage: str | None = None  # e.g. "line 812 is cut off mid-line (at byte 40000 ...)"
+    lines: int = 0  # lines read (the line the damage is on not counted)
+
+
+def read_log_checked(path: str | Path) -> LogReading:
+    """The records up to the first line that is not a JSON object, and what that line was."""
+    records: list[dict[str, Any]] = []
+    offset = 0
+    number = 0
+    with Path(path).open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            line_start, offset = offset, offset + len(raw)
+            text = raw.strip()
+            if not text:
                 continue
             try:
-                records.append(json.loads(line))
-            except ValueError:
-                break
-    return records
+                record = json.loads(text.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                record = None
+            if not isinstance(record, dict):
+                rest = sum(1 for _ in f)
+                if not raw.endswith(b"\n") and rest == 0:
+                    damage = f"line {number} is cut off mid-line (at byte {offset}: a write that never finished)"
+                else:
+                    damage = (f"line {number} (byte {line_start}) is not a JSON record; it and the {rest} lines "
+                              "after it were not read")  # fmt: skip
+                return LogReading(records, damage, number - 1)
+            records.append(record)
+    return LogReading(records, None, number)
 
 
 @dataclass
@@ -117,6 +143,11 @@ class ReplayResult:
     complete: bool  # the log ended with a snapshot (the game finished)
     mismatches: list[str] = field(default_factory=list)
     game: Game | None = None
+    # Why the log does not hold the whole game, and where it stops (a cut line, missing lines, no end):
+    # what is there may still replay identically, but the replay did not check the whole game.
+    truncated: str | None = None
+    # Why the file is no game log at all (no header line, a header the engine cannot read), if it is not.
+    not_a_log: str | None = None
 
     def __bool__(self) -> bool:
         return self.ok
@@ -124,16 +155,26 @@ class ReplayResult:
 
 def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
     """Re-run the logged actions from the logged config and seed; compare events and final snapshot."""
-    records = read_log(path)
+    reading = read_log_checked(path)
+    records = reading.records
     if not records or records[0].get("type") != "header":
-        return ReplayResult(False, 0, False, ["the log does not start with a header line"])
+        if not records and _starts_like_a_log(path):
+            # Empty, or cut inside its header line (a write that never finished): truncated, not foreign.
+            where = reading.damage or "the file is empty: not even its header was written"
+            return ReplayResult(False, 0, False, ["the log has no whole header line"], truncated=where)
+        return ReplayResult(False, 0, False, [], not_a_log="its first line is no log header")
     header = records[0]
     if header.get("schema_version") != SCHEMA_VERSION:
         return ReplayResult(False, 0, False, [f"unsupported schema_version {header.get('schema_version')}"])
-    config = GameConfig.model_validate(header["config"])
+    try:
+        config = GameConfig.model_validate(header["config"])
+        seed = int(header["seed"])
+    except (KeyError, TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        return ReplayResult(False, 0, False, [], not_a_log=f"its header cannot be read ({type(exc).__name__})")
     logged = [r for r in records if r.get("type") not in _ENGINE_SKIP]
     snapshot = next((r["data"] for r in records if r.get("type") == "snapshot"), None)
-    game = Game(config, int(header["seed"]))
+    truncated = _truncation(reading, logged, snapshot is not None)
+    game = Game(config, seed)
     mismatches: list[str] = []
     actions = 0
     for record in logged:
@@ -152,19 +193,64 @@ def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
         game.act(record["data"]["raw"])
         actions += 1
     regenerated = [json.loads(dumps(e.to_json())) for e in game.state.events]
+    for want, got in zip(logged, regenerated, strict=False):
+        if want.get("type") == "game_start" and got.get("type") == "game_start":
+            _as_written_then(want.get("data", {}).get("config"), got.get("data", {}).get("config"), header["config"])
     for i, (want, got) in enumerate(zip(logged, regenerated, strict=False)):
         if want != got:
             mismatches.append(f"event {i} differs: logged {_brief(want)} / replayed {_brief(got)}")
             if len(mismatches) >= max_mismatches:
                 break
-    if len(logged) != len(regenerated):
+    # A log cut short is said as such (``truncated``), not as a difference: its events are a prefix of the game's.
+    if len(logged) != len(regenerated) and not (truncated and len(logged) < len(regenerated)):
         mismatches.append(f"the log has {len(logged)} engine events, the replay {len(regenerated)}")
     if snapshot is not None:
         replayed = json.loads(dumps(game.snapshot()))
+        _as_written_then(snapshot.get("config"), replayed.get("config"), None)
         if replayed != snapshot:
             keys = sorted(k for k in set(snapshot) | set(replayed) if snapshot.get(k) != replayed.get(k))
             mismatches.append(f"final snapshot differs in: {', '.join(keys)}")
-    return ReplayResult(not mismatches, actions, snapshot is not None, mismatches, game)
+    return ReplayResult(not mismatches, actions, snapshot is not None, mismatches, game, truncated)
+
+
+_HEADER_START = b'{"type":"header"'  # how every log begins (``dumps`` writes compact JSON, "type" first)
+
+
+def _starts_like_a_log(path: str | Path) -> bool:
+    """The file begins as a log's header line does (or is a piece of that beginning: a log cut very early)."""
+    with open(path, "rb") as f:
+        start = f.read(len(_HEADER_START))
+    return _HEADER_START.startswith(start)  # an empty file too: a log whose first write never happened
+
+
+def _as_written_then(logged: Any, replayed: Any, header_config: Any) -> None:
+    """Make a replayed ``config`` comparable with one a log of an earlier version wrote: fields added since, at
+    their default, are left out (``without_new_defaults``); a ``game_start`` that still named hand-dealt roles
+    (before the public event stopped carrying them) is compared with the roles the header deals."""
+    if not isinstance(logged, dict) or not isinstance(replayed, dict):
+        return
+    trimmed = without_new_defaults(logged, replayed)
+    replayed.clear()
+    replayed.update(trimmed)
+    roles = logged.get("roles")
+    if roles is not None and replayed.get("roles") is None and isinstance(header_config, dict):
+        if roles == header_config.get("roles"):
+            replayed["roles"] = roles
+
+
+def _truncation(reading: LogReading, logged: list[dict[str, Any]], finished: bool) -> str | None:
+    """Where the log stops holding the game: a line it could not read, a gap in the event numbers, no end."""
+    for i, record in enumerate(logged):
+        if record.get("seq") != i:
+            return f"events are missing: event seq {record.get('seq')} comes where seq {i} was due"
+    if reading.damage is not None:
+        return reading.damage
+    if finished:
+        return None
+    last = logged[-1] if logged else None
+    after = (f"after event seq {last.get('seq')} (round {last.get('round')}, phase {last.get('phase')})"
+             if last else "after its header")  # fmt: skip
+    return f"the log ends at line {reading.lines}, {after}, before the game ended (no final snapshot)"
 
 
 def _brief(record: dict[str, Any]) -> str:

@@ -4,8 +4,10 @@ Everything here reads the events the engine emits (the log's format: ``read_log(
 ``[e.to_json() for e in game.state.events]``), so a live game, a log file and a re-scored log give
 the same figures. Pure: no I/O. This module is the public face; the code lives in
 ``werewolf_env.game_record`` (one game), ``werewolf_env.record_rows`` (its tidy tables),
-``werewolf_env.aggregate`` (over games) and ``werewolf_env.claims_coverage`` (how much of the speech
-the ground truth covers).
+``werewolf_env.aggregate`` (over games, fed one game at a time by ``RunAggregator``),
+``werewolf_env.columns`` (the table columns it keeps), ``werewolf_env.suspicion`` (suspicion by role
+pair and round, and ``GameOverview``: one game as run pages read it) and
+``werewolf_env.claims_coverage`` (how much of the speech the ground truth covers).
 
     record = GameRecord.from_events(read_log(path))
     rows = record.rows()                     # {"games": [...], "players": [...], "statements": [...], ...}
@@ -85,6 +87,7 @@ from __future__ import annotations
 
 from .aggregate import (
     METRICS_SCHEMA_VERSION,
+    RunAggregator,
     aggregate,
     coverage,
     matrix_by_role_pair,
@@ -94,9 +97,10 @@ from .aggregate import (
 )
 from .claims_coverage import claims_coverage, format_claims_coverage
 from .game_record import LIE_TYPES, ROLE_TEAM, TEAMS_AND_UNDECIDED, GameRecord, Label, StatementRecord
+from .suspicion import GameOverview
 
 __all__ = [
-    "LIE_TYPES", "METRICS_SCHEMA_VERSION", "ROLE_TEAM", "TEAMS_AND_UNDECIDED", "GameRecord", "Label",
-    "StatementRecord", "aggregate", "claims_coverage", "coverage", "format_claims_coverage", "matrix_by_role_pair",
-    "reliability", "suspicion_by_round", "suspicion_trend",
+    "LIE_TYPES", "METRICS_SCHEMA_VERSION", "ROLE_TEAM", "TEAMS_AND_UNDECIDED", "GameOverview", "GameRecord", "Label",
+    "RunAggregator", "StatementRecord", "aggregate", "claims_coverage", "coverage", "format_claims_coverage",
+    "matrix_by_role_pair", "reliability", "suspicion_by_round", "suspicion_trend",
 ]  # fmt: skip

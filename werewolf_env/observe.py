@@ -7,308 +7,28 @@ votes, round). The hygiene tests in ``tests/test_hygiene.py`` guard this.
 
 ``ObservationRenderer`` renders each event once and hands the line to every seat that may see it,
 and caches every other part at the grain at which it changes, because ``observe()`` runs on every
-step; ``tests/test_observe.py`` checks that the cached result always equals a fresh one.
+step; ``tests/test_observe.py`` checks that the cached result always equals a fresh one. The text
+parts it assembles are worded in ``observe_text`` (role card, rules, facts, notes, task) and
+``transcript`` (one history line per event).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from .actions import answer_format
-from .config import MAX_PLAYERS, ROLE_INDEX, ROLES, GameConfig, Role
-from .state import ACTION_KINDS, ActionKind, Event, GameState, Turn
-from .visibility import knowledge_masks, visible
+from .config import MAX_PLAYERS, ROLE_INDEX, ROLES, Role
+from .observe_text import KIND_PROMPTS, ROLE_CARDS, known_facts, notes_text, rules_text, task_intro, task_text
+from .state import ACTION_KINDS, ActionKind, GameState, Turn
+from .transcript import Transcript, event_line, named_seats, vote_lines
+from .visibility import knowledge_masks
 
-ROLE_CARDS: dict[Role, str] = {
-    Role.WEREWOLF: (
-        "You are a WEREWOLF (werewolf team). Each night the werewolves choose a villager to eliminate. "
-        "By day, hide your identity: blend in, deflect suspicion, and steer the vote toward villagers. "
-        "You win when werewolves are at least as many as everyone else alive."
-    ),
-    Role.SEER: (
-        "You are the SEER (village team). Each night you investigate one living player and privately "
-        "learn whether they are a werewolf. Use what you learn to guide the village without getting killed. "
-        "You win when every werewolf is dead."
-    ),
-    Role.DOCTOR: (
-        "You are the DOCTOR (village team). Each night you protect one living player (yourself allowed); "
-        "if the werewolves target that player, nobody dies. You win when every werewolf is dead."
-    ),
-    Role.VILLAGER: (
-        "You are a VILLAGER (village team). You have no night power. By day, reason about who is lying "
-        "and vote to exile the werewolves. You win when every werewolf is dead."
-    ),
-}
-
-KIND_PROMPTS: dict[ActionKind, str] = {
-    ActionKind.ELIMINATE: (
-        "Night: propose a player for the werewolves to eliminate (the pack's most proposed target dies)."
-    ),
-    ActionKind.PROTECT: "Night: choose a player to protect from the werewolves tonight.",
-    ActionKind.UNMASK: "Night: choose a player to investigate.",
-    ActionKind.BID: "Day: bid for the floor. The highest bid speaks next.",
-    ActionKind.STATEMENT: "Day: you have the floor. Make one public statement.",
-    ActionKind.SELF_ANALYSIS: "Day: analyse your own statement just now. Was it deceptive?",
-    ActionKind.PEER_ANALYSIS: (
-        "Day: analyse the statement just made. Was it deceptive, and how likely is the speaker a werewolf?"
-    ),
-    ActionKind.VOTE: "Day: vote to exile a player, or abstain. A strict majority of living players exiles.",
-    ActionKind.SUMMARY: "The game is over. Give your final summary of what happened.",
-}  # fmt: skip
-
-
-@lru_cache(maxsize=32)
-def rules_text(config: GameConfig) -> str:
-    counts = config.role_counts()
-    plural = {Role.WEREWOLF: "werewolves"}
-    roles = ", ".join(f"{c} {plural.get(r, r.value + 's') if c > 1 else r.value}" for r, c in counts.items() if c)
-    lines = [
-        f"RULES: {config.num_players} players ({roles}).",
-        "Night: werewolves pick a victim, the doctor protects someone, the seer investigates someone; "
-        "the victim dies unless protected.",
-        f"Day: up to {config.max_debate_turns} statements of at most {config.max_statement_words} words; "
-        "players bid 0-"
-        f"{config.max_bid} for the floor before each. Then everyone votes; a strict majority exiles.",
-        f"The village wins when no werewolf lives; the werewolves win when they are at least as many as "
-        f"the others. After {config.max_rounds} rounds the game ends undecided.",
-    ]
-    if config.reveal_role_on_death:
-        lines.append("The role of every dead player is announced.")
-    if not config.doctor_repeat_protect:
-        lines.append("The doctor may not protect the same player two nights in a row.")
-    if config.seer_learns_role:
-        lines.append("The seer learns the exact role of the investigated player.")
-    return "\n".join(lines)
-
-
-def _n(names: tuple[str, ...], seat: int | None, viewer: int | None) -> str:
-    """A seat's name as ``viewer`` reads it ("Name (you)" for the viewer's own seat)."""
-    if seat is None:
-        return "nobody"
-    if seat == viewer:
-        return f"{names[seat]} (you)"
-    return names[seat]
-
-
-LineFn = Callable[[Event, "int | None", tuple[str, ...]], "str | None"]
-
-
-def _role_assigned(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
-    if viewer is None:
-        return None
-    mates = e.data.get("teammates")
-    if mates:
-        return f"You are a werewolf. Your fellow werewolves: {', '.join(names[m] for m in mates)}."
-    if mates is not None:
-        return "You are the only werewolf."
-    return f"Your role: {e.data['role']}."
-
-
-def _pack(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
-    d = e.data
-    label = _labels(names, viewer)
-    props = ", ".join([f"{label[int(w)]} -> {_n(names, t, viewer)}" for w, t in d["proposals"].items()])
-    prefix = "[werewolves] " if viewer is None else ""
-    return f"{prefix}The pack's proposals: {props}. Target: {_n(names, d['target'], viewer)}."
-
-
-def _seer(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
-    who = "You" if viewer is not None else f"[seer {names[e.actor]}]"  # type: ignore[index]
-    result = e.data["result"]
-    verdict = "a werewolf" if result == "werewolf" else "not a werewolf" if result == "village" else f"the {result}"
-    return f"{who} investigated {_n(names, e.data['target'], viewer)}: {verdict}."
-
-
-def _death(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
-    d = e.data
-    role = f" They were the {d['role']}." if "role" in d else ""
-    if d["cause"] == "night":
-        if d["victim"] is None:
-            return "Dawn: nobody died in the night."
-        return f"Dawn: {_n(names, d['victim'], viewer)} was killed in the night.{role}"
-    return f"{_n(names, d['victim'], viewer)} is exiled.{role}"
-
-
-def _statement(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
-    d = e.data
-    cut = " [cut to the word limit]" if d["truncated"] else ""
-    return f'{_n(names, d["speaker"], viewer)}: "{d["text"]}"{cut}'
-
-
-def _labels(names: tuple[str, ...], viewer: int | None) -> tuple[str, ...]:
-    """Every seat's name as ``viewer`` reads it (see ``_n``), for lines that name many seats."""
-    if viewer is None:
-        return names
-    labels = list(names)
-    labels[viewer] += " (you)"
-    return tuple(labels)
-
-
-def _votes(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
-    neutral, own = _vote_lines(e.data, names, () if viewer is None else (viewer,))
-    return own[0] if own else neutral
-
-
-def _vote_lines(d: dict[str, Any], names: tuple[str, ...], readers: Any) -> tuple[str, list[str]]:
-    """The votes line as nobody in particular reads it, and as each of ``readers`` does (its own
-    name marked "(you)"): rendered once, then copied per reader."""
-    tokens = _vote_tokens(d)
-    parts = [names[t] if type(t) is int else t for t in tokens]
-    where: dict[int, list[int]] = {}
-    for i, t in enumerate(tokens):
-        if type(t) is int:
-            where.setdefault(t, []).append(i)
-    own = []
-    for seat in readers:
-        copy = parts.copy()
-        for i in where.get(seat, ()):
-            copy[i] += " (you)"
-        own.append("".join(copy))
-    return "".join(parts), own
-
-
-def _vote_tokens(d: dict[str, Any]) -> list[str | int]:
-    """The votes line as text pieces and seats (ints), to be filled in with names per viewer: every
-    voter reads the line with its own "(you)", so it is rendered once per living player."""
-    tokens: list[str | int] = ["Votes: "]
-    for s, v in d["votes"].items():
-        tokens += (int(s), " -> ", v, ", ") if v is not None else (int(s), " -> abstain, ")
-    if len(tokens) > 1:
-        tokens[-1] = tokens[-1][:-2]  # type: ignore[index]
-    tokens.append(". Tally: ")
-    if d["tally"]:
-        for s, c in d["tally"].items():
-            tokens += (int(s), f" {c}, ")
-        tokens[-1] = tokens[-1][:-2]  # type: ignore[index]
-    else:
-        tokens.append("no votes")
-    tokens.append(f"; abstained: {d['abstained']}.")
-    return tokens
-
-
-def _suspicion(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
-    if viewer is not None:
-        return None  # players see their current scores instead
-    d = e.data
-    return f"[{names[e.actor]}'s suspicion of {names[d['subject']]}: {d['prior']:.2f} -> {d['score']:.2f}]"  # type: ignore[index]
-
-
-def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
-    """A player's own action, as a reminder (bids only when they were invalid: they are noise)."""
-    d = e.data
-    kind = d["kind"]
-    p = d["parsed"]
-    who = "You" if viewer is not None else f"[{names[e.actor]}]"  # type: ignore[index]
-
-    def target(key: str) -> str:
-        return names[p[key]] if p.get(key) is not None else "nobody"
-
-    line = None
-    if kind == "eliminate":
-        line = f"{who} proposed to eliminate {target('target')}."
-    elif kind == "protect":
-        line = f"{who} protected {target('target')}."
-    elif kind == "unmask":
-        line = None if viewer is not None else f"{who} investigated {target('target')}."
-    elif kind == "bid":
-        line = None if viewer is not None else f"{who} bid {p['bid']}."
-    elif kind == "vote":
-        line = f"{who} voted for {target('vote') if p['vote'] is not None else 'nobody (abstain)'}."
-    elif kind in ("self_analysis", "peer_analysis"):
-        extra = f", suspicion {p['suspicion']:.2f}" if "suspicion" in p else ""
-        # Named by its meaning, not its field: "deceptive=false (confidence 0.05)" reads as doubt in the verdict.
-        line = (
-            f"{who} analysed the statement: deceptive={str(p['is_deceptive']).lower()} "
-            f"({p['deception_type']}, probability deceptive {p['confidence']:.2f}{extra})."
-        )
-    if d.get("fallbacks"):
-        fix = f"{who} answered invalidly ({'; '.join(d['fallbacks'])})."
-        line = f"{line} {fix}" if line else fix
-    return line
-
-
-_LINES: dict[str, LineFn] = {
-    "game_start": lambda e, v, names: f"The game begins with {len(names)} players: {', '.join(names)}.",
-    "roles": lambda e, v, names: "[hidden] Roles: " + ", ".join(
-        f"{n}={r}" for n, r in zip(names, e.data["roles"], strict=True)
-    ),
-    "role_assigned": _role_assigned,
-    "night_start": lambda e, v, names: f"--- Night {e.round} ---",
-    "day_start": lambda e, v, names: f"--- Day {e.round} ---",
-    "pack_decision": _pack,
-    "seer_result": _seer,
-    "night_outcome": lambda e, v, names: (
-        f"[hidden] Night target {_n(names, e.data['target'], v)}, "
-        f"protected {[names[p] for p in e.data['protected']]}, saved={e.data['saved']}."
-    ),
-    "death": _death,
-    "floor": lambda e, v, names: f"{_n(names, e.data['speaker'], v)} takes the floor (bid {e.data['bid']}).",
-    "statement": _statement,
-    "pass": lambda e, v, names: f"{_n(names, e.data['speaker'], v)} says nothing.",
-    "ground_truth": lambda e, v, names: (
-        f"[hidden] statement {e.data['statement_id']} by a {e.data['speaker_role']}: "
-        f"{e.data['type'] if e.data['lie'] else 'honest'}"
-    ),
-    "votes": _votes,
-    "no_exile": lambda e, v, names: f"No majority ({e.data['needed']} votes needed): nobody is exiled.",
-    "winner": lambda e, v, names: f"The {e.data['team']} team wins.",
-    "truncated": lambda e, v, names: f"The game ends undecided after {e.data['max_rounds']} rounds.",
-    "summary": lambda e, v, names: f'{_n(names, e.actor, v)} (final summary): "{e.data["text"]}"',
-    "game_over": lambda e, v, names: "Game over.",
-    "action": _own_action,
-    "suspicion": _suspicion,
-}  # fmt: skip
-
-
-def named_seats(event: Event) -> set[int | None]:
-    """Seats a public event's line names: they read "(you)" after their name, so their line differs."""
-    d = event.data
-    named = {event.actor, d.get("speaker"), d.get("victim")}
-    if event.type == "votes":
-        named.update([int(s) for s in d["votes"]])
-        named.update([int(s) for s in d["tally"]])
-    return named
-
-
-def event_line(event: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
-    """One transcript line for ``event`` as ``viewer`` sees it (None: spectator), or None to skip."""
-    render = _LINES.get(event.type)
-    return render(event, viewer, names) if render is not None else None
-
-
-class Transcript:
-    """One viewer's transcript lines, rendered once per event, and their running join."""
-
-    __slots__ = ("cursor", "lines", "names", "spectator", "text", "viewer")
-
-    def __init__(self, names: tuple[str, ...], viewer: int | None, spectator: bool = False) -> None:
-        self.names = names
-        self.viewer = viewer  # None: the public (spectator without hidden information)
-        self.spectator = spectator  # everything, hidden events included
-        self.lines: list[str] = []
-        self.text = ""
-        self.cursor = 0
-
-    def update(self, events: list[Event]) -> str:
-        viewer = self.viewer
-        names = self.names
-        new = []
-        everything = self.spectator
-        for i in range(self.cursor, len(events)):
-            event = events[i]
-            if everything or (event.audience is None if viewer is None else visible(event, viewer)):
-                line = event_line(event, viewer, names)
-                if line is not None:
-                    new.append(line)
-        self.cursor = len(events)
-        if new:
-            self.lines.extend(new)
-            self.text = "\n".join(new) if not self.text else self.text + "\n" + "\n".join(new)
-        return self.text
+# Re-exported: they were defined here first and are imported from here.
+__all__ = [
+    "KIND_PROMPTS", "NUM_KINDS", "NUM_ROLES", "OBS_LAYOUT", "OBS_SIZE", "ROLE_CARDS", "ObservationRenderer",
+    "Transcript", "event_line", "named_seats", "rules_text",
+]  # fmt: skip
 
 
 class _Seat:
@@ -415,8 +135,8 @@ class ObservationRenderer:
         if parts is None:
             intro = self._intros.get(kind)
             if intro is None:
-                intro = self._intros[kind] = _task_intro(state, turn)
-            parts = self._turn_cache[key] = (_now(state, turn, legal, intro), self._public_row(turn, legal))
+                intro = self._intros[kind] = task_intro(state, turn)
+            parts = self._turn_cache[key] = (task_text(state, turn, legal, intro), self._public_row(turn, legal))
         return parts
 
     def _text(self, seat: int, task: str) -> str:
@@ -428,7 +148,7 @@ class ObservationRenderer:
         notes = state.notes[seat]
         if len(notes) != cache.notes:
             cache.notes = len(notes)
-            cache.notes_text = _notes_text(notes, state.config.max_notes_shown)
+            cache.notes_text = notes_text(notes, state.config.max_notes_shown)
         return "".join((cache.head, "\n\nHISTORY:\n", history, cache.notes_text, "\n\n", task))
 
     def _head(self, seat: int) -> str:
@@ -446,7 +166,7 @@ class ObservationRenderer:
             len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())), len(state.revealed)
         )  # fmt: skip
         if cache.facts_key != facts_key:
-            facts = _facts(state, seat)
+            facts = known_facts(state, seat)
             cache.facts_text = "\n\nWHAT YOU KNOW:\n- " + "\n- ".join(facts) if facts else ""
             cache.facts_key = facts_key
         head += cache.facts_text
@@ -483,10 +203,10 @@ class ObservationRenderer:
             audience = event.audience
             if audience is None:
                 if event.type == "votes":  # names every voter: rendered once, one copy per reader
-                    neutral, own = _vote_lines(event.data, names, range(len(pending)))
+                    neutral, own = vote_lines(event.data, names, range(len(pending)))
                     self._public_lines.append(neutral)
-                    for lines, line in zip(pending, own, strict=True):
-                        lines.append(line)
+                    for lines, own_line in zip(pending, own, strict=True):
+                        lines.append(own_line)
                     continue
                 line = event_line(event, None, names)
                 if line is None:
@@ -613,62 +333,6 @@ class ObservationRenderer:
         for target, count in last["tally"].items():
             block[int(target)] = count / voters
         self._public_base[_VOTES_START : _VOTES_START + state.num_players] = block
-
-
-def _notes_text(notes: list[tuple[int, str, str]], max_shown: int) -> str:
-    """A player's latest private notes (the section starts with its blank-line separator)."""
-    if not notes or not max_shown:
-        return ""
-    shown = notes[-max_shown:]
-    older = len(notes) - len(shown)
-    header = "YOUR PRIVATE NOTES" + (f" (latest {len(shown)}; {older} older not shown)" if older else "") + ":"
-    return "\n\n" + header + "\n" + "\n".join(f"- [round {r}, {ph}] {text}" for r, ph, text in shown)
-
-
-def _facts(state: GameState, seat: int) -> list[str]:
-    names = state.names
-    facts = []
-    role = state.roles[seat]
-    if role is Role.WEREWOLF:
-        mates = [names[p] for p, r in enumerate(state.roles) if r is Role.WEREWOLF and p != seat]
-        facts.append("Your fellow werewolves: " + (", ".join(mates) if mates else "none (you hunt alone)") + ".")
-    for rnd, target, result in state.seer_results.get(seat, ()):
-        what = "a werewolf" if result == "werewolf" else "not a werewolf" if result == "village" else f"the {result}"
-        facts.append(f"Night {rnd}: you investigated {names[target]}: {what}.")
-    for rnd, target in state.protect_history.get(seat, ()):
-        facts.append(f"Night {rnd}: you protected {names[target] if target is not None else 'nobody'}.")
-    for p, r in sorted(state.revealed.items()):
-        facts.append(f"{names[p]} was the {r.value} (revealed on death).")
-    return facts
-
-
-def _now(state: GameState, turn: Turn | None, legal: list[int], intro: str | None = None) -> str:
-    """The task section; ``intro`` is ``_task_intro(state, turn)`` when the caller has it already."""
-    if state.over or turn is None:
-        return _task_intro(state, turn)
-    lines = [intro if intro is not None else _task_intro(state, turn)]
-    if legal and turn.kind is not ActionKind.STATEMENT:
-        allowed = ", ".join([state.names[p] for p in legal])
-        lines.append(f"Allowed: {allowed}" + (" (or null to abstain)." if turn.kind is ActionKind.VOTE else "."))
-    lines.append("Answer with exactly one JSON object: " + answer_format(turn.kind, state.config.max_bid))
-    return "\n".join(lines)
-
-
-def _task_intro(state: GameState, turn: Turn | None) -> str:
-    """The task section up to the allowed targets: the same for every seat asked the same kind."""
-    if state.over:
-        return "NOW: the game is over."
-    phase = "night" if state.phase in ("eliminate", "protect", "unmask") else "day"
-    head = f"NOW: round {state.round}, {phase}."
-    if turn is None:
-        return head + " You have nothing to do right now."
-    lines = [head, KIND_PROMPTS[turn.kind]]
-    if turn.kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS) and state.current_statement is not None:
-        st = state.statements[state.current_statement]
-        lines.append(f'The statement: {state.names[st.speaker]}: "{st.text}"')
-    if turn.kind is ActionKind.BID and state.debate_turn:
-        lines.append(f"Statements so far today: {state.debate_turn} of {state.config.max_debate_turns}.")
-    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------- numeric layout

@@ -15,6 +15,7 @@ from .claims import merge_claims, public_role_claims
 from .config import MAX_PLAYERS, Role, Team
 from .judge import judge
 from .state import PUBLIC, ActionKind, GameState, NightChoices, Statement, Turn
+from .visibility import public_config
 
 
 def winner_of(state: GameState) -> Team | None:
@@ -85,7 +86,8 @@ def _reveal(state: GameState, seat: int) -> dict[str, Any]:
 
 def start_game(state: GameState) -> None:
     names = list(state.names)
-    state.emit("game_start", None, PUBLIC, names=names, config=state.config.model_dump(mode="json"))
+    # Public: the config without a hand-dealt ``roles``; the deal goes to the engine-only event below.
+    state.emit("game_start", None, PUBLIC, names=names, config=public_config(state.config))
     state.emit("roles", None, (), roles=[r.value for r in state.roles], seed=state.seed)
     wolves = [p for p, r in enumerate(state.roles) if r is Role.WEREWOLF]
     for seat, role in enumerate(state.roles):

@@ -5,14 +5,16 @@ fits, so the text parts of observations and actions use ``FreeText`` (any ``str`
 
 ``JsonActionSpace`` contains any dict or string (the environment reads them all, falling back where
 needed). Its ``sample()`` is a fuzzer: a random JSON object carrying every action key at once, each
-value legal or deliberately broken (unknown names, out-of-range numbers, wrong types), sometimes a
-non-JSON string. Whatever the action kind, the env picks the keys it needs, so random play with
-``sample()`` runs real games and exercises the fallbacks; PettingZoo's ``api_test`` and
-``seed_test`` use exactly that.
+value legal or deliberately broken (unknown names, out-of-range numbers, wrong types; lists, objects
+and deeply nested lists in any field; NaN and infinity in the JSON text form, bytes in the dict form;
+a giant word or text without spaces as any text), sometimes a non-JSON string. Whatever the action
+kind, the env picks the keys it needs, so random play with ``sample()`` runs real games and exercises
+the fallbacks; PettingZoo's ``api_test`` and ``seed_test`` use exactly that.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import string
 from typing import Any
@@ -24,6 +26,22 @@ _PRINTABLE = np.array(list(string.printable))
 _DECEPTION_TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
 _WORDS = ("I", "am", "the", "seer", "doctor", "villager", "werewolf", "is", "innocent", "a", "checked",
           "protected", "not", "vote", "for", "trust", "suspect", "she", "he", "lying")  # fmt: skip
+_CJK = "我是预言家狼人村民医生投票给他她不信任你们"  # no spaces: one "word" to a word limit
+
+
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+# Values that test the reader (wrong shapes, deep nesting, a giant word, text without spaces, a huge
+# integer), in both forms of a sampled action; and those only one form can carry (JSON text has no
+# bytes; NaN never equals itself, so seed_test could not compare two sampled dicts holding it).
+_HOSTILE = (["x", 1], {"role": ["seer"]}, _nested(40), "w" * 3000, _CJK * 30, 10**30, True)
+_HOSTILE_TEXT_ONLY = (float("nan"), float("inf"), -float("inf"))
+_HOSTILE_DICT_ONLY = (b"raw bytes \xff", bytearray(b"vote Bob"))
 
 
 class FreeText(Space[str]):
@@ -87,6 +105,9 @@ class JsonActionSpace(Space[Any]):
         def broken() -> bool:
             return bool(rng.random() < self.invalid_rate)
 
+        as_text = bool(rng.random() < 0.5)
+        hostile_pool = _HOSTILE + (_HOSTILE_TEXT_ONLY if as_text else _HOSTILE_DICT_ONLY)
+
         def name() -> Any:
             if broken():
                 return ["Nobody Known", 42, "", "player_99", ["x"]][int(rng.integers(5))]
@@ -112,6 +133,9 @@ class JsonActionSpace(Space[Any]):
         }
         if rng.random() < 0.3:
             action["notes"] = f"note {int(rng.integers(1000))}"
-        if rng.random() < 0.5:
+        for key in action:  # hostile values, rarer than the ordinary broken ones
+            if rng.random() < self.invalid_rate * 0.2:
+                action[key] = copy.deepcopy(hostile_pool[int(rng.integers(len(hostile_pool)))])  # samples share nothing
+        if as_text:
             return json.dumps(action)
         return action

@@ -13,12 +13,17 @@ Ratios are computed from per-game sums, so a resample costs one matrix product.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 ArrayLike = Any
+# Most items held at once by one block of work: the ranked bootstrap's block of resamples, Theil-Sen's block
+# of pairwise slopes. Figures do not depend on it; peak memory does (a few arrays of this many float64s).
+RANKED_BLOCK_ITEMS = 1 << 19
+SLOPE_BLOCK_ITEMS = 1 << 19
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,11 @@ class Bootstrap:
         value = fn(np.ones((1, n)), y, starts)[0]
         if self.weights.shape[0] == 0:
             return Estimate(float(value), None, None, n)
-        boots = [fn(self.weights[b : b + 64][:, game], y, starts) for b in range(0, self.weights.shape[0], 64)]
+        # Resamples in blocks of about RANKED_BLOCK_ITEMS weights: each row is computed on its own, so the block
+        # size changes memory only (64 rows of a 100,000-item run would be 51 MB per temporary).
+        rows = max(1, min(64, RANKED_BLOCK_ITEMS // n))
+        resamples = self.weights.shape[0]
+        boots = [fn(self.weights[b : b + rows][:, game], y, starts) for b in range(0, resamples, rows)]
         low, high = _percentiles(np.concatenate(boots))
         return Estimate(float(value), low, high, n)
 
@@ -172,13 +181,97 @@ def _average_precision(weights: np.ndarray, y: np.ndarray, starts: np.ndarray) -
 
 
 def theil_sen(x: ArrayLike, y: ArrayLike) -> tuple[float | None, float | None]:
-    """Theil-Sen line (slope = median of pairwise slopes, intercept = median of y - slope x)."""
+    """Theil-Sen line (slope = median of pairwise slopes, intercept = median of y - slope x).
+
+    Exact in bounded memory: n points have n(n-1)/2 pairwise slopes (3,000 points, 4.5 million), so beyond
+    ``SLOPE_BLOCK_ITEMS`` of them the median is selected from blocks of slopes (``_median_of_slopes``)
+    instead of from one array of all of them; each slope is computed the same way, so the line is the same.
+    """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    i, j = np.triu_indices(x.size, k=1)
-    dx = x[j] - x[i]
-    keep = dx != 0
-    if not keep.any():
-        return None, None
-    slope = float(np.median((y[j] - y[i])[keep] / dx[keep]))
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        return None, None  # no line through points that are not numbers (metrics.json holds no NaN)
+    if x.size * (x.size - 1) // 2 <= SLOPE_BLOCK_ITEMS:
+        i, j = np.triu_indices(x.size, k=1)
+        dx = x[j] - x[i]
+        keep = dx != 0
+        if not keep.any():
+            return None, None
+        slope = float(np.median((y[j] - y[i])[keep] / dx[keep]))
+    else:
+        median = _median_of_slopes(x, y)
+        if median is None:
+            return None, None
+        slope = median
+    # + 0.0: a zero slope is 0.0, never -0.0 (which of the equal zeros np.median picks is an accident of sorting).
+    slope += 0.0
     return slope, float(np.median(y - slope * x))
+
+
+def _slope_blocks(x: np.ndarray, y: np.ndarray) -> Iterator[np.ndarray]:
+    """Every slope (y[j] - y[i]) / (x[j] - x[i]) over pairs i < j with x[j] != x[i], a block of rows at a time."""
+    n = x.size
+    rows = max(1, SLOPE_BLOCK_ITEMS // n)
+    later = np.arange(n)
+    for start in range(0, n, rows):
+        first = np.arange(start, min(n, start + rows))
+        dx = x[None, :] - x[first, None]
+        keep = (later[None, :] > first[:, None]) & (dx != 0)
+        yield (y[None, :] - y[first, None])[keep] / dx[keep]
+
+
+def _median_of_slopes(x: np.ndarray, y: np.ndarray) -> float | None:
+    """``np.median`` of every pairwise slope, never holding more than a block of them plus a bounded window.
+
+    Selection by counting: a window (low, high) known to hold the wanted ranks shrinks around them, each
+    pass cutting it at two slopes sampled from inside it, until the slopes in it fit in a block and are
+    sorted. A cut that is itself a wanted rank ends the search for that rank (a median repeated many
+    times is found without sorting its copies).
+    """
+    total = sum(int(block.size) for block in _slope_blocks(x, y))
+    if total == 0:
+        return None
+    ranks = sorted({(total - 1) // 2, total // 2})  # the middle one, or the middle two (np.median averages them)
+    low, high = -np.inf, np.inf
+    below, inside = 0, total  # slopes <= low; slopes in (low, high)
+    found: dict[int, float] = {}
+
+    def window() -> Iterator[np.ndarray]:
+        for block in _slope_blocks(x, y):
+            yield block[(block > low) & (block < high)]
+
+    while len(found) < len(ranks):
+        wanted = [k - below for k in ranks if k not in found]  # ranks inside the window
+        if inside <= SLOPE_BLOCK_ITEMS:
+            values = np.sort(np.concatenate(list(window())))
+            found.update({k + below: float(values[k]) for k in wanted})
+            break
+        step = max(1, inside // 4096)
+        sample = np.sort(np.concatenate([block[::step] for block in window()]))
+        at = [k * (sample.size - 1) / max(1, inside - 1) for k in (wanted[0], wanted[-1])]
+        cuts = (sample[max(0, int(at[0]) - 8)], sample[min(sample.size - 1, int(np.ceil(at[1])) + 8)])
+        less, leq = [0, 0], [0, 0]  # per cut: window slopes < cut and <= cut
+        for block in window():
+            for c, cut in enumerate(cuts):
+                less[c] += int((block < cut).sum())
+                leq[c] += int((block <= cut).sum())
+        for c, cut in enumerate(cuts):
+            found.update({k + below: float(cut) for k in wanted if less[c] <= k < leq[c]})
+        wanted = [k - below for k in ranks if k not in found]
+        if not wanted:
+            break
+        # Either cut lies below every wanted rank (it becomes ``low``) or above them (``high``); never between
+        # two consecutive ranks without holding one, so every pass finds a rank or shrinks the window.
+        upper = [c for c in range(2) if less[c] > wanted[-1]]
+        lower = [c for c in range(2) if leq[c] <= wanted[0]]
+        top = inside
+        if upper:
+            c = min(upper, key=lambda c: less[c])
+            high, top = cuts[c], less[c]
+        if lower:
+            c = max(lower, key=lambda c: leq[c])
+            low, below, inside = cuts[c], below + leq[c], top - leq[c]
+        else:
+            inside = top
+    middle = [found[k] for k in ranks]
+    return float(np.mean(middle)) if len(middle) == 2 else middle[0]

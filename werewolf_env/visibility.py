@@ -1,7 +1,10 @@
 """What each player may know: the one place that decides it.
 
-Two questions are answered here and nowhere else:
+Three questions are answered here and nowhere else:
 
+* ``public_config(config)``: the game's configuration as every player may read it (the public
+  ``game_start`` event): the rules and role counts, never the hand-dealt ``roles`` (the log's
+  header, the god view, keeps the full config; the engine-only ``roles`` event holds the deal).
 * ``visible(event, seat)``: may this player see this event? An event's ``audience`` (everyone, some
   seats, or nobody but the engine) is set by the rules engine when it emits it; a player's history
   holds only the events visible to it, so information hygiene reduces to those audiences.
@@ -15,11 +18,23 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from typing import Any
 
-from .config import ROLES, Role
+from .config import ROLES, GameConfig, Role
 from .state import Event, GameState
 
 VILLAGE_ROLES = frozenset(r for r in ROLES if r is not Role.WEREWOLF)
+
+
+def public_config(config: GameConfig) -> dict[str, Any]:
+    """``config`` as plain JSON with ``roles`` blanked: what the public ``game_start`` event carries.
+
+    ``roles`` stays as ``None`` rather than disappearing, so the public config has the shape of a
+    ``GameConfig`` and games whose roles are dealt by the seed log the same event as they always did.
+    """
+    public = config.model_dump(mode="json")
+    public["roles"] = None
+    return public
 
 
 def visible(event: Event, seat: int) -> bool:

@@ -1,0 +1,141 @@
+# ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
+"""The report's first sections: answer validity (were the figures the agents' own answers?) and the
+ground truth's coverage (how much of the speech the lie labels rest on). Every value is escaped
+(``benchmarks.html_base.render``); ``benchmarks.html_report`` puts them on the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from werewolf_env.claims import CLAIM_KINDS
+
+from .html_base import Html, fmt, join, name, render, trusted
+
+
+def fmt_coverage(cov: dict[str, Any] | None) -> str:
+    """``answered / expected (share)`` of a group's coverage."""
+    if not cov:
+        return ""
+    share = "" if cov.get("share") is None else f" ({100 * cov['share']:.0f}%)"
+    return f"{cov['answered']} / {cov['expected']}{share}"
+
+
+def _pct(count: int | None, rate: float | None) -> Html:
+    if count is None or rate is None:
+        return trusted('<span class="muted">–</span>')
+    return render("{pct:.1f}% <span class='ci'>({count})</span>", pct=100 * rate, count=count)
+
+
+def _share(count: int | None, total: int) -> float | None:
+    return None if count is None or total <= 0 else count / total
+
+
+def _validity_row(label: str, llm: bool, kind: str, group: dict[str, Any]) -> Html:
+    fields = join((render("{field} {count}", field=f, count=c) for f, c in group["invalid_fields"].items()), ", ")
+    outcomes = join(
+        render("<td class='num'>{pct}</td>", pct=_pct(group[n], group.get(f"{n}_rate", _share(group[n], group["actions"]))))
+        for n in ("answered", "repaired", "invalid", "unanswered", "no_outcome")
+    )  # fmt: skip
+    first = kind == "all kinds"
+    return render(
+        "<tr{style}><th>{name}</th><td class='num'>{actions}</td>{outcomes}<td class='num'><span{warn}>{fallback}</span></td>"
+        "<td>{fields}</td><td class='num'>{cut_off}</td><td class='num'>{cached}</td><td class='num'>{errors}</td></tr>",
+        style=trusted("") if first else trusted(" class='kind'"),
+        name=render("{label}{llm}", label=name(label), llm=" (LLM)" if llm else "") if first else kind,
+        actions=group["actions"], outcomes=outcomes, warn=trusted(" class='warn'") if group["fallback"] else "",
+        fallback=_pct(group["fallback"], group["fallback_rate"]), fields=fields, cut_off=group["cut_off"],
+        cached=group["cached"], errors=group["policy_errors"],
+    )  # fmt: skip
+
+
+def _validity_table(validity: dict[str, Any] | None) -> Html:
+    """Per policy (all kinds, then each kind): how many actions were the agent's own answers."""
+    policies = (validity or {}).get("policies") or {}
+    if not policies:
+        return trusted("<p class='muted'>no actions</p>")
+    head = trusted("<tr><th>policy / action kind</th><th>actions</th><th>answered</th><th>repaired</th><th>invalid</th>"
+                   "<th>unanswered</th><th>no outcome</th><th>fallback</th><th>invalid fields</th><th>calls cut off</th>"
+                   "<th>cached calls</th><th>policy errors</th></tr>")  # fmt: skip
+    rows = join(
+        _validity_row(label, bool(entry["llm"]), kind, group)
+        for label, entry in policies.items()
+        for kind, group in [("all kinds", entry["overall"]), *entry["by_kind"].items()]
+    )  # fmt: skip
+    return render('<div class="wide"><table>{head}{rows}</table></div>', head=head, rows=rows)
+
+
+def validity_section(document: dict[str, Any]) -> list[Html]:
+    """First thing to read: whether the figures below rest on the agents' answers or on fallbacks."""
+    metrics = document["metrics"]
+    parts = [trusted("<h2>Answer validity</h2>")]
+    analyses = metrics["totals"].get("analysis_coverage") or {}
+    if analyses.get("expected") and analyses.get("answered", 0) < analyses["expected"]:
+        parts.append(render(
+            "<p class='warn'>{missing} of {expected} self / peer analyses fell back to the env's "
+            "default (no usable answer) and are left out of every detection figure. Each table shows the "
+            "coverage (answered / asked) its figures rest on; a group with no answered analysis says "
+            "<b>no valid predictions</b>.</p>",
+            missing=analyses["expected"] - analyses["answered"], expected=analyses["expected"],
+        ))  # fmt: skip
+    parts.append(trusted(
+        "<p>Per policy and action kind: <i>answered</i> (the model's first answer was valid), <i>repaired</i> "
+        "(valid after one repair prompt), <i>invalid</i> (answered, nothing valid), <i>unanswered</i> (the "
+        "server gave no reply), <i>fallback</i> (the env replaced all or part of the answer). Outcomes are "
+        "known for LLM policies only (– for the others).</p>"
+    ))  # fmt: skip
+    parts.append(_validity_table(document.get("validity")))
+    return parts
+
+
+def _counted(part: dict[str, Any]) -> Html:
+    """A coverage share with its interval and its count."""
+    return render("{share} <span class='ci'>({count})</span>", share=fmt(part["share"]), count=part["count"])
+
+
+def _coverage_row(labeler: str, cov: dict[str, Any], mark: str) -> Html:
+    if "error" in cov:
+        return render("<tr><th>{name}</th><td colspan='{span}' class='warn'>{error}</td></tr>",
+                      name=labeler, span=len(CLAIM_KINDS) + 7, error=cov["error"])  # fmt: skip
+    return render(
+        "<tr><th>{name}{mark}</th><td class='num'>{labelled} / {statements}</td><td class='num'>{with_claim}</td>{kinds}"
+        "<td class='num'>{claims}</td><td class='num'>{hedged}</td><td>{sources}</td><td class='num'>{lies}</td>"
+        "<td class='num'>{hedged_only}</td></tr>",
+        name=labeler, mark=mark, labelled=cov["labelled"], statements=cov["statements"],
+        with_claim=_counted(cov["with_claim"]),
+        kinds=join(render("<td class='num'>{v}</td>", v=_counted(cov["by_kind"][k])) for k in CLAIM_KINDS),
+        claims=cov["claims"], hedged=_counted(cov["hedged"]),
+        sources=join((render("{k} {v}", k=k, v=v) for k, v in cov["claims_by_source"].items()), ", "),
+        lies=cov["lies"], hedged_only=_counted(cov["lies_hedged_only"]),
+    )  # fmt: skip
+
+
+def ground_truth_section(document: dict[str, Any]) -> list[Html]:
+    """Which labeler the lie figures rest on, and how much of the speech each available labeler covers."""
+    labeler = document.get("labeler", "regex")
+    unlabelled = document.get("unlabelled") or {}
+    source = (trusted(" (the claims the engine read and judged while the games were played).") if labeler == "regex"
+              else render(" (<code>claims/{labeler}.ndjson</code>, judged with what each speaker knew).", labeler=labeler))  # fmt: skip
+    parts = [
+        trusted("<h2>Ground truth coverage</h2>"),
+        render("<p>Claims and lie labels: the <b>{labeler}</b> labeler{source}"
+               " A statement holding no claim counts as truthful, so each row says how much of the speech the"
+               " labels cover: statements holding at least one claim (in all and by kind), the share of claims"
+               " hedged (a belief: &ldquo;I think Bob is a wolf&rdquo;), and the lies that rest on hedged claims only.</p>",
+               labeler=labeler, source=source),
+    ]  # fmt: skip
+    if unlabelled.get("unlabelled"):
+        why = join((render("{r} {c}", r=r, c=c) for r, c in unlabelled.get("unlabelled_by_reason", {}).items()), ", ")
+        parts.append(render(
+            "<p class='warn'>{n} of {statements} statements have no label from the {labeler} labeler ({why}): they are "
+            "left out of every figure that rests on the lie label, and never given the regex label instead.</p>",
+            n=unlabelled["unlabelled"], statements=unlabelled["statements"], labeler=labeler, why=why,
+        ))  # fmt: skip
+    head = render("<tr><th>labeler</th><th>statements labelled</th><th>with a claim</th>{kinds}<th>claims</th><th>hedged</th>"
+                  "<th>claims by source</th><th>lies</th><th>lies on hedged claims only</th></tr>",
+                  kinds=join(render("<th>{k}</th>", k=k) for k in CLAIM_KINDS))  # fmt: skip
+    rows = join(
+        _coverage_row(labeler_name, cov, " (these figures)" if labeler_name == labeler else "")
+        for labeler_name, cov in (document.get("claims_coverage_by_labeler") or {}).items()
+    )  # fmt: skip
+    parts.append(render('<div class="wide"><table class="coverage">{head}{rows}</table></div>', head=head, rows=rows))
+    return parts

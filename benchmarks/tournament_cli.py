@@ -1,0 +1,125 @@
+"""``werewolf-bench tournament CONFIG.toml``: the command (the tournament itself is ``benchmarks.tournament``).
+
+Exit codes are those of ``run`` (``benchmarks.exit_codes``); a tournament name that is not a plain
+name (it names the folder ``runs/<name>``) is refused with exit 2 before anything is written.
+Entrant names may be any text: they are keys, never split, and are shown inert in the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from werewolf_env.inert_text import terminal_safe
+
+from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
+from .llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
+from .report import build_report
+from .report_cli import fmt_value
+from .run_command import RunPlan, execute
+from .runs import RunDir
+from .tournament import TournamentConfig, entrant_table, fit_ratings, load_tournament, schedule, tournament_games
+from .validity import format_validity, run_validity, worst_fallback_rate
+
+
+def tournament_command(args: argparse.Namespace) -> int:
+    try:
+        check_run_flags(args)
+        tour = load_tournament(args.config)
+        overrides = llm_overrides(args)
+        if overrides:
+            tour = tour.model_copy(update={"entrants": [with_overrides(e, overrides) for e in tour.entrants]})
+        config = tour.game_config()
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    out = args.out or Path("runs") / tour.name
+    plan = RunPlan(
+        out=out, identity={"config": config.model_dump(mode="json"),
+                           "entrants_identity": identity_of([e.model_dump(mode="json") for e in tour.entrants]),
+                           "seed": tour.seed},
+        record={"entrants": [e.model_dump(mode="json") for e in tour.entrants]},
+        jobs=schedule(tour), kind="tournament", label=tour.name, config=config,
+        concurrency=args.concurrency or tour.concurrency, breaker=args.breaker, cache=not args.no_cache,
+        sections=[(f"entrant {e.label()}", e) for e in tour.entrants if e.kind == "llm"],
+    )  # fmt: skip
+    try:
+        return play_tournament(plan, tour, args)
+    finally:
+        RunDir(out).close()
+
+
+def play_tournament(plan: RunPlan, tour: TournamentConfig, args: argparse.Namespace) -> int:
+    out, jobs = plan.out, plan.jobs
+    started = time.perf_counter()
+    outcome = execute(plan, args)
+    if isinstance(outcome, int):
+        return outcome
+    entries = outcome.entries
+    run = RunDir(out)
+    done = [j for j in jobs if entries.get(j.id, {}).get("status") == "ok"]
+    failed = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "failed"]
+    validity = run_validity([run.log_of(j.id) for j in done])
+    if outcome.stopped is not None:
+        print(f"TOURNAMENT STOPPED: {outcome.stopped}. {len(done)} of {len(jobs)} games finished and kept; "
+              "fix the endpoint and run the same command to resume.", file=sys.stderr)  # fmt: skip
+        return EXIT_STOPPED
+    records = tournament_games(run.log_of(j.id) for j in done)
+    if not records:
+        print(f"error: no game finished ({len(failed)} failed; see {run.results_path})", file=sys.stderr)
+        return EXIT_FAILED_GAMES
+    document = build_report(out, baseline_games=args.baseline_games, plots=not args.no_plots,
+                            title=f"Werewolf deception tournament: {tour.name}")  # fmt: skip
+    ratings = fit_ratings(records, tour.names)
+    table = entrant_table(tour, document, records, ratings)
+    worst = worst_fallback_rate(validity)
+    invalid = worst is not None and worst[1] is not None and worst[1] > args.max_fallback_rate
+    result = {
+        "name": tour.name, "games": len(records),
+        "failed": [{"game": e["game"], "error": e["error"]} for e in failed],
+        "seconds": round(time.perf_counter() - started, 2),
+        "seating": "blocks of one seed, entrants rotated over seats",
+        "ratings": ratings, "entrants": table, "validity": validity,
+        "status": "invalid" if invalid else "ok", "endpoints": outcome.endpoints,
+    }  # fmt: skip
+    run.write_json("tournament.json", result)
+    if invalid and worst is not None:
+        entrant = terminal_safe(str(worst[0]))
+        print(f"INVALID TOURNAMENT: {entrant} fell back on {worst[1]:.0%} of its actions, more than "
+              f"--max-fallback-rate {args.max_fallback_rate:.0%}: its figures do not measure the model.")  # fmt: skip
+    if not args.quiet:
+        print_tournament(result, out)
+        for line in format_validity(validity):
+            print(f"  {terminal_safe(line)}")
+    if invalid:
+        return EXIT_INVALID
+    return EXIT_FAILED_GAMES if failed else 0
+
+
+def print_tournament(result: dict[str, Any], out: Path) -> None:
+    side = result["ratings"]["side_advantage_werewolf"]
+    print(f"tournament {result['name']}: {result['games']} games, {len(result['failed'])} failed, "
+          f"{result['seconds']}s; werewolf side advantage (logit) {side['logit'] if side else 'n/a'}")  # fmt: skip
+    roles = sorted({r for e in result["entrants"].values() for r in e["win_rate_by_role"]})
+    head = "".join(f"{r[:8]:>9}" for r in roles)
+    print(f"  {'entrant':<16}{'games':>6}  {'rating [95% CI]':<24}{head}  {'lies/st':>7} {'caught':>6} {'det F1':>6}"
+          f" {'tokens/game':>11} {'$/game':>8}")  # fmt: skip
+    for name, e in result["entrants"].items():
+        rating = e["rating"]
+        rated = (
+            f"{rating['elo']:.0f} [{rating['ci'][0]:.0f}, {rating['ci'][1]:.0f}]"
+            if rating and rating["ci"][0]
+            else "n/a"
+        )
+        wins = "".join(f"{fmt_value(e['win_rate_by_role'].get(r)):>9}" for r in roles)
+        tokens = e["tokens_per_game"]["prompt"] + e["tokens_per_game"]["completion"]
+        cost = f"{e['cost_per_game_usd']:.4f}" if e["priced"] else "-"
+        print(f"  {terminal_safe(name):<16}{e['games']:>6}  {rated:<24}{wins}  "
+              f"{fmt_value(e['deception']['lies_per_statement']):>7} "
+              f"{fmt_value(e['deception']['undetected_lie_share'], complement=True):>6} "
+              f"{fmt_value(e['detection']['f1']):>6} {tokens:>11.0f} {cost:>8}")  # fmt: skip
+    print(f"  win rates by role with 95% CIs, deception and detection per entrant: {out / 'tournament.json'}")
+    print(f"  report: {out / 'report.html'}")

@@ -1,0 +1,134 @@
+"""SIGTERM or Ctrl-C (or SIGKILL) to a run with worker processes: every worker ends with the parent, the
+exit code says which signal, and the same command resumes to exactly the games of an uninterrupted run.
+
+Nothing here waits a fixed time for correctness: each wait polls for what it needs, with a deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from benchmarks.cli import main
+from benchmarks.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
+from benchmarks.run_folder import RunDir
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = 24
+RUN = ["run", "--games", str(GAMES), "--players", "6", "--workers", "2", "--no-report", "--quiet"]
+DEADLINE = 120.0
+
+
+def wait_for(condition: Callable[[], bool], what: str, deadline: float = DEADLINE) -> None:
+    end = time.monotonic() + deadline
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie (a zombie has ended; only its exit status is left)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    out = tmp_path_factory.mktemp("reference") / "run"
+    assert main([*RUN, "--workers", "1", "--out", str(out)]) == 0
+    return {p.name: p.read_bytes() for p in (out / "games").glob("*.ndjson")}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads the process table from /proc")
+@pytest.mark.parametrize(("signum", "code"), [
+    (signal.SIGTERM, EXIT_TERMINATED), (signal.SIGINT, EXIT_INTERRUPTED),
+    # No clean-up runs on SIGKILL: the kernel tells each worker that its parent died (Linux).
+    pytest.param(signal.SIGKILL, -signal.SIGKILL, marks=pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                                                          reason="PR_SET_PDEATHSIG is Linux's")),
+])  # fmt: skip
+def test_a_signal_ends_every_worker_and_the_run_resumes(
+    tmp_path: Path, signum: int, code: int, reference: dict[str, bytes]
+) -> None:
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *RUN, "--out", str(out)], cwd=ROOT,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        # Signalled while the workers play: both started, and at least one game finished (so one is kept).
+        wait_for(lambda: len(children(proc.pid)) >= 2 or proc.poll() is not None, "the workers")
+        wait_for(lambda: bool(RunDir(out).read_results()) or proc.poll() is not None, "a finished game")
+        assert proc.poll() is None, "the run finished before it could be signalled: make it longer"
+        workers = children(proc.pid)  # the two workers and the pool's resource tracker
+        os.kill(proc.pid, signum)
+        _, err = proc.communicate(timeout=DEADLINE)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, err
+    if signum != signal.SIGKILL:
+        assert "interrupted:" in err and "run the same command again to resume" in err and "Traceback" not in err
+    wait_for(lambda: not any(running(pid) for pid in workers), "the workers to end")
+    kept = RunDir(out).read_results()
+    assert 1 <= len(kept) < GAMES and all(entry["status"] == "ok" for entry in kept.values())
+    assert main([*RUN, "--out", str(out)]) == 0
+    results = RunDir(out).read_results()
+    assert sorted(results) == sorted(f"seed{s}" for s in range(GAMES))
+    assert {p.name: p.read_bytes() for p in (out / "games").glob("*.ndjson")} == reference
+    assert not list((out / "games").glob(".playing-*"))
+
+
+def test_a_worker_outcome_is_small_and_the_log_stays_on_disk(tmp_path: Path) -> None:
+    """A worker killed while sending its outcome must not leave half a message in the pool's pipe (the pool's
+    manager thread would wait for the rest forever): the outcome is one small write, the log is a file."""
+    import pickle
+
+    from agents import Lineup
+    from benchmarks.game_workers import play_job
+    from werewolf_env import GameConfig
+
+    scratch = tmp_path / "scratch"
+    outcome = play_job(GameConfig().model_dump(mode="json"), Lineup().model_dump(mode="json"), 3, 4, None,
+                       str(scratch))  # fmt: skip
+    assert outcome["status"] == "ok" and "log" not in outcome
+    assert len(pickle.dumps(outcome)) < 4096  # below PIPE_BUF: the kernel writes it whole or not at all
+    assert len(list(scratch.glob("*.ndjson"))) == 1
+
+
+def test_a_pool_thread_that_never_ends_does_not_keep_the_command_alive(tmp_path: Path) -> None:
+    """Should a pool's manager thread hang after its workers were ended, the command still exits, with its code."""
+    script = (
+        "import threading, sys\n"
+        "import benchmarks.game_workers as workers\n"
+        "from benchmarks.cli import main\n"
+        "threading.Thread(target=threading.Event().wait).start()  # a non-daemon thread that never ends\n"
+        "workers._stuck.set()\n"
+        "sys.exit(main(['replay', sys.argv[1]]))\n"
+    )
+    missing = tmp_path / "no-such.ndjson"
+    done = subprocess.run([sys.executable, "-c", script, str(missing)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    assert done.returncode == 2, done.stderr  # replay of a missing log: exit 2, and the process did end
