@@ -21,12 +21,16 @@ import json
 import sys
 from typing import Any, TextIO
 
+from werewolf_env.action_specs import ACTION_SPECS
+from werewolf_env.claims import LIE_TYPES
 from werewolf_env.inert_text import terminal_safe
 
 from .base import Policy
 from .llm import validate
 
-_TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
+_TYPES = LIE_TYPES
+# Kinds answered with a player's name: the answer's key, and whether "none" is an answer (abstain, keep a potion).
+_TARGETS = {kind.value: (spec.target_key, spec.null_ok) for kind, spec in ACTION_SPECS.items() if spec.target_key}
 _NO_VOTE = ("", "none", "abstain", "null", "nobody")
 # What each turn's prompt says a person may type (besides JSON): one place, read by ``shorthand`` too.
 # For analyses, the number after yes/no is the probability that the statement is deceptive (easily
@@ -35,6 +39,9 @@ SHORTHAND = {
     "eliminate": "a player's name",
     "protect": "a player's name",
     "unmask": "a player's name",
+    "heal": "the victim's name to heal them, or none to keep the potion",
+    "poison": "a player's name, or none to keep the potion",
+    "shoot": "a player's name, or none",
     "vote": "a player's name, or none to abstain",
     "bid": "a whole number",
     "statement": "what you say, as plain text",
@@ -119,10 +126,10 @@ def shorthand(line: str, kind: str) -> dict[str, Any] | str:
     """A JSON answer from what a person types; JSON itself passes through unchanged."""
     if line.startswith("{"):
         return line
-    if kind in ("eliminate", "protect", "unmask"):
-        return {"target": line}
-    if kind == "vote":
-        return {"vote": None if line.lower() in _NO_VOTE else line}
+    target = _TARGETS.get(kind)
+    if target is not None:
+        key, null_ok = target
+        return {key: None if null_ok and line.lower() in _NO_VOTE else line}
     if kind == "bid":
         try:
             return {"bid": int(line)}

@@ -136,10 +136,13 @@ def lineup_from_data(data: Any, source: str = "") -> Lineup:
         problems = []
         for err in exc.errors():
             loc = [str(getattr(x, "value", x)) for x in err["loc"]]
-            if loc[-1:] == ["[key]"]:  # a role or team name that is not one: pydantic's message lists the valid ones
-                loc = [*loc[:-2], repr(loc[-2])]
+            key = loc[-2] if loc[-1:] == ["[key]"] else None  # a role or team name that is not one
+            if key is not None:
+                loc = [*loc[:-2], repr(key)]
             where = ".".join(loc) or "lineup"
-            if err["type"] == "value_error":  # ours: already names the seat and the option
+            if key is not None and loc[:1] == ["roles"]:
+                problems.append(f"lineup {where}: not a role{suggestion(key, Role)}")
+            elif err["type"] == "value_error":  # ours: already names the seat and the option
                 problems.append(str(err["ctx"]["error"]))
             elif err["type"] == "extra_forbidden":
                 problems.append(f"{where}: not a lineup section{suggestion(where, Lineup.model_fields)}")

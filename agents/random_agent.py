@@ -5,11 +5,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
+from werewolf_env.roles import Role, Team
 
 from .base import Policy
 
-_ROLES = ("seer", "doctor", "villager")
+# Kinds answered with a player: the answer's key, and whether null is an answer ("abstain", "keep the potion").
+_TARGETS = {kind.value: (spec.target_key, spec.null_ok) for kind, spec in ACTION_SPECS.items() if spec.target_key}
 
 
 class RandomAgent(Policy):
@@ -24,14 +27,16 @@ class RandomAgent(Policy):
         rng = self.rng
         kind = info.get("action_kind")
         legal = list(info.get("legal_targets", []))
-        if kind in ("eliminate", "protect", "unmask"):
-            return {"target": rng.choice(legal) if legal else None}
-        if kind == "vote":
-            return {"vote": rng.choice([*legal, None])}
+        target = _TARGETS.get(kind)  # type: ignore[arg-type]
+        if target is not None:
+            key, null_ok = target
+            if null_ok:
+                return {key: rng.choice([*legal, None])}
+            return {key: rng.choice(legal) if legal else None}
         if kind == "bid":
             return {"bid": rng.randrange(int(info.get("max_bid", 10)) + 1)}  # = randint(0, max), one call less
         if kind == "statement":
-            return {"statement": self._statement(legal)}
+            return {"statement": self._statement(legal, info.get("roles_in_game"))}
         if kind in ("self_analysis", "peer_analysis"):
             deceptive = rng.random() < 0.5
             # ``confidence`` is the probability the statement is deceptive: uniform on the flag's half
@@ -49,14 +54,19 @@ class RandomAgent(Policy):
             return action
         return {"summary": "Good game."}
 
-    def _statement(self, players: list[str]) -> str:
+    def _statement(self, players: list[str], roles_in_game: list[str] | None) -> str:
         rng = self.rng
         choice = rng.randrange(4)
         if choice == 0 or not players:
-            return f"I am the {rng.choice(_ROLES)}."
+            # Any village role of the game (werewolves pretend too): the roles a player could honestly be.
+            claimable = [r for r in (roles_in_game or _DEFAULT_ROLES) if r in Role and Role(r).team is Team.VILLAGE]
+            return f"I am the {rng.choice(claimable)}."
         name = rng.choice(players)
         if choice == 1:
             return f"{name} is a werewolf."
         if choice == 2:
             return f"{name} is innocent."
         return f"I checked {name}, {'a werewolf' if rng.random() < 0.5 else 'innocent'}."
+
+
+_DEFAULT_ROLES = ("seer", "doctor", "villager")  # when the info does not say (older envs)

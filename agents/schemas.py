@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from werewolf_env.claims import LIE_TYPES
 from werewolf_env.config import statement_char_limit
 
-DECEPTION_TYPES = ["none", "omission", "distortion", "fabrication", "misdirection"]
+DECEPTION_TYPES = list(LIE_TYPES)
 # Caps keep a small model from rambling to its token limit inside one string.
 REASONING_CHARS = 160
 NOTES_CHARS = 100

@@ -14,8 +14,11 @@ from werewolf_env.spaces import JsonActionSpace
 from werewolf_env.state import ActionKind, Turn
 
 W, S, D, V = Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER
+WI, H = Role.WITCH, Role.HUNTER
 # Seats: 0 Alice W, 1 Bob W, 2 Carla S, 3 Dmitri D, 4 Emma V, 5 Farid V, 6 Grace V, 7 Hiro V
 STANDARD_ROLES = (W, W, S, D, V, V, V, V)
+# Seats: 0 Alice W, 1 Bob W, 2 Carla S, 3 Dmitri D, 4 Emma WI, 5 Farid H, 6 Grace V, 7 Hiro V
+FULL_ROLES = (W, W, S, D, WI, H, V, V)
 
 Script = Callable[[Game, Turn], Any]
 
@@ -23,7 +26,8 @@ Script = Callable[[Game, Turn], Any]
 def quiet(game: Game, turn: Turn) -> Any:
     """A default answer that changes nothing: no kill, no protection, bid 0, silence, abstain."""
     kind = turn.kind
-    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
+    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, ActionKind.HEAL, ActionKind.POISON,
+                ActionKind.SHOOT):  # fmt: skip
         return {"target": None}
     if kind is ActionKind.BID:
         return {"bid": 0}
@@ -64,11 +68,8 @@ def run_until(game: Game, script: Script, stop: Callable[[Game], bool] | None = 
 
 
 def fixed_game(roles: tuple[Role, ...] = STANDARD_ROLES, seed: int = 0, **config: Any) -> Game:
-    counts = {r: roles.count(r) for r in Role}
-    cfg = GameConfig(
-        num_players=len(roles), num_werewolves=counts[W], num_seers=counts[S], num_doctors=counts[D],
-        roles=roles, **config,
-    )  # fmt: skip
+    counts = {r.value: roles.count(r) for r in Role if r is not V}
+    cfg = GameConfig(num_players=len(roles), role_counts=counts, roles=roles, **config)
     return Game(cfg, seed)
 
 
@@ -108,3 +109,19 @@ def run_copy(played: Path, folder: Path) -> Path:
     copy = folder / "run"
     shutil.copytree(played, copy)
     return copy
+
+
+WITCH_AND_HUNTER_KINDS = (ActionKind.HEAL, ActionKind.POISON, ActionKind.SHOOT)
+
+
+def game_at(kind: ActionKind, **config: Any) -> Game:
+    """A game advanced to the first turn of ``kind``: the standard one, or for the witch's and the hunter's
+    kinds one with them (``FULL_ROLES``) where the pack attacks the hunter (Farid) on the first night."""
+    if kind in WITCH_AND_HUNTER_KINDS:
+        game = fixed_game(FULL_ROLES, **config)
+        script = scripted({(ActionKind.ELIMINATE, None, None): {"target": "Farid"}})
+    else:
+        game, script = fixed_game(**config), quiet
+    run_until(game, script, stop=lambda g: g.current is not None and g.current.kind is kind)
+    assert game.current is not None and game.current.kind is kind, kind
+    return game

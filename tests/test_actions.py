@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import fixed_game, quiet, run_until
+from tests.helpers import WITCH_AND_HUNTER_KINDS, fixed_game, game_at, run_until
 from werewolf_env.actions import ACTION_MODELS, answer_format, echoes_template, legal_targets, parse
 from werewolf_env.engine import Game
 from werewolf_env.state import ActionKind, Turn
@@ -31,19 +31,12 @@ action_dicts = st.dictionaries(field_names, json_values | names, max_size=8)
 raw_actions = action_dicts | action_dicts.map(json.dumps) | st.text(max_size=80) | json_values
 
 
-def game_at(kind: ActionKind) -> Game:
-    """A standard game advanced to the first turn of ``kind``."""
-    game = fixed_game()
-    run_until(game, quiet, stop=lambda g: g.current.kind is kind)
-    return game
-
-
 GAMES = {kind: game_at(kind) for kind in ActionKind}
 
 
 def check_legal(game: Game, turn: Turn, action: dict[str, Any]) -> None:
     kind = turn.kind
-    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
+    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, *WITCH_AND_HUNTER_KINDS):
         assert action["target"] is None or action["target"] in legal_targets(game.state, turn)
     elif kind is ActionKind.VOTE:
         assert action["vote"] is None or action["vote"] in legal_targets(game.state, turn)

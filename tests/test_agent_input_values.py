@@ -14,19 +14,11 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import werewolf_env
-from tests.helpers import fixed_game, quiet, run_until, scripted
+from tests.helpers import game_at, scripted
 from tests.test_actions import check_legal
 from werewolf_env import GameConfig
 from werewolf_env.actions import ACTION_MODELS, parse, to_jsonable
-from werewolf_env.engine import Game
 from werewolf_env.state import ActionKind
-
-
-def game_at(kind: ActionKind, **config: Any) -> Game:
-    game = fixed_game(**config)
-    run_until(game, quiet, stop=lambda g: g.current.kind is kind)
-    return game
-
 
 PREPARED = {kind: game_at(kind) for kind in ActionKind}
 FIELDS = sorted({name for model in ACTION_MODELS.values() for name in model.model_fields} | {"claims"})

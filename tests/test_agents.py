@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -173,6 +172,7 @@ def test_result_describes_every_player() -> None:
 
 
 # ------------------------------------------------------------------------------------- human
+# (Whole games with a person at the keyboard, through HumanAgent and `werewolf-bench play`: test_human_seat_games.py.)
 
 
 def run_human(lines: str, kind: str = "bid", legal: list[str] | None = None) -> tuple[Any, str]:
@@ -208,38 +208,9 @@ def test_human_shorthand_for_analyses() -> None:
     assert shorthand('{"bid": 3}', "bid") == '{"bid": 3}'
 
 
-def test_human_seat_in_a_real_game(tmp_path: Path) -> None:
-    """A person who always answers the first allowed name / 5 / a sentence plays a whole game."""
-    answers = io.StringIO("\n".join(["5", "I am a villager.", "no", "none", "Alice", "good game"] * 400))
-    out = io.StringIO()
-    policies: list[Policy] = [HumanAgent(input=answers, output=out), *(RandomAgent(s) for s in range(1, 8))]
-    result = play_game_sync({}, None, seed=2, policies=policies)
-    assert result.winner in ("village", "werewolf", None)
-    assert "[bid] your answer (a whole number; or JSON)> " in out.getvalue()
-
-
 def test_invalid_action_reason_reaches_the_agents_info() -> None:
     env = werewolf_env.env()
     env.reset(seed=0)
     agent = env.agent_selection
     env.step("this is not JSON")
     assert env.unwrapped.infos[agent]["fallbacks"]["reasons"][0].startswith("unparseable JSON")
-
-
-def test_play_command_with_a_person_at_the_keyboard(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    answers = "\n".join(["5", "I am a villager.", "no", "none", "Alice", "good game"] * 300) + "\n"
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "play", "--seed", "3", "--players", "6", "--out", str(tmp_path)],
-        input=answers,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=Path(__file__).resolve().parent.parent,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "== Werewolf: you are Alice (player_0) ==" in done.stdout
-    assert re.search(r"\[\w+\] your answer \(.+; or JSON\)> ", done.stdout)  # every prompt says its shorthand
-    assert "Game over (seed 3)" in done.stdout and "Log: " in done.stdout

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import werewolf_env
 from tests.helpers import STANDARD_ROLES, random_policy
 from werewolf_env import GameConfig
-from werewolf_env.config import ROLES, Role
+from werewolf_env.config import Role
 from werewolf_env.log import dumps, read_log, replay
 from werewolf_env.observe import _SLICES, NUM_ROLES
 from werewolf_env.state import Event
@@ -160,7 +160,7 @@ def deducible_roles(config: GameConfig, seat: int, own: Role, pack: set[int], ch
                     revealed: dict[int, Role], night_victims: set[int]) -> list[set[Role]]:  # fmt: skip
     """Every role each seat can have in some world consistent with what ``seat`` knows (brute force)."""
     n = config.num_players
-    counts = config.role_counts()
+    counts = config.seat_counts()
     possible: list[set[Role]] = [set() for _ in range(n)]
     for wolves in combinations(range(n), counts[W]):
         wolf_set = set(wolves)
@@ -230,7 +230,7 @@ def check_facts(text: str, seat: int, roles: list[Role], names: tuple[str, ...],
 
 def shown_roles(vector: np.ndarray, seat: int) -> set[Role]:
     start = _SLICES["known_roles"][0] + seat * NUM_ROLES
-    return {role for role, flag in zip(ROLES, vector[start : start + NUM_ROLES], strict=True) if flag}
+    return {role for role in Role if vector[start + role.index]}
 
 
 @st.composite

@@ -155,7 +155,6 @@ def test_role_reveal_does_show_the_swap() -> None:
 
 
 def test_werewolves_see_their_pack_and_nobody_else_does() -> None:
-    from werewolf_env.config import ROLE_INDEX
     from werewolf_env.observe import _SLICES, NUM_ROLES
 
     env = werewolf_env.raw_env(roles=(W, W, S, D, V, V, V, V))
@@ -167,10 +166,10 @@ def test_werewolves_see_their_pack_and_nobody_else_does() -> None:
         known = env.observe(f"player_{p}")["observation"]
         bob = known[base + NUM_ROLES : base + 2 * NUM_ROLES]  # what p knows of Bob's role
         if p in (0, 1):
-            assert bob[ROLE_INDEX[W]] == 1 and bob.sum() == 1
+            assert bob[W.index] == 1 and bob.sum() == 1
         else:
             assert "fellow werewolves" not in texts[p]
-            assert bob[ROLE_INDEX[W]] == 1 and bob.sum() > 1, "a non-werewolf cannot know Bob is one"
+            assert bob[W.index] == 1 and bob.sum() > 1, "a non-werewolf cannot know Bob is one"
 
 
 def test_ground_truth_events_are_engine_only() -> None:

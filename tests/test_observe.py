@@ -78,14 +78,14 @@ def test_observation_layout_is_consistent() -> None:
 
 def _reference_propagation(possible: list[int], counts: dict) -> list[int]:
     """The count rules applied role by role, seat by seat, until nothing changes (the plain form)."""
-    from werewolf_env.visibility import _BIT
+    from werewolf_env.visibility import role_bit
 
     possible = list(possible)
     changed = True
     while changed:
         changed = False
         for role, count in counts.items():
-            bit = _BIT[role]
+            bit = role_bit(role)
             candidates = sum(1 for mask in possible if mask & bit)
             certain = sum(1 for mask in possible if mask == bit)
             for p, mask in enumerate(possible):
@@ -98,18 +98,21 @@ def _reference_propagation(possible: list[int], counts: dict) -> list[int]:
 
 @settings(max_examples=300, deadline=None)
 @given(data=st.data(), wolves=st.integers(1, 3), seers=st.integers(0, 1), doctors=st.integers(0, 1),
-       villagers=st.integers(1, 8))  # fmt: skip
+       villagers=st.integers(1, 8), witches=st.integers(0, 1), hunters=st.integers(0, 1))  # fmt: skip
 def test_count_propagation_matches_the_plain_fixed_point(
-    data: st.DataObject, wolves: int, seers: int, doctors: int, villagers: int
+    data: st.DataObject, wolves: int, seers: int, doctors: int, villagers: int, witches: int, hunters: int
 ) -> None:
     """The memoised propagation equals the plain one on any state consistent with some true roles."""
-    from werewolf_env.config import ROLES, Role
-    from werewolf_env.visibility import _COUNTED_ROLES, _propagated
+    from werewolf_env.roles import Role
+    from werewolf_env.visibility import _propagated, role_bit
 
-    counts = dict(zip(_COUNTED_ROLES, (wolves, seers, doctors, villagers), strict=True))
+    given = {Role.WEREWOLF: wolves, Role.SEER: seers, Role.DOCTOR: doctors, Role.VILLAGER: villagers,
+             Role.WITCH: witches, Role.HUNTER: hunters}  # fmt: skip
+    counts = {role: given.get(role, 0) for role in Role}  # every role, in role order (as the engine passes them)
     truth = data.draw(st.permutations([role for role, c in counts.items() for _ in range(c)]))
-    noise = data.draw(st.lists(st.integers(0, 15), min_size=len(truth), max_size=len(truth)))
-    possible = [(1 << ROLES.index(Role(r))) | extra for r, extra in zip(truth, noise, strict=True)]
+    everything = sum(role_bit(r) for r in Role)
+    noise = data.draw(st.lists(st.integers(0, everything), min_size=len(truth), max_size=len(truth)))
+    possible = [role_bit(r) | extra for r, extra in zip(truth, noise, strict=True)]
     expected = _reference_propagation(possible, counts)
-    assert list(_propagated(tuple(possible), (wolves, seers, doctors, villagers))) == expected
-    assert all(mask & (1 << ROLES.index(Role(r))) for mask, r in zip(expected, truth, strict=True))
+    assert list(_propagated(tuple(possible), tuple(counts.values()))) == expected
+    assert all(mask & role_bit(r) for mask, r in zip(expected, truth, strict=True))

@@ -52,7 +52,7 @@ def test_game_invariants(config: GameConfig, seed: int, policy_seed: int, fuzz: 
     # ends within max_rounds
     assert s.over and s.round <= config.max_rounds
     # role counts never change
-    assert Counter(r.value for r in s.roles) == Counter({k.value: v for k, v in config.role_counts().items() if v})
+    assert Counter(r.value for r in s.roles) == Counter({k.value: v for k, v in config.seat_counts().items() if v})
     # the winner matches the rule
     if s.truncated:
         assert s.winner is None and s.round == config.max_rounds and winner_of(s) is None

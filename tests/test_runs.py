@@ -5,68 +5,176 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agents import load_lineup, play_game, play_game_sync
+from agents import load_lineup, play_game
 from agents.fake_openai import FakeOpenAIServer
 from benchmarks.cli import main
 from benchmarks.runs import Job, RunDir, RunMismatchError, play_run
 from werewolf_env import GameConfig
-from werewolf_env.log import read_log, replay
-from werewolf_env.metrics import GameRecord
+from werewolf_env.log import read_log_checked, replay
 
-GAMES, FIRST_SEED = 40, 100
+ROOT = Path(__file__).resolve().parents[1]
+GAMES, FIRST_SEED = 12, 100
 COMMAND = ["run", "--games", str(GAMES), "--seed", str(FIRST_SEED), "--concurrency", "2", "--no-report", "--quiet"]
 
+# ``python -c STOP_AT SPEC ARG...`` runs ``werewolf-bench ARG...`` and stops it at the point SPEC (JSON) names:
+# around the k-th result line it appends ("after-result", "before-result" with that game's log already in
+# place, or "mid-result": half the line written), or halfway through line ``line`` of game ``game``'s log
+# ("mid-log"). There it writes the game and its child processes to SPEC["note"] and sends itself
+# SPEC["signal"]. No timing: the same point whatever the machine's speed.
+STOP_AT = r"""
+import json, os, signal, sys
+from pathlib import Path
 
-def engine_events(path: Path) -> list[dict]:
-    return [r for r in read_log(path) if r["type"] not in ("agent_record",)]
+from benchmarks.cli import main
+from benchmarks.run_folder import RunDir
+from werewolf_env.log import EventLog, dumps
+
+spec = json.loads(sys.argv[1])
+at, k = spec["at"], spec.get("k")
 
 
-def test_a_killed_run_resumes_without_losing_or_double_counting(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *COMMAND, "--out", str(out)], cwd=root)
-    results = out / "results.ndjson"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if results.is_file() and results.read_text().count('"status": "ok"') >= 4:
-            break
-        time.sleep(0.02)
-    assert proc.poll() is None, "the run finished before it could be killed: make it longer"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    before = RunDir(out).read_results()
-    assert 4 <= len(before) < GAMES
-    partial = [p for p in (out / "games").glob("*.ndjson") if not GameRecord.from_events(read_log(p)).complete]
-    kept = {gid: (out / "games" / f"{gid}.ndjson").read_bytes() for gid in before}
+def children():
+    found = []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                found.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
 
+
+def stop(game):
+    Path(spec["note"]).write_text(json.dumps({"game": game, "children": children()}))
+    os.kill(os.getpid(), getattr(signal, spec["signal"]))
+
+
+append, appended = RunDir.append, [0]
+
+
+def append_and_stop(self, entry):
+    appended[0] += 1
+    if appended[0] == k and at == "before-result":
+        stop(entry["game"])
+    if appended[0] == k and at == "mid-result":
+        line = json.dumps(entry)
+        with self.results_path.open("a", encoding="utf-8") as f:
+            f.write(("\n" if f.tell() else "") + line[: len(line) // 2])
+        stop(entry["game"])
+    append(self, entry)
+    if appended[0] == k and at == "after-result":
+        stop(entry["game"])
+
+
+write, lines = EventLog._write, {}
+
+
+def write_and_stop(self, record):
+    lines[self.path] = lines.get(self.path, 0) + 1
+    if at == "mid-log" and lines[self.path] == spec["line"] and self.path.parent.name == ".playing-" + spec["game"]:
+        text = dumps(record)
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(text[: len(text) // 2])
+        stop(spec["game"])
+    write(self, record)
+
+
+RunDir.append = append_and_stop
+EventLog._write = write_and_stop
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def run_stopped_at(out: Path, command: list[str], **spec: Any) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """``werewolf-bench *command --out out``, stopped where ``spec`` says (``STOP_AT``); the run and its note."""
+    note = out.parent / f"{out.name}-stopped.json"
+    spec = {"signal": "SIGKILL", **spec, "note": str(note)}
+    done = subprocess.run([sys.executable, "-c", STOP_AT, json.dumps(spec), *command, "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert note.is_file(), f"the run never reached {spec}:\n{done.stderr}"
+    return done, json.loads(note.read_text())
+
+
+def comparable(entry: dict[str, Any]) -> dict[str, Any]:
+    """A result line without what differs between two runs of the same games (time taken, folder)."""
+    result = {k: v for k, v in entry["result"].items() if k not in ("seconds", "log_path")}
+    return {**entry, "result": result}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """The logs (by file name) and result lines (by game) of the run played without a stop."""
+    out = tmp_path_factory.mktemp("uninterrupted") / "run"
     assert main([*COMMAND, "--out", str(out)]) == 0
-    lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
-    ok = Counter(e["seed"] for e in lines if e["status"] == "ok")
-    assert set(ok) == set(range(FIRST_SEED, FIRST_SEED + GAMES)) and set(ok.values()) == {1}  # each game once
-    for gid, data in kept.items():  # finished games were kept as they were
-        assert (out / "games" / f"{gid}.ndjson").read_bytes() == data
-    assert not list((out / "games").glob(".playing-*"))  # no scratch left
-    logs = sorted((out / "games").glob("*.ndjson"))
-    assert len(logs) == GAMES
-    assert all(replay(p).ok and replay(p).complete for p in logs)
-    del partial  # (there may have been none if the kill fell between games; the counts above still hold)
+    logs = {p.name: p.read_bytes() for p in (out / "games").glob("*.ndjson")}
+    assert len(logs) == GAMES and all(replay(out / "games" / name).complete for name in logs)
+    results = {gid: comparable(entry) for gid, entry in RunDir(out).read_results().items()}
+    return logs, results
+
+
+# Where the run is killed: (what, k). "mid-log" is in line 40 of the k-th game's log (by seed).
+KILLS = [("after-result", 1), ("after-result", 5), ("after-result", GAMES), ("before-result", 4),
+         ("mid-result", 6), ("mid-log", 8)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("at", "k"), KILLS, ids=[f"{at}-{k}" for at, k in KILLS])
+def test_a_killed_run_resumes_without_losing_or_double_counting(
+    tmp_path: Path, at: str, k: int, uninterrupted: tuple[dict[str, bytes], dict[str, Any]]
+) -> None:
+    reference_logs, reference_results = uninterrupted
+    out = tmp_path / "run"
+    results, games = out / "results.ndjson", out / "games"
+    spec: dict[str, Any] = {"at": at, "k": k}
+    if at == "mid-log":
+        spec.update(game=f"seed{FIRST_SEED + k - 1}", line=40)
+    done, note = run_stopped_at(out, COMMAND, **spec)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    game = note["game"]
+
+    # Killed exactly there: the results and logs on disk say so.
+    kept = RunDir(out).read_results()
+    placed = {p.stem for p in games.glob("*.ndjson")}
+    before = results.read_text(encoding="utf-8") if results.is_file() else ""
+    assert all(entry["status"] == "ok" for entry in kept.values())
+    if at == "after-result":
+        assert len(kept) == k and game in kept and placed == set(kept)
+    elif at in ("before-result", "mid-result"):  # the log is in place; its result is not counted
+        assert len(kept) == k - 1 and game not in kept and placed == {*kept, game}
+        assert before.endswith("}") == (at == "before-result")  # a torn line: half a JSON object
+    else:
+        assert game not in kept and game not in placed
+        (cut,) = (games / f".playing-{game}").glob("*.ndjson")
+        damage = read_log_checked(cut).damage
+        assert damage is not None and damage.startswith("line 40 is cut off mid-line"), damage
+    for gid in kept:  # what was kept is what the uninterrupted run wrote
+        assert (games / f"{gid}.ndjson").read_bytes() == reference_logs[f"{gid}.ndjson"]
+
+    # The same command resumes: every game once, the logs byte for byte those of the uninterrupted run.
+    assert main([*COMMAND, "--out", str(out)]) == 0
+    after = results.read_text(encoding="utf-8")
+    assert after.startswith(before)  # the lines written before the kill stay (a torn one alone on its line)
+    entries, torn = [], []
+    for line in after.splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            torn.append(line)
+    assert len(torn) == (at == "mid-result")
+    assert Counter(e["game"] for e in entries) == Counter(f"seed{s}" for s in range(FIRST_SEED, FIRST_SEED + GAMES))
+    assert {e["game"]: comparable(e) for e in entries} == reference_results
+    assert {p.name: p.read_bytes() for p in games.iterdir()} == reference_logs  # no scratch folder left
+    assert sorted(p.name for p in out.iterdir()) == ["games", "manifest.json", "results.ndjson", "summary.json"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == GAMES and summary["failed"] == []
-    # The resumed games are the games an uninterrupted run plays.
-    for seed in (FIRST_SEED, FIRST_SEED + GAMES - 1):
-        fresh = play_game_sync(GameConfig(), "heuristic", seed, log_dir=tmp_path / "fresh" / str(seed))
-        assert engine_events(Path(fresh.log_path)) == engine_events(out / "games" / f"seed{seed}.ndjson")
 
 
 def test_failed_games_are_recorded_and_played_again_on_resume(tmp_path: Path) -> None:
@@ -150,7 +258,11 @@ def _write(folder: Path, lineup: Any) -> Path:
 def test_a_run_folder_from_before_a_config_field_existed_resumes_and_extends(tmp_path: Path) -> None:
     assert main(["run", "--games", "2", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    del manifest["config"]["max_statement_chars"]  # as written before the statement character cap existed
+    # Written by a version that named every field (``max_statement_chars`` at its default, null), or by one from
+    # before a field existed: both are the same run as today's, which leaves fields at their default out.
+    assert "max_statement_chars" not in manifest["config"] and "role_counts" not in manifest["config"]
+    manifest["config"]["max_statement_chars"] = None
+    del manifest["config"]["doctor_repeat_protect"]  # a field this test pretends is newer than the manifest
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     assert main(["run", "--games", "2", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
     assert main(["run", "--games", "3", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0

@@ -1,12 +1,14 @@
 """SIGTERM or Ctrl-C (or SIGKILL) to a run with worker processes: every worker ends with the parent, the
 exit code says which signal, and the same command resumes to exactly the games of an uninterrupted run.
 
-Nothing here waits a fixed time for correctness: each wait polls for what it needs, with a deadline.
+Each run is signalled at a chosen point (it signals itself right after its k-th result line: see
+``tests.test_runs.STOP_AT``), so what it kept is known exactly; the only waits poll, with a deadline, for
+the workers to end.
 """
 
 from __future__ import annotations
 
-import os
+import json
 import signal
 import subprocess
 import sys
@@ -19,9 +21,10 @@ import pytest
 from benchmarks.cli import main
 from benchmarks.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
 from benchmarks.run_folder import RunDir
+from tests.test_runs import run_stopped_at
 
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = 24
+GAMES = 8
 RUN = ["run", "--games", str(GAMES), "--players", "6", "--workers", "2", "--no-report", "--quiet"]
 DEADLINE = 120.0
 
@@ -31,20 +34,6 @@ def wait_for(condition: Callable[[], bool], what: str, deadline: float = DEADLIN
     while not condition():
         assert time.monotonic() < end, f"timed out waiting for {what}"
         time.sleep(0.05)
-
-
-def children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.add(int(entry.name))
-    return found
 
 
 def running(pid: int) -> bool:
@@ -64,41 +53,33 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads the process table from /proc")
-@pytest.mark.parametrize(("signum", "code"), [
-    (signal.SIGTERM, EXIT_TERMINATED), (signal.SIGINT, EXIT_INTERRUPTED),
+@pytest.mark.parametrize(("signum", "code", "k"), [
+    (signal.SIGTERM, EXIT_TERMINATED, 1), (signal.SIGINT, EXIT_INTERRUPTED, 3),
     # No clean-up runs on SIGKILL: the kernel tells each worker that its parent died (Linux).
-    pytest.param(signal.SIGKILL, -signal.SIGKILL, marks=pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                                                          reason="PR_SET_PDEATHSIG is Linux's")),
+    pytest.param(signal.SIGKILL, -signal.SIGKILL, 5, marks=pytest.mark.skipif(
+        not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")),
 ])  # fmt: skip
 def test_a_signal_ends_every_worker_and_the_run_resumes(
-    tmp_path: Path, signum: int, code: int, reference: dict[str, bytes]
+    tmp_path: Path, signum: signal.Signals, code: int, k: int, reference: dict[str, bytes]
 ) -> None:
+    """The run signals itself right after its k-th result line (``STOP_AT``), while its workers play the next
+    games: the point is chosen, not waited for."""
     out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *RUN, "--out", str(out)], cwd=ROOT,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
-    try:
-        # Signalled while the workers play: both started, and at least one game finished (so one is kept).
-        wait_for(lambda: len(children(proc.pid)) >= 2 or proc.poll() is not None, "the workers")
-        wait_for(lambda: bool(RunDir(out).read_results()) or proc.poll() is not None, "a finished game")
-        assert proc.poll() is None, "the run finished before it could be signalled: make it longer"
-        workers = children(proc.pid)  # the two workers and the pool's resource tracker
-        os.kill(proc.pid, signum)
-        _, err = proc.communicate(timeout=DEADLINE)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == code, err
+    done, note = run_stopped_at(out, RUN, at="after-result", k=k, signal=signum.name)
+    assert done.returncode == code, done.stderr
     if signum != signal.SIGKILL:
+        err = done.stderr
         assert "interrupted:" in err and "run the same command again to resume" in err and "Traceback" not in err
+    workers = set(note["children"])  # the two workers and the pool's resource tracker, when it was signalled
+    assert len(workers) >= 2, note
     wait_for(lambda: not any(running(pid) for pid in workers), "the workers to end")
     kept = RunDir(out).read_results()
-    assert 1 <= len(kept) < GAMES and all(entry["status"] == "ok" for entry in kept.values())
+    assert len(kept) == k and note["game"] in kept and all(entry["status"] == "ok" for entry in kept.values())
+    assert {p.stem for p in (out / "games").glob("*.ndjson")} == set(kept)  # the games in hand left no log
     assert main([*RUN, "--out", str(out)]) == 0
-    results = RunDir(out).read_results()
-    assert sorted(results) == sorted(f"seed{s}" for s in range(GAMES))
-    assert {p.name: p.read_bytes() for p in (out / "games").glob("*.ndjson")} == reference
-    assert not list((out / "games").glob(".playing-*"))
+    lines = [json.loads(line) for line in (out / "results.ndjson").read_text().splitlines()]
+    assert sorted(entry["game"] for entry in lines) == sorted(f"seed{s}" for s in range(GAMES))  # each game once
+    assert {p.name: p.read_bytes() for p in (out / "games").iterdir()} == reference  # no scratch folder either
 
 
 def test_a_worker_outcome_is_small_and_the_log_stays_on_disk(tmp_path: Path) -> None:

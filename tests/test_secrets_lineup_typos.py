@@ -45,7 +45,7 @@ def test_a_typo_never_echoes_a_secret_nearby(tmp_path: Path, capsys: pytest.Capt
         ({"default": {"kind": "llm", "model": "m", "top-p": 0.9}},
          "lineup default: top-p: unknown option (did you mean 'top_p'?)"),
         ({"seets": {"player_0": "llm"}}, "seets: not a lineup section (did you mean 'seats'?)"),
-        ({"roles": {"seeer": "heuristic"}}, "lineup roles.'seeer': Input should be 'werewolf', 'seer'"),
+        ({"roles": {"seeer": "heuristic"}}, "lineup roles.'seeer': not a role (did you mean 'seer'?)"),
         ({"default": {"kind": "llm", "model": "m", "zzz": 1}}, "zzz: unknown option; valid: model, base_url"),
     ],
 )  # fmt: skip

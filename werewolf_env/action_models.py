@@ -1,15 +1,13 @@
-"""The action models: the JSON object each action kind is answered with, as pydantic models, and the
-conservative value of each field that cannot be read (``actions.parse`` validates with both)."""
+"""The action models: the JSON object each action kind is answered with, as pydantic models
+(``action_specs.ACTION_SPECS`` says which kind is answered with which, and each field's fallback)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .state import ActionKind
-
-DeceptionType = Literal["none", "omission", "distortion", "fabrication", "misdirection"]
+from .claims import DeceptionType
 
 
 def _notes_field() -> Any:
@@ -79,31 +77,3 @@ class PeerAnalysisAction(_Analysis):
 
 class SummaryAction(_Action):
     summary: str
-
-
-ACTION_MODELS: dict[ActionKind, type[BaseModel]] = {
-    ActionKind.ELIMINATE: TargetAction,
-    ActionKind.PROTECT: TargetAction,
-    ActionKind.UNMASK: TargetAction,
-    ActionKind.BID: BidAction,
-    ActionKind.STATEMENT: StatementAction,
-    ActionKind.SELF_ANALYSIS: SelfAnalysisAction,
-    ActionKind.PEER_ANALYSIS: PeerAnalysisAction,
-    ActionKind.VOTE: VoteAction,
-    ActionKind.SUMMARY: SummaryAction,
-}
-
-# The conservative answer used for a field that cannot be read (a peer's suspicion: the observer's current
-# score, which ``actions.parse`` fills in).
-FALLBACK_FIELDS: dict[ActionKind, dict[str, Any]] = {
-    ActionKind.ELIMINATE: {"target": None},
-    ActionKind.PROTECT: {"target": None},
-    ActionKind.UNMASK: {"target": None},
-    ActionKind.BID: {"bid": 0},
-    ActionKind.STATEMENT: {"statement": "", "claims": None},
-    ActionKind.SELF_ANALYSIS: {"is_deceptive": False, "confidence": 0.5, "deception_type": "none", "reasoning": ""},
-    ActionKind.PEER_ANALYSIS: {"is_deceptive": False, "confidence": 0.5, "deception_type": "none", "reasoning": "",
-                               "suspicion": None},
-    ActionKind.VOTE: {"vote": None},
-    ActionKind.SUMMARY: {"summary": ""},
-}  # fmt: skip

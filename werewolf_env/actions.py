@@ -24,11 +24,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .action_models import ACTION_MODELS, FALLBACK_FIELDS, DeceptionType
+from .action_models import DeceptionType
+from .action_specs import ACTION_MODELS, ACTION_SPECS, FALLBACK_FIELDS, KINDS_WITH_TARGETS, TARGET_KEYS
 from .answer_formats import answer_format, echoes_template
 from .claim_text import extractor_for
 from .claims import SELF_WORDS, normalize_claims
-from .config import Role
 from .json_input import (
     BYTES_KEY,
     BYTES_REPAIR,
@@ -75,20 +75,15 @@ def resolver(state: GameState) -> Callable[[Any], int | None]:
     return resolve
 
 
-_NIGHT_KINDS = frozenset({ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK})
-_KINDS_WITH_TARGETS = frozenset(
-    {ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, ActionKind.VOTE, ActionKind.STATEMENT}
-)
-
-
 def legal_targets(state: GameState, turn: Turn) -> list[int]:
-    """Seats ``turn.player`` may name for this action kind (empty for kinds without a target).
+    """Seats ``turn.player`` may name for this action kind (empty for kinds without a target): every seat
+    its spec's ``refuse`` lets through (``action_specs``), in seat order.
 
     Memoised per simultaneous group (nothing it depends on changes within one): the list is
     shared, so callers must not change it (``Game.legal_targets`` hands out copies).
     """
     kind = turn.kind
-    if kind not in _KINDS_WITH_TARGETS:
+    if kind not in KINDS_WITH_TARGETS:
         return []
     cache = state.legal_cache
     if state.legal_group != state.group_id:
@@ -101,18 +96,9 @@ def legal_targets(state: GameState, turn: Turn) -> list[int]:
 
 
 def _legal_targets(state: GameState, turn: Turn) -> list[int]:
-    # Statements list the living others, so policies know whom they can make claims about.
-    kind = turn.kind
+    refuse = ACTION_SPECS[turn.kind].refuse
     me = turn.player
-    living = state.living()
-    if kind is ActionKind.ELIMINATE:
-        return [p for p in living if state.roles[p] is not Role.WEREWOLF]
-    if kind is ActionKind.PROTECT:
-        last = state.last_protected.get(me)
-        if not state.config.doctor_repeat_protect and last is not None:
-            return [p for p in living if p != last]
-        return list(living)
-    return [p for p in living if p != me]  # unmask, vote, statement (the players one can make claims about)
+    return [p for p in range(state.num_players) if refuse(state, me, p) is None]  # type: ignore[misc]
 
 
 def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
@@ -140,10 +126,9 @@ def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
             fallbacks.append(f"bid: {short_repr(bid)} is outside 0-{state.config.max_bid}; used 0")
             bid = 0
         action["bid"] = bid
-    elif kind in _NIGHT_KINDS:
-        action["target"] = _target(values["target"], "target", state, turn, fallbacks, nullable_ok=False)
-    elif kind is ActionKind.VOTE:
-        action["vote"] = _target(values["vote"], "vote", state, turn, fallbacks, nullable_ok=True)
+    elif kind in TARGET_KEYS:
+        key = TARGET_KEYS[kind]
+        action[key] = _target(values[key], key, state, turn, fallbacks)
     elif kind is ActionKind.STATEMENT:
         _statement(values, state, turn, action, fallbacks, repairs)
     elif kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS):
@@ -215,9 +200,6 @@ def _validate_fields(
 
 
 _DECEPTION_TYPES = frozenset(DeceptionType.__args__)  # type: ignore[attr-defined]
-_TARGET_KEYS = {
-    ActionKind.ELIMINATE: "target", ActionKind.PROTECT: "target", ActionKind.UNMASK: "target", ActionKind.VOTE: "vote",
-}  # fmt: skip
 
 
 def _unit(value: Any) -> float | None:
@@ -237,7 +219,7 @@ def _fast_fields(kind: ActionKind, obj: dict[str, Any]) -> dict[str, Any] | None
     notes = obj.get("notes")
     if notes is not None and type(notes) is not str:
         return None
-    key = _TARGET_KEYS.get(kind)
+    key = TARGET_KEYS.get(kind)
     if key is not None:
         if key not in obj:
             return None
@@ -278,34 +260,23 @@ def _show(value: Any) -> str:
     return json.dumps(value)
 
 
-def _target(value: Any, key: str, state: GameState, turn: Turn, fallbacks: list[str], nullable_ok: bool) -> int | None:
+def _target(value: Any, key: str, state: GameState, turn: Turn, fallbacks: list[str]) -> int | None:
     if value is None:
         return None
     name = name_key(value)
     seat = turn.player if name in SELF_WORDS else extractor_for(state.names).seat(value)
-    fallback = "abstain" if nullable_ok else "no target"
+    fallback = "abstain" if key == "vote" else "no target"
     if seat is None:
         if name in ("", "none", "nobody", "abstain", "null", "no one", "noone", "skip", "pass"):
             return None
         fallbacks.append(f"{key}: unknown player {short_repr(value)}; used {fallback}")
         return None
     if seat not in legal_targets(state, turn):
-        why = _why_illegal(state, turn, seat)
+        refuse = ACTION_SPECS[turn.kind].refuse
+        why = (refuse(state, turn.player, seat) if refuse is not None else None) or "not allowed"
         fallbacks.append(f"{key}: {state.names[seat]} is not a legal target ({why}); used {fallback}")
         return None
     return seat
-
-
-def _why_illegal(state: GameState, turn: Turn, seat: int) -> str:
-    if not state.alive[seat]:
-        return "dead"
-    if turn.kind is ActionKind.ELIMINATE:
-        return "a werewolf"
-    if seat == turn.player and turn.kind is not ActionKind.PROTECT:
-        return "yourself"
-    if turn.kind is ActionKind.PROTECT:
-        return "protected last night"
-    return "not allowed"
 
 
 def _clip_chars(text: str, limit: int, key: str, repairs: list[str]) -> str:

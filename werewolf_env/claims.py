@@ -6,6 +6,7 @@ A claim is a small dict with seat indices (the engine's internal form)::
     {"kind": "team",        "player": 1, "role": None,   "team": "werewolf", "negated": False, "hedged": True}
     {"kind": "seer_result", "player": 4, "role": None,   "team": "village",  "negated": False, "hedged": False}
     {"kind": "protected",   "player": 6, "role": None,   "team": None,       "negated": False, "hedged": False}
+    {"kind": "poisoned",    "player": 2, "role": None,   "team": None,       "negated": False, "hedged": False}
 
 ``role`` claims are about seer / doctor / villager; "X is a werewolf" is a ``team`` claim, and so is
 "X is innocent" (team village); a team claim is stored with its team made positive ("X is not a wolf"
@@ -23,17 +24,21 @@ The judge (``judge.py``) says which of them the speaker knew to be false.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .config import Role, Team
 from .json_input import short_repr
 from .names import name_key
+from .roles import Role, Team
 
-ClaimKind = Literal["role", "team", "seer_result", "protected"]
-CLAIM_KINDS: tuple[str, ...] = ("role", "team", "seer_result", "protected")
-LIE_TYPES: tuple[str, ...] = ("none", "omission", "distortion", "fabrication", "misdirection")
+# "protected": the speaker saved the player at night (a doctor's protection, a witch's heal); "poisoned": the
+# speaker poisoned the player (a witch). Night-result claims are about the speaker's own night actions.
+ClaimKind = Literal["role", "team", "seer_result", "protected", "poisoned"]
+CLAIM_KINDS: tuple[str, ...] = ("role", "team", "seer_result", "protected", "poisoned")
+# The kinds of deception an analysis names (and "none"): the one list, for models, prompts, spaces and agents.
+DeceptionType = Literal["none", "omission", "distortion", "fabrication", "misdirection"]
+LIE_TYPES: tuple[str, ...] = get_args(DeceptionType)
 SELF_WORDS = frozenset({"me", "i", "myself", "self"})
 
 
@@ -80,25 +85,29 @@ def claim_key(claim: dict[str, Any]) -> tuple[Any, ...]:
 def public_role_claims(statements: Iterable[tuple[int, list[dict[str, Any]]]]) -> tuple[tuple[int, str], ...]:
     """(seat, role) each speaker has claimed for itself in public, from (speaker, claims) in the order said.
 
-    A plain role claim about oneself counts ("I am the seer", "as the doctor, I ..."), as do one's own seer
-    results (a seer claim) and protections (a doctor claim); a later denial of that role withdraws it, and a
-    later claim replaces it. The claim reader uses it to read "Alice's claim is false" as a denial of her role.
+    A plain role claim about oneself counts ("I am the seer", "as the doctor, I ..."), as do one's own night
+    results (a seer result: the role whose night action checks; a protection: the doctor; a poisoning: the
+    witch); a later denial of that role withdraws it, and a later claim replaces it. The claim reader uses it
+    to read "Alice's claim is false" as a denial of her role.
     """
     claimed: dict[int, str] = {}
     for speaker, claims in statements:
         for claim in claims:
             if claim.get("hedged"):
                 continue
-            if claim["kind"] == "seer_result":
-                claimed[speaker] = "seer"
-            elif claim["kind"] == "protected":
-                claimed[speaker] = "doctor"
+            acting = ROLE_OF_RESULT.get(claim["kind"])
+            if acting is not None:
+                claimed[speaker] = acting
             elif claim["kind"] == "role" and claim["player"] == speaker and claim.get("role"):
                 if not claim.get("negated"):
                     claimed[speaker] = claim["role"]
                 elif claimed.get(speaker) == claim["role"]:
                     del claimed[speaker]
     return tuple(sorted(claimed.items()))
+
+
+# The role a night-result claim makes its speaker claim (the first role whose night action it reports).
+ROLE_OF_RESULT: dict[str, str] = {"seer_result": "seer", "protected": "doctor", "poisoned": "witch"}
 
 
 def normalize_claims(raw: Any, resolve: Any, speaker: int) -> tuple[list[dict[str, Any]], list[str]]:

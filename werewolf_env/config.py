@@ -8,12 +8,22 @@ change, so the rules engine never has to second-guess its input.
 from __future__ import annotations
 
 import json
-from enum import Enum
+from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from .names import name_key
+from .roles import ROLE_SPECS, ActionKind, Role, Team, default_werewolves
 
 MIN_PLAYERS = 5
 MAX_PLAYERS = 16
@@ -22,35 +32,32 @@ MAX_PLAYERS = 16
 CHARS_PER_STATEMENT_WORD = 20
 
 
-class Role(str, Enum):
-    WEREWOLF = "werewolf"
-    SEER = "seer"
-    DOCTOR = "doctor"
-    VILLAGER = "villager"
-
-    @property
-    def team(self) -> Team:
-        return Team.WEREWOLF if self is Role.WEREWOLF else Team.VILLAGE
-
-
-class Team(str, Enum):
-    WEREWOLF = "werewolf"
-    VILLAGE = "village"
-
-
-ROLES: tuple[Role, ...] = tuple(Role)
-ROLE_INDEX: dict[Role, int] = {role: i for i, role in enumerate(ROLES)}
+__all__ = [
+    "DEFAULT_NAMES", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "GameConfig", "Role", "Team", "reserved_names",
+    "statement_char_limit", "without_new_defaults",
+]  # fmt: skip
 
 DEFAULT_NAMES: tuple[str, ...] = (
     "Alice", "Bob", "Carla", "Dmitri", "Emma", "Farid", "Grace", "Hiro",
     "Ines", "Jamal", "Kofi", "Lena", "Mei", "Nora", "Omar", "Raj",
 )  # fmt: skip
 
-# Words a player name may not be, because actions and the claim extractor give them a meaning.
-RESERVED_NAMES = frozenset(
+# Words a player name may not be, because actions and the claim extractor give them a meaning (with every
+# role's name and plural: ``reserved_names``).
+_RESERVED_WORDS = frozenset(
     {"i", "me", "myself", "you", "he", "she", "they", "it", "we", "nobody", "none", "null",
-     "abstain", "no", "everyone", "werewolf", "werewolves", "wolf", "seer", "doctor", "villager"}
+     "abstain", "no", "everyone", "wolf"}
 )  # fmt: skip
+
+
+def reserved_names() -> frozenset[str]:
+    """Words a player name may not be: pronouns and answers ("none", "abstain"), and every role's name and plural."""
+    return _RESERVED_WORDS | {w for spec in ROLE_SPECS.values() for w in (spec.role, spec.plural)}
+
+
+# Fields added since the first logs: left out of a config's JSON at their default, so a game that does not
+# use them logs (and resumes, and replays) exactly as it did before they existed.
+_NEW_FIELDS_AT_DEFAULT_OMITTED = ("max_statement_chars", "role_counts", "witch_self_heal")
 
 AnalysisMode = Literal["full", "self", "peer", "off"]
 
@@ -61,10 +68,20 @@ class GameConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     num_players: int = Field(8, ge=MIN_PLAYERS, le=MAX_PLAYERS)
-    num_werewolves: int = Field(2, ge=1)
-    num_seers: int = Field(1, ge=0)
-    num_doctors: int = Field(1, ge=0)
-    # Villagers fill the remaining seats.
+    num_werewolves: int = Field(
+        2, ge=1, description="Werewolves (default: a quarter of the players, at least one: ``default_werewolves``)."
+    )
+    num_seers: int = Field(1, ge=0, description="Seers (shorthand for role_counts['seer']).")
+    num_doctors: int = Field(1, ge=0, description="Doctors (shorthand for role_counts['doctor']).")
+    # Kept as (role, count) pairs, so that a config stays hashable (memoised rules texts, per-config tables);
+    # given and written as a mapping.
+    role_counts: tuple[tuple[str, int], ...] | None = Field(
+        None,
+        description="Seats per role, e.g. {'werewolf': 2, 'seer': 1, 'doctor': 1, 'witch': 1, 'hunter': 1}; roles "
+        "not named take their default (werewolves, seer, doctor: the num_* fields; others none); villagers fill "
+        "the rest.",
+    )
+    witch_self_heal: bool = Field(True, description="May the witch heal herself when the werewolves attack her?")
     names: tuple[str, ...] | None = Field(
         None, description="Display names, one per seat; default: the first names of DEFAULT_NAMES."
     )
@@ -97,6 +114,52 @@ class GameConfig(BaseModel):
     reveal_role_on_death: bool = Field(False, description="Announce the role of killed and exiled players.")
     max_notes_shown: int = Field(20, ge=0, description="Most recent private notes shown in a player's observation.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _counts_in_one_place(cls, data: Any) -> Any:
+        """``role_counts`` and the ``num_*`` shorthands say the same thing once: the three built-in counts
+        live in the ``num_*`` fields (as they always have), every other role's in ``role_counts``; the pack
+        defaults to a quarter of the players (``default_werewolves``)."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        counts = data.get("role_counts")
+        if counts is not None:
+            if isinstance(counts, (list, tuple)):  # (role, count) pairs, as the config keeps them
+                try:
+                    counts = dict(counts)
+                except (TypeError, ValueError):
+                    raise ValueError("role_counts must map role names to seat counts") from None
+            if not isinstance(counts, dict):
+                raise ValueError("role_counts must map role names to seat counts")
+            counts = dict(counts)
+            for key in counts:
+                if key not in Role:
+                    raise ValueError(f"role_counts: {key!r} is not a role (roles: {', '.join(map(str, Role))})")
+            for role, field in _SHORTHANDS.items():
+                if role.value in counts:
+                    given = counts.pop(role.value)
+                    if field in data and data[field] != given:
+                        raise ValueError(f"role_counts[{role.value!r}] = {given} but {field} = {data[field]}")
+                    data[field] = given
+            data["role_counts"] = tuple(sorted((k, int(v)) for k, v in counts.items() if v)) or None
+        if "num_werewolves" not in data:
+            players = data.get("num_players", 8)
+            data["num_werewolves"] = default_werewolves(players) if isinstance(players, int) else 2
+        return data
+
+    @field_serializer("role_counts")
+    def _counts_as_mapping(self, counts: tuple[tuple[str, int], ...] | None) -> dict[str, int] | None:
+        return dict(counts) if counts is not None else None
+
+    @model_serializer(mode="wrap")
+    def _omit_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        for key in _NEW_FIELDS_AT_DEFAULT_OMITTED:
+            if key in out and out[key] == GameConfig.model_fields[key].default:
+                del out[key]
+        return out
+
     @field_validator("names")
     @classmethod
     def _clean_names(cls, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -108,7 +171,7 @@ class GameConfig(BaseModel):
             key = name_key(name)  # how names in answers and speech are matched to seats
             if not key:
                 raise ValueError("player names must not be empty")
-            if key in RESERVED_NAMES:
+            if key in reserved_names():
                 raise ValueError(f"{name!r} cannot be a player name: it is a reserved word")
             if key.startswith("player_"):
                 raise ValueError(f"{name!r} cannot be a player name: it looks like an agent id")
@@ -123,12 +186,19 @@ class GameConfig(BaseModel):
     @model_validator(mode="after")
     def _check_playable(self) -> GameConfig:
         n = self.num_players
-        specials = self.num_werewolves + self.num_seers + self.num_doctors
-        if specials > n:
+        for key, count in self.role_counts or ():
+            if count < 0:
+                raise ValueError(f"role_counts[{key!r}] must not be negative")
+        villagers = dict(self.role_counts or ()).get("villager")
+        if villagers is not None and villagers != self.num_villagers:
             raise ValueError(
-                f"{self.num_werewolves} werewolves + {self.num_seers} seers + {self.num_doctors} doctors "
-                f"= {specials} special roles do not fit in {n} players"
+                f"role_counts['villager'] = {villagers}, but the other roles leave {self.num_villagers} of "
+                f"{n} seats (villagers fill the rest: the count may be left out)"
             )
+        specials = {r: c for r, c in self._special_counts().items() if c}
+        if sum(specials.values()) > n:
+            listed = " + ".join(f"{c} {ROLE_SPECS[r].plural if c > 1 else r.value}" for r, c in specials.items())
+            raise ValueError(f"{listed} = {sum(specials.values())} special roles do not fit in {n} players")
         if self.num_werewolves >= n - self.num_werewolves:
             raise ValueError(
                 f"{self.num_werewolves} werewolves among {n} players would win at once: "
@@ -139,23 +209,38 @@ class GameConfig(BaseModel):
         if self.roles is not None:
             if len(self.roles) != n:
                 raise ValueError(f"roles has {len(self.roles)} entries but num_players is {n}")
-            counts = self.role_counts()
-            given = {role: self.roles.count(role) for role in ROLES}
+            counts = self.seat_counts()
+            given = {role: self.roles.count(role) for role in Role}
             if given != counts:
                 raise ValueError(f"roles {given} do not match the configured role counts {counts}")
         return self
 
+    def _special_counts(self) -> dict[Role, int]:
+        """Seats of every role but the villagers, in role order."""
+        given = dict(self.role_counts or ())
+        shorthand = {Role.WEREWOLF: self.num_werewolves, Role.SEER: self.num_seers, Role.DOCTOR: self.num_doctors}
+        n = self.num_players
+        return {
+            role: shorthand[role] if role in shorthand else int(given.get(role.value, spec.default_count(n)))
+            for role, spec in ROLE_SPECS.items()
+            if role is not Role.VILLAGER
+        }
+
     @property
     def num_villagers(self) -> int:
-        return self.num_players - self.num_werewolves - self.num_seers - self.num_doctors
+        return self.num_players - sum(self._special_counts().values())
 
-    def role_counts(self) -> dict[Role, int]:
-        return {
-            Role.WEREWOLF: self.num_werewolves,
-            Role.SEER: self.num_seers,
-            Role.DOCTOR: self.num_doctors,
-            Role.VILLAGER: self.num_villagers,
-        }
+    def seat_counts(self) -> dict[Role, int]:
+        """Seats per role (every registered role, in role order; villagers fill the rest)."""
+        specials = self._special_counts()
+        return {role: specials[role] if role in specials else self.num_villagers for role in Role}
+
+    def roles_in_game(self) -> frozenset[Role]:
+        return frozenset(role for role, count in self.seat_counts().items() if count)
+
+    def acts(self, kind: ActionKind) -> bool:
+        """Some role of this game is asked for ``kind`` (a game without a witch has no poison)."""
+        return kind in _kinds_in_game(self)
 
     @property
     def statement_char_limit(self) -> int:
@@ -174,21 +259,44 @@ class GameConfig(BaseModel):
         return self.analysis in ("full", "peer")
 
 
+@lru_cache(maxsize=256)
+def _kinds_in_game(config: GameConfig) -> frozenset[ActionKind]:
+    """The night and death actions some role of ``config`` takes (asked each night: memoised per config)."""
+    found: set[ActionKind] = set()
+    for role in config.roles_in_game():
+        found.update(ROLE_SPECS[role].night_kinds)
+        if ROLE_SPECS[role].on_death is not None:
+            found.add(ROLE_SPECS[role].on_death)
+    return frozenset(found)
+
+
+_SHORTHANDS: dict[Role, str] = {Role.WEREWOLF: "num_werewolves", Role.SEER: "num_seers", Role.DOCTOR: "num_doctors"}
+
+
 def statement_char_limit(max_words: int, max_chars: int | None = None) -> int:
     """A statement's character cap: ``max_chars`` when set, else ``CHARS_PER_STATEMENT_WORD`` per allowed word."""
     return max_chars if max_chars is not None else CHARS_PER_STATEMENT_WORD * max_words
 
 
 def without_new_defaults(recorded: Any, current: dict[str, Any]) -> dict[str, Any]:
-    """``current`` (a config as JSON) less the fields ``recorded`` (one written earlier) does not name and that are
-    at their default: a config written before a field existed compares equal to today's for the same game
-    (``max_statement_chars``, added with default null, say). A field the record names is always compared."""
+    """``current`` (a config as JSON) in a form comparable with ``recorded`` (one written earlier, maybe by an
+    older version): fields that either leaves out and that are at their default in the other are dropped
+    from it, so a config written before a field existed (or after the field started being left out at its
+    default: ``_NEW_FIELDS_AT_DEFAULT_OMITTED``) compares equal for the same game. A field both name, or that
+    one names away from its default, is always compared."""
     if not isinstance(recorded, dict):
         return current
     fields = GameConfig.model_fields
     out = dict(current)
     for key in [k for k in current if k not in recorded and k in fields]:
-        default = fields[key].get_default(call_default_factory=True)
-        if current[key] == json.loads(json.dumps(default)):
+        if _at_default(key, current[key]):
             del out[key]
+    for key in [k for k in recorded if k not in current and k in fields]:
+        if _at_default(key, recorded[key]):
+            out[key] = recorded[key]  # the same default, as the record wrote it
     return out
+
+
+def _at_default(key: str, value: Any) -> bool:
+    default = GameConfig.model_fields[key].get_default(call_default_factory=True)
+    return bool(value == json.loads(json.dumps(default)))

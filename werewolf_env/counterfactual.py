@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from .config import ROLES, Role
 from .names import name_key
+from .roles import Role
 from .rules import check_winner, exile, next_round, resolve_night
 from .state import GameState, NightChoices
-from .visibility import knowledge_masks
+from .visibility import knowledge_masks, role_bit
 
 # ---------------------------------------------------------------------- proposals
 
@@ -116,8 +116,8 @@ def determinize(state: GameState, listener: int, rng: np.random.Generator, tries
     (a night victim dealt werewolf, a checked seat dealt the wrong team, ...) is redrawn.
     """
     masks = knowledge_masks(state, listener)
-    counts = state.config.role_counts()
-    bits = {role: 1 << i for i, role in enumerate(ROLES)}
+    counts = state.config.seat_counts()
+    bits = {role: role_bit(role) for role in Role}
     roles: list[Role | None] = [None] * len(masks)
     pool: list[Role] = []
     remaining = dict(counts)
@@ -143,8 +143,8 @@ def determinize(state: GameState, listener: int, rng: np.random.Generator, tries
 def consistent(state: GameState, listener: int, roles: list[Role]) -> bool:
     """Does this assignment agree with everything ``listener`` knows (and with the role counts)?"""
     masks = knowledge_masks(state, listener)
-    bits = {role: 1 << i for i, role in enumerate(ROLES)}
-    counts = state.config.role_counts()
+    bits = {role: role_bit(role) for role in Role}
+    counts = state.config.seat_counts()
     if any(roles.count(role) != count for role, count in counts.items()):
         return False
     return all(mask & bits[role] for mask, role in zip(masks, roles, strict=True))

@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from .action_specs import KIND_PHASE
 from .actions import ParseResult, legal_targets, parse, to_jsonable
 from .config import GameConfig
 from .graph import advance
 from .rules import rewards, start_game
-from .state import KIND_NAME, KIND_PHASE, Event, GameState, Turn
+from .state import KIND_NAME, Event, GameState, Turn
 
 
 class GameOverError(RuntimeError):
@@ -33,7 +34,7 @@ class Game:
         if config.roles is not None:
             roles = list(config.roles)
         else:
-            pool = [role for role, count in config.role_counts().items() for _ in range(count)]
+            pool = [role for role, count in config.seat_counts().items() for _ in range(count)]
             roles = [pool[i] for i in rng.permutation(n)]
         self.state = GameState(
             config=config,

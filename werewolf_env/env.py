@@ -53,13 +53,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .action_specs import KIND_PHASE, KINDS_WITH_TARGETS
 from .actions import answer_format, legal_targets, to_jsonable
 from .config import GameConfig
 from .engine import Game
 from .log import EventLog, dumps
 from .observe import OBS_SIZE, ObservationRenderer, Transcript
+from .roles import Role
 from .spaces import FreeText, JsonActionSpace
-from .state import KIND_NAME, KIND_PHASE, ActionKind, Turn
+from .state import KIND_NAME, ActionKind, Turn
 from .visibility import visible
 
 
@@ -324,6 +326,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 elif kind is ActionKind.STATEMENT:
                     template["max_statement_words"] = state.config.max_statement_words
                     template["max_statement_chars"] = state.config.statement_char_limit
+                    # Public (the rules list the role counts): what a statement may claim to be.
+                    template["roles_in_game"] = [r.value for r in Role if r in state.config.roles_in_game()]
                 if key is not None:
                     self._info_template, self._info_template_key = template, key
             info = template.copy()
@@ -337,7 +341,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return info
 
 
-_NO_TARGET_KINDS = frozenset({ActionKind.BID, ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS, ActionKind.SUMMARY})
+_NO_TARGET_KINDS = frozenset(ActionKind) - KINDS_WITH_TARGETS
 
 
 def env(**kwargs: Any) -> AECEnv:

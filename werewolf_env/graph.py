@@ -3,7 +3,9 @@
 The node names are the benchmark paper's state graph (eliminate, protect, unmask, resolve_night,
 check_winner_night, debate, vote, exile, check_winner_day, summarize, end) with the debate split in
 its three steps: ``bid`` for the floor, ``debate`` (the statement) and ``analyze`` (self and peer
-analyses of that statement), then ``score`` (suspicion updates).
+analyses of that statement), then ``score`` (suspicion updates). Games with a witch add ``heal`` and
+``poison`` after the night group (she learns the pack's victim first); a dead hunter's ``shoot`` and
+its resolution ``shot`` come after the deaths of a night or an exile, before the winner is checked.
 
 A *collect* node opens turns for players; the engine waits until the whole simultaneous group has
 answered before it runs the next node, except where ``joins_next`` is set: the three night nodes
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import rules
+from .roles import ActionKind
 from .state import GameState
 
 Guard = Callable[[GameState], bool]
@@ -37,6 +40,19 @@ def _debate_continues(state: GameState) -> bool:
     return state.debate_turn < state.config.max_debate_turns
 
 
+def _witch_in_game(state: GameState) -> bool:
+    return state.config.acts(ActionKind.HEAL)
+
+
+def _hunter_shoots(state: GameState) -> bool:
+    return bool(state.shooters)
+
+
+def _by_day(state: GameState) -> bool:
+    """The deaths being settled are the day's (an exile this round), not the night's."""
+    return bool(state.exiles) and state.exiles[-1][0] == state.round
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
     handler: Callable[[GameState], None]
@@ -49,8 +65,22 @@ PHASE_GRAPH: dict[str, Node] = {
     "start": Node(rules.start_game, "resolve", ((_always, "", "eliminate"),)),
     "eliminate": Node(rules.open_eliminate, "collect", ((_always, "", "protect"),), joins_next=True),
     "protect": Node(rules.open_protect, "collect", ((_always, "", "unmask"),), joins_next=True),
-    "unmask": Node(rules.open_unmask, "collect", ((_always, "", "resolve_night"),)),
-    "resolve_night": Node(rules.resolve_night, "resolve", ((_always, "", "check_winner_night"),)),
+    "unmask": Node(rules.open_unmask, "collect", (
+        (_witch_in_game, "a witch plays", "heal"),
+        (_always, "", "resolve_night"),
+    )),
+    "heal": Node(rules.open_heal, "collect", ((_always, "", "poison"),)),
+    "poison": Node(rules.open_poison, "collect", ((_always, "", "resolve_night"),)),
+    "resolve_night": Node(rules.resolve_night, "resolve", (
+        (_hunter_shoots, "a hunter died", "shoot"),
+        (_always, "", "check_winner_night"),
+    )),
+    "shoot": Node(rules.open_shoot, "collect", ((_always, "", "shot"),)),
+    "shot": Node(rules.resolve_shot, "resolve", (
+        (_hunter_shoots, "a hunter was shot", "shoot"),
+        (_by_day, "by day", "check_winner_day"),
+        (_always, "by night", "check_winner_night"),
+    )),
     "check_winner_night": Node(rules.check_winner, "resolve", (
         (_game_decided, "winner", "summarize"),
         (_always, "no winner", "bid"),
@@ -63,7 +93,10 @@ PHASE_GRAPH: dict[str, Node] = {
         (_always, "debate over", "vote"),
     )),
     "vote": Node(rules.open_vote, "collect", ((_always, "", "exile"),)),
-    "exile": Node(rules.exile, "resolve", ((_always, "", "check_winner_day"),)),
+    "exile": Node(rules.exile, "resolve", (
+        (_hunter_shoots, "a hunter died", "shoot"),
+        (_always, "", "check_winner_day"),
+    )),
     "check_winner_day": Node(rules.check_winner, "resolve", (
         (_game_decided, "winner or max_rounds", "summarize"),
         (_always, "no winner", "next_round"),

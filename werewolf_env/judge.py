@@ -12,8 +12,9 @@ claim                          known false when                             lie 
 about oneself (role / team)    it contradicts one's own role                fabrication
 seer result                    the speaker is no seer, or has no such       fabrication
                                check with that result
-protection                     the speaker is no doctor, or did not         fabrication
-                               protect that player
+protection ("I saved X")       the speaker did not protect X (a doctor's    fabrication
+                               protection or a witch's heal)
+poisoning ("I poisoned X")     the speaker is no witch who poisoned X       fabrication
 "X is a werewolf" (team)       the speaker knows X is village               misdirection
 any other claim about X        the speaker knows it is false (a vouch for   distortion
                                a known werewolf, a role X cannot have)
@@ -36,16 +37,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .config import ROLES, Role, Team
+from .roles import ActionKind, Role, Team
 from .state import GameState
-from .visibility import knowledge_masks, role_bit
+from .visibility import all_roles_mask, knowledge_masks, role_bit, team_mask
 
 LIE_PRECEDENCE: tuple[str, ...] = ("fabrication", "misdirection", "distortion")
-_ALL_ROLES = 0
-for _role in ROLES:
-    _ALL_ROLES |= role_bit(_role)
-_WOLF = role_bit(Role.WEREWOLF)
-_VILLAGE = _ALL_ROLES & ~_WOLF
 
 
 @dataclass(frozen=True)
@@ -63,17 +59,20 @@ class Knowledge:
     roles: tuple[Role, ...]
     possible: tuple[int, ...]
     checks: Mapping[int, str]
-    protected: frozenset[int]
+    protected: frozenset[int]  # whom the speaker saved at night: a doctor's protections, a witch's heal
     checks_known: bool = True
     seer_learns_role: bool = False
+    poisoned: frozenset[int] = frozenset()  # whom the speaker poisoned (a witch)
 
     @classmethod
     def of_state(cls, state: GameState, speaker: int) -> Knowledge:
         checks = {target: result for _round, target, result in state.seer_results.get(speaker, ())}
         protected = frozenset(t for _, t in state.protect_history.get(speaker, ()) if t is not None)
+        protected |= frozenset(t for _, t in state.heal_history.get(speaker, ()))
         return cls(
             speaker=speaker, roles=tuple(state.roles), possible=knowledge_masks(state, speaker),
             checks=checks, protected=protected, seer_learns_role=state.config.seer_learns_role,
+            poisoned=frozenset(t for _, t in state.poison_history.get(speaker, ())),
         )  # fmt: skip
 
     @classmethod
@@ -98,10 +97,11 @@ class Knowledge:
         true_roles = tuple(Role(roles.get(p, "villager")) for p in players)
         me = seat[speaker]
         own = Role(own_role)
-        if own is Role.WEREWOLF:
-            possible = [_WOLF if r is Role.WEREWOLF else _VILLAGE for r in true_roles]
+        wolf, village = team_mask(Team.WEREWOLF), team_mask(Team.VILLAGE)
+        if own.spec.knows_fellows:
+            possible = [role_bit(own) if r is own else all_roles_mask() & ~role_bit(own) for r in true_roles]
         else:
-            possible = [_ALL_ROLES] * len(players)
+            possible = [all_roles_mask()] * len(players)
         possible[me] = role_bit(own)
         seat_checks: dict[int, str] = {}
         for name, result in (checks or {}).items():
@@ -109,9 +109,9 @@ class Knowledge:
                 continue
             seat_checks[seat[name]] = result
             if result == "werewolf":
-                possible[seat[name]] &= _WOLF
+                possible[seat[name]] &= wolf
             elif result == "village":
-                possible[seat[name]] &= _VILLAGE
+                possible[seat[name]] &= village
             else:
                 possible[seat[name]] = role_bit(Role(result))
         for name, role in (revealed or {}).items():
@@ -128,16 +128,17 @@ def asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -
     """The roles a role/team claim says the subject may have, as a bitmask (0: no such claim)."""
     if role_name is not None:
         bit = role_bit(Role(role_name))
-        return _ALL_ROLES & ~bit if negated else bit
+        return all_roles_mask() & ~bit if negated else bit
     if team_name is not None:
         wolf = Team(team_name) is Team.WEREWOLF
-        return _WOLF if wolf != negated else _VILLAGE
+        return team_mask(Team.WEREWOLF) if wolf != negated else team_mask(Team.VILLAGE)
     return 0
 
 
 def judge_claims(know: Knowledge, claims: list[dict[str, Any]]) -> dict[str, Any]:
     """Verdicts for ``claims`` (seat form) and the statement's label."""
-    own_role = know.roles[know.speaker]
+    own_kinds = know.roles[know.speaker].spec.night_kinds
+    wolf = team_mask(Team.WEREWOLF)
     verdicts = []
     worst = worst_strict = len(LIE_PRECEDENCE)
     for claim in claims:
@@ -148,8 +149,12 @@ def judge_claims(know: Knowledge, claims: list[dict[str, Any]]) -> dict[str, Any
             true = _seer_result_true(know, claim)
             known_false = not true
             lie_type = "fabrication" if known_false else "none"
-        elif kind == "protected":
-            true = own_role is Role.DOCTOR and subject in know.protected
+        elif kind == "protected":  # a doctor's protection or a witch's heal
+            true = (ActionKind.PROTECT in own_kinds or ActionKind.HEAL in own_kinds) and subject in know.protected
+            known_false = not true
+            lie_type = "fabrication" if known_false else "none"
+        elif kind == "poisoned":
+            true = ActionKind.POISON in own_kinds and subject in know.poisoned
             known_false = not true
             lie_type = "fabrication" if known_false else "none"
         else:
@@ -159,7 +164,7 @@ def judge_claims(know: Knowledge, claims: list[dict[str, Any]]) -> dict[str, Any
             if known_false:
                 if subject == know.speaker:
                     lie_type = "fabrication"
-                elif asserted == _WOLF:
+                elif asserted == wolf:
                     lie_type = "misdirection"
                 else:
                     lie_type = "distortion"
@@ -185,7 +190,7 @@ def judge(state: GameState, speaker: int, claims: list[dict[str, Any]]) -> dict[
 
 def _seer_result_true(know: Knowledge, claim: dict[str, Any]) -> bool:
     """A seer-result claim is honest only from a seer who checked that player with that result."""
-    if know.roles[know.speaker] is not Role.SEER:
+    if ActionKind.UNMASK not in know.roles[know.speaker].spec.night_kinds:
         return False
     actual = know.roles[claim["player"]]
     if claim["player"] not in know.checks:

@@ -18,15 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from .config import MAX_PLAYERS, ROLE_INDEX, ROLES, Role
-from .observe_text import KIND_PROMPTS, ROLE_CARDS, known_facts, notes_text, rules_text, task_intro, task_text
+from .claims import ROLE_OF_RESULT
+from .config import MAX_PLAYERS
+from .observe_text import known_facts, notes_text, role_card, rules_text, task_intro, task_text
+from .roles import MAX_ROLES, Role
 from .state import ACTION_KINDS, ActionKind, GameState, Turn
 from .transcript import Transcript, event_line, named_seats, vote_lines
 from .visibility import knowledge_masks
 
 # Re-exported: they were defined here first and are imported from here.
 __all__ = [
-    "KIND_PROMPTS", "NUM_KINDS", "NUM_ROLES", "OBS_LAYOUT", "OBS_SIZE", "ROLE_CARDS", "ObservationRenderer",
+    "NUM_KINDS", "NUM_ROLES", "OBS_LAYOUT", "OBS_SIZE", "ObservationRenderer",
     "Transcript", "event_line", "named_seats", "rules_text",
 ]  # fmt: skip
 
@@ -80,7 +82,7 @@ class ObservationRenderer:
         self._intros: dict[ActionKind | None, str] = {}
         rules = rules_text(state.config)
         self._static_text = [
-            f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{ROLE_CARDS[state.roles[seat]]}\n\n{rules}"
+            f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{role_card(state.roles[seat])}\n\n{rules}"
             for seat in range(n)
         ]
         self._labels: list[str] = []  # players as the PLAYERS line shows them, at ``_labels_version``
@@ -96,7 +98,7 @@ class ObservationRenderer:
         self._seats = []
         for seat in range(n):
             vec = np.zeros(_PUBLIC, dtype=np.float32)
-            vec[_SLICES["role"][0] + ROLE_INDEX[state.roles[seat]]] = 1.0
+            vec[_SLICES["role"][0] + state.roles[seat].index] = 1.0
             vec[_SLICES["seat"][0] + seat] = 1.0
             vec[_SLICES["present"][0] : _SLICES["present"][0] + n] = 1.0
             self._seats.append(_Seat(vec))
@@ -310,12 +312,13 @@ class ObservationRenderer:
                 subject = claim["player"]
                 kind = claim["kind"]
                 if kind == "role" and subject == st.speaker:
-                    base[_CLAIMED_START + subject * NUM_ROLES + ROLE_INDEX[claim["role"]]] = 1.0
+                    base[_CLAIMED_START + subject * NUM_ROLES + Role(claim["role"]).index] = 1.0
                 elif (kind == "team" or kind == "seer_result") and claim["team"] == "werewolf":
                     counts[subject] += 1
                     accused = True
-                if kind == "seer_result":
-                    base[_CLAIMED_START + st.speaker * NUM_ROLES + ROLE_INDEX[Role.SEER]] = 1.0
+                acting = ROLE_OF_RESULT.get(kind)  # a night result claims the role that acts so
+                if acting is not None:
+                    base[_CLAIMED_START + st.speaker * NUM_ROLES + Role(acting).index] = 1.0
         self._claims_done = len(state.statements)
         if accused:
             top = max(counts)
@@ -337,7 +340,7 @@ class ObservationRenderer:
 
 # ------------------------------------------------------------------------------- numeric layout
 
-NUM_ROLES = len(ROLES)
+NUM_ROLES = MAX_ROLES  # room for every role, registered ones too (``roles.register_role``): the layout is fixed
 NUM_KINDS = len(ACTION_KINDS)
 _KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
 

@@ -6,57 +6,41 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .action_specs import ACTION_SPECS, NIGHT_PHASES
 from .actions import answer_format
-from .config import GameConfig, Role
-from .state import ActionKind, GameState, Turn
+from .config import GameConfig
+from .roles import ROLE_SPECS, ActionKind, Role
+from .state import GameState, Turn
 
-ROLE_CARDS: dict[Role, str] = {
-    Role.WEREWOLF: (
-        "You are a WEREWOLF (werewolf team). Each night the werewolves choose a villager to eliminate. "
-        "By day, hide your identity: blend in, deflect suspicion, and steer the vote toward villagers. "
-        "You win when werewolves are at least as many as everyone else alive."
-    ),
-    Role.SEER: (
-        "You are the SEER (village team). Each night you investigate one living player and privately "
-        "learn whether they are a werewolf. Use what you learn to guide the village without getting killed. "
-        "You win when every werewolf is dead."
-    ),
-    Role.DOCTOR: (
-        "You are the DOCTOR (village team). Each night you protect one living player (yourself allowed); "
-        "if the werewolves target that player, nobody dies. You win when every werewolf is dead."
-    ),
-    Role.VILLAGER: (
-        "You are a VILLAGER (village team). You have no night power. By day, reason about who is lying "
-        "and vote to exile the werewolves. You win when every werewolf is dead."
-    ),
-}
 
-KIND_PROMPTS: dict[ActionKind, str] = {
-    ActionKind.ELIMINATE: (
-        "Night: propose a player for the werewolves to eliminate (the pack's most proposed target dies)."
-    ),
-    ActionKind.PROTECT: "Night: choose a player to protect from the werewolves tonight.",
-    ActionKind.UNMASK: "Night: choose a player to investigate.",
-    ActionKind.BID: "Day: bid for the floor. The highest bid speaks next.",
-    ActionKind.STATEMENT: "Day: you have the floor. Make one public statement.",
-    ActionKind.SELF_ANALYSIS: "Day: analyse your own statement just now. Was it deceptive?",
-    ActionKind.PEER_ANALYSIS: (
-        "Day: analyse the statement just made. Was it deceptive, and how likely is the speaker a werewolf?"
-    ),
-    ActionKind.VOTE: "Day: vote to exile a player, or abstain. A strict majority of living players exiles.",
-    ActionKind.SUMMARY: "The game is over. Give your final summary of what happened.",
-}  # fmt: skip
+def role_card(role: Role) -> str:
+    """The role card a player reads first (``RoleSpec.card``)."""
+    return ROLE_SPECS[role].card
+
+
+_KIND_ORDER = {kind: i for i, kind in enumerate(ActionKind)}
+
+
+def _acting_order(role: Role) -> int:
+    """Roles in the order their actions come in the night (werewolves, doctor, seer, witch; then the hunter)."""
+    spec = ROLE_SPECS[role]
+    kinds = [*spec.night_kinds, *([spec.on_death] if spec.on_death else [])]
+    return min((_KIND_ORDER[k] for k in kinds), default=len(_KIND_ORDER))
 
 
 @lru_cache(maxsize=32)
 def rules_text(config: GameConfig) -> str:
-    counts = config.role_counts()
-    plural = {Role.WEREWOLF: "werewolves"}
-    roles = ", ".join(f"{c} {plural.get(r, r.value + 's') if c > 1 else r.value}" for r, c in counts.items() if c)
+    counts = config.seat_counts()
+    roles = ", ".join(f"{c} {ROLE_SPECS[r].plural if c > 1 else r.value}" for r, c in counts.items() if c)
+    # What the roles of this game do at night or on death, from the table ("the seer investigates someone").
+    powers = [ROLE_SPECS[r].power for r in sorted((r for r, c in counts.items() if c), key=_acting_order)
+              if ROLE_SPECS[r].power]  # fmt: skip
+    protector = any(ActionKind.PROTECT in ROLE_SPECS[r].night_kinds for r, c in counts.items() if c)
     lines = [
         f"RULES: {config.num_players} players ({roles}).",
-        "Night: werewolves pick a victim, the doctor protects someone, the seer investigates someone; "
-        "the victim dies unless protected.",
+        f"Night: {', '.join(powers)}; the victim dies unless "
+        + ("protected" if protector else "healed" if config.acts(ActionKind.HEAL) else "the night fails")
+        + ".",
         f"Day: up to {config.max_debate_turns} statements of at most {config.max_statement_words} words "
         f"and {config.statement_char_limit} characters; "
         "players bid 0-"
@@ -70,6 +54,8 @@ def rules_text(config: GameConfig) -> str:
         lines.append("The doctor may not protect the same player two nights in a row.")
     if config.seer_learns_role:
         lines.append("The seer learns the exact role of the investigated player.")
+    if config.acts(ActionKind.HEAL) and not config.witch_self_heal:
+        lines.append("The witch may not heal herself.")
     return "\n".join(lines)
 
 
@@ -87,14 +73,24 @@ def known_facts(state: GameState, seat: int) -> list[str]:
     names = state.names
     facts = []
     role = state.roles[seat]
-    if role is Role.WEREWOLF:
-        mates = [names[p] for p, r in enumerate(state.roles) if r is Role.WEREWOLF and p != seat]
-        facts.append("Your fellow werewolves: " + (", ".join(mates) if mates else "none (you hunt alone)") + ".")
+    if ROLE_SPECS[role].knows_fellows:
+        mates = [names[p] for p, r in enumerate(state.roles) if r is role and p != seat]
+        fellows = f"fellow {ROLE_SPECS[role].plural}"
+        facts.append(f"Your {fellows}: " + (", ".join(mates) if mates else "none (you hunt alone)") + ".")
     for rnd, target, result in state.seer_results.get(seat, ()):
         what = "a werewolf" if result == "werewolf" else "not a werewolf" if result == "village" else f"the {result}"
         facts.append(f"Night {rnd}: you investigated {names[target]}: {what}.")
     for rnd, guarded in state.protect_history.get(seat, ()):
         facts.append(f"Night {rnd}: you protected {names[guarded] if guarded is not None else 'nobody'}.")
+    for rnd, victim in state.attacks_seen.get(seat, ()):
+        facts.append(f"Night {rnd}: the werewolves attacked {names[victim] if victim is not None else 'nobody'}.")
+    for rnd, healed in state.heal_history.get(seat, ()):
+        facts.append(f"Night {rnd}: you healed {names[healed]} (your healing potion is used).")
+    for rnd, poisoned in state.poison_history.get(seat, ()):
+        facts.append(f"Night {rnd}: you poisoned {names[poisoned]} (your poison is used).")
+    if seat in state.potions:
+        left = sorted(state.potions[seat])
+        facts.append("Potions left: " + (", ".join(left) if left else "none") + ".")
     for p, r in sorted(state.revealed.items()):
         facts.append(f"{names[p]} was the {r.value} (revealed on death).")
     return facts
@@ -116,11 +112,13 @@ def task_intro(state: GameState, turn: Turn | None) -> str:
     """The task section up to the allowed targets: the same for every seat asked the same kind."""
     if state.over:
         return "NOW: the game is over."
-    phase = "night" if state.phase in ("eliminate", "protect", "unmask") else "day"
+    phase = "night" if state.phase in NIGHT_PHASES else "day"
     head = f"NOW: round {state.round}, {phase}."
     if turn is None:
         return head + " You have nothing to do right now."
-    lines = [head, KIND_PROMPTS[turn.kind]]
+    lines = [head, ACTION_SPECS[turn.kind].prompt]
+    if turn.kind is ActionKind.HEAL and state.night.target is not None:
+        lines.append(f"The werewolves' victim tonight: {state.names[state.night.target]}.")
     if turn.kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS) and state.current_statement is not None:
         st = state.statements[state.current_statement]
         lines.append(f'The statement: {state.names[st.speaker]}: "{st.text}"')

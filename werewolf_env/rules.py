@@ -12,9 +12,10 @@ from typing import Any
 
 from .claim_text import extractor_for
 from .claims import merge_claims, public_role_claims
-from .config import MAX_PLAYERS, Role, Team
+from .config import MAX_PLAYERS
 from .judge import judge
-from .state import PUBLIC, ActionKind, GameState, NightChoices, Statement, Turn
+from .roles import ROLE_SPECS, ActionKind, Role, Team
+from .state import PUBLIC, GameState, NightChoices, Statement, Turn
 from .visibility import public_config
 
 
@@ -22,7 +23,7 @@ def winner_of(state: GameState) -> Team | None:
     wolves = others = 0
     for seat, up in enumerate(state.alive):
         if up:
-            if state.roles[seat] is Role.WEREWOLF:
+            if state.roles[seat].team is Team.WEREWOLF:
                 wolves += 1
             else:
                 others += 1
@@ -81,6 +82,20 @@ def _reveal(state: GameState, seat: int) -> dict[str, Any]:
     return {}
 
 
+def _die(state: GameState, seat: int, cause: str) -> None:
+    """``seat`` dies (cause "night", "exile" or "shot"): the public death event; a role that acts on its
+    death (the hunter) is queued to act before the game goes on."""
+    state.kill(seat)
+    state.emit("death", None, PUBLIC, victim=seat, cause=cause, **_reveal(state, seat))
+    if ROLE_SPECS[state.roles[seat]].on_death is not None:
+        state.shooters.append(seat)
+
+
+def _acting(state: GameState, kind: ActionKind) -> list[int]:
+    """Living seats whose role is asked for ``kind`` at night (the table says who: ``RoleSpec.night``)."""
+    return [p for p in state.living() if kind in ROLE_SPECS[state.roles[p]].night_kinds]
+
+
 # ----------------------------------------------------------------------------------------- night
 
 
@@ -89,41 +104,46 @@ def start_game(state: GameState) -> None:
     # Public: the config without a hand-dealt ``roles``; the deal goes to the engine-only event below.
     state.emit("game_start", None, PUBLIC, names=names, config=public_config(state.config))
     state.emit("roles", None, (), roles=[r.value for r in state.roles], seed=state.seed)
-    wolves = [p for p, r in enumerate(state.roles) if r is Role.WEREWOLF]
     for seat, role in enumerate(state.roles):
         data: dict[str, Any] = {"role": role.value}
-        if role is Role.WEREWOLF:
-            data["teammates"] = [w for w in wolves if w != seat]
+        if ROLE_SPECS[role].knows_fellows:  # the pack knows itself
+            data["teammates"] = [p for p, r in enumerate(state.roles) if r is role and p != seat]
+        if ROLE_SPECS[role].night_kinds and ActionKind.HEAL in ROLE_SPECS[role].night_kinds:
+            state.potions[seat] = {"heal", "poison"}
         state.emit("role_assigned", None, (seat,), **data)
 
 
 def open_eliminate(state: GameState) -> None:
     state.night = NightChoices()
     state.emit("night_start", None, PUBLIC)
-    _open(state, state.living_with_role(Role.WEREWOLF), ActionKind.ELIMINATE)
+    _open(state, _acting(state, ActionKind.ELIMINATE), ActionKind.ELIMINATE)
 
 
 def open_protect(state: GameState) -> None:
-    _open(state, state.living_with_role(Role.DOCTOR), ActionKind.PROTECT)
+    _open(state, _acting(state, ActionKind.PROTECT), ActionKind.PROTECT)
 
 
 def open_unmask(state: GameState) -> None:
-    _open(state, state.living_with_role(Role.SEER), ActionKind.UNMASK)
+    _open(state, _acting(state, ActionKind.UNMASK), ActionKind.UNMASK)
 
 
-def resolve_night(state: GameState) -> None:
-    answers = _take(state)
+# The night group's kinds, and where each answer goes (the witch's come in groups of their own).
+_NIGHT_GROUP = (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK)
+
+
+def decide_pack(state: GameState) -> None:
+    """The night group's answers, and the pack's target (most proposed; ties drawn). Run by ``resolve_night``,
+    or before it where a witch must learn the target first (the ``pack`` node)."""
     night = state.night
-    for seat, action in answers.items():
-        role = state.roles[seat]
-        chosen = action.get("target")
-        if role is Role.WEREWOLF:
-            night.proposals[seat] = chosen
-        elif role is Role.DOCTOR:
-            night.protections[seat] = chosen
-        elif role is Role.SEER:
-            night.checks[seat] = chosen
-
+    if night.decided:
+        return
+    choices = {ActionKind.ELIMINATE: night.proposals, ActionKind.PROTECT: night.protections,
+               ActionKind.UNMASK: night.checks}  # fmt: skip
+    for seat, action in _take(state).items():
+        kinds = ROLE_SPECS[state.roles[seat]].night_kinds
+        kind = next((k for k in _NIGHT_GROUP if k in kinds), None)
+        if kind is not None:
+            choices[kind][seat] = action.get("target")
     votes = _count(night.proposals.values())
     target: int | None = None
     if votes:
@@ -138,6 +158,36 @@ def resolve_night(state: GameState) -> None:
             proposals={str(w): t for w, t in sorted(night.proposals.items())},
             target=target,
         )
+    night.target = target
+    night.decided = True
+
+
+def open_heal(state: GameState) -> None:
+    """The witch learns the pack's victim (whether or not she still has the potion) and may heal them."""
+    decide_pack(state)
+    witches = _acting(state, ActionKind.HEAL)
+    for witch in witches:
+        state.attacks_seen.setdefault(witch, []).append((state.round, state.night.target))
+        state.emit("attack_seen", None, (witch,), target=state.night.target)
+    _open(state, [w for w in witches if "heal" in state.potions.get(w, ()) and state.night.target is not None],
+          ActionKind.HEAL)  # fmt: skip
+
+
+def open_poison(state: GameState) -> None:
+    for witch, action in _take(state).items():
+        state.night.heals[witch] = action.get("target")
+    _open(state, [w for w in _acting(state, ActionKind.POISON) if "poison" in state.potions.get(w, ())],
+          ActionKind.POISON)  # fmt: skip
+
+
+def resolve_night(state: GameState) -> None:
+    night = state.night
+    witch_night = night.decided  # the witch's nodes ran: her answers are in
+    if witch_night:
+        for witch, action in _take(state).items():
+            night.poisons[witch] = action.get("target")
+    decide_pack(state)
+    target = night.target
 
     protected = set()
     for doctor, guarded in sorted(night.protections.items()):
@@ -154,17 +204,53 @@ def resolve_night(state: GameState) -> None:
         state.seer_results.setdefault(seer, []).append((state.round, checked, result))
         state.emit("seer_result", seer, (seer,), target=checked, result=result)
 
-    saved = target is not None and target in protected
+    healed = _use_potions(state, "heal", night.heals, state.heal_history)
+    poisoned = _use_potions(state, "poison", night.poisons, state.poison_history)
+    saved = target is not None and (target in protected or target in healed)
     victim = target if target is not None and not saved else None
-    state.emit("night_outcome", None, (), target=target, protected=sorted(protected), saved=saved)
+    witch = {"healed": sorted(healed), "poisoned": sorted(poisoned)} if witch_night else {}
+    state.emit("night_outcome", None, (), target=target, protected=sorted(protected), saved=saved, **witch)
     if victim is not None:
-        state.kill(victim)
         state.night_deaths.append((state.round, victim))
-        state.emit("death", None, PUBLIC, victim=victim, cause="night", **_reveal(state, victim))
+        _die(state, victim, "night")
     else:
         state.night_deaths.append((state.round, None))
         state.emit("death", None, PUBLIC, victim=None, cause="night")
+    for seat in sorted(poisoned):  # announced as night deaths: nobody is told which death was the poison
+        if state.alive[seat]:
+            _die(state, seat, "night")
     state.night = NightChoices()
+    state.facts_version += 1
+
+
+def _use_potions(
+    state: GameState, potion: str, chosen: dict[int, int | None], history: dict[int, list[tuple[int, int]]]
+) -> set[int]:
+    """Whom the witches' ``potion`` reached tonight; each potion so used is gone (the witch is told)."""
+    reached = set()
+    for witch, seat in sorted(chosen.items()):
+        if seat is None or potion not in state.potions.get(witch, ()):
+            continue
+        state.potions[witch].discard(potion)
+        history.setdefault(witch, []).append((state.round, seat))
+        state.emit("potion_used", witch, (witch,), potion=potion, target=seat)
+        reached.add(seat)
+    return reached
+
+
+def open_shoot(state: GameState) -> None:
+    """The first dead hunter still to shoot takes aim (a shot hunter shoots in turn)."""
+    _open(state, [state.shooters[0]], ActionKind.SHOOT)
+
+
+def resolve_shot(state: GameState) -> None:
+    ((hunter, action),) = _take(state).items()
+    state.shooters.pop(0)
+    target = action.get("target")
+    state.shots.append((state.round, hunter, target))
+    state.emit("shot", hunter, PUBLIC, hunter=hunter, target=target)
+    if target is not None and state.alive[target]:
+        _die(state, target, "shot")
     state.facts_version += 1
 
 
@@ -327,8 +413,7 @@ def exile(state: GameState) -> None:
     state.emit("votes", None, PUBLIC, **{k: v for k, v in record.items() if k != "round"})
     state.exiles.append((state.round, exiled))
     if exiled is not None:
-        state.kill(exiled)
-        state.emit("death", None, PUBLIC, victim=exiled, cause="exile", **_reveal(state, exiled))
+        _die(state, exiled, "exile")
     else:
         state.emit("no_exile", None, PUBLIC, needed=voters // 2 + 1)
     state.facts_version += 1

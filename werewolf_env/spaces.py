@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 from gymnasium.spaces import Space
 
+from .claims import LIE_TYPES
+
 _PRINTABLE = np.array(list(string.printable))
-_DECEPTION_TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
+_DECEPTION_TYPES = LIE_TYPES
 _WORDS = ("I", "am", "the", "seer", "doctor", "villager", "werewolf", "is", "innocent", "a", "checked",
           "protected", "not", "vote", "for", "trust", "suspect", "she", "he", "lying")  # fmt: skip
 _CJK = "我是预言家狼人村民医生投票给他她不信任你们"  # no spaces: one "word" to a word limit

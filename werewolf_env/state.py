@@ -7,42 +7,16 @@ Players are referred to by seat index (0..n-1) everywhere inside the engine; age
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 import numpy as np
 
-from .config import GameConfig, Role, Team
-
-
-class ActionKind(str, Enum):
-    ELIMINATE = "eliminate"
-    PROTECT = "protect"
-    UNMASK = "unmask"
-    BID = "bid"
-    STATEMENT = "statement"
-    SELF_ANALYSIS = "self_analysis"
-    PEER_ANALYSIS = "peer_analysis"
-    VOTE = "vote"
-    SUMMARY = "summary"
-
+from .config import GameConfig
+from .roles import ActionKind, Role, Team
 
 ACTION_KINDS: tuple[ActionKind, ...] = tuple(ActionKind)
 
 KIND_NAME: dict[ActionKind, str] = {kind: kind.value for kind in ActionKind}  # enum .value is slow in hot loops
-
-# The phase-graph node in which each kind of action is asked for.
-KIND_PHASE: dict[ActionKind, str] = {
-    ActionKind.ELIMINATE: "eliminate",
-    ActionKind.PROTECT: "protect",
-    ActionKind.UNMASK: "unmask",
-    ActionKind.BID: "bid",
-    ActionKind.STATEMENT: "debate",
-    ActionKind.SELF_ANALYSIS: "analyze",
-    ActionKind.PEER_ANALYSIS: "analyze",
-    ActionKind.VOTE: "vote",
-    ActionKind.SUMMARY: "summarize",
-}
 
 # Who may see an event: ``PUBLIC`` (everyone), or a tuple of seats (``()``: the engine only).
 PUBLIC = None
@@ -88,6 +62,10 @@ class NightChoices:
     proposals: dict[int, int | None] = field(default_factory=dict)  # werewolf -> target
     protections: dict[int, int | None] = field(default_factory=dict)  # doctor -> target
     checks: dict[int, int | None] = field(default_factory=dict)  # seer -> target
+    decided: bool = False  # the pack's target is settled (before the witch acts, in games with one)
+    target: int | None = None  # the pack's target, once decided
+    heals: dict[int, int | None] = field(default_factory=dict)  # witch -> whom she healed (the pack's target)
+    poisons: dict[int, int | None] = field(default_factory=dict)  # witch -> whom she poisoned
 
 
 @dataclass(slots=True)
@@ -127,7 +105,13 @@ class GameState:
     last_protected: dict[int, int | None] = field(default_factory=dict)
     seer_results: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)  # seer -> (round, target, result)
     protect_history: dict[int, list[tuple[int, int | None]]] = field(default_factory=dict)
-    night_deaths: list[tuple[int, int | None]] = field(default_factory=list)  # (round, victim or None)
+    night_deaths: list[tuple[int, int | None]] = field(default_factory=list)  # (round, the pack's victim or None)
+    potions: dict[int, set[str]] = field(default_factory=dict)  # witch -> potions left ("heal", "poison")
+    heal_history: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # witch -> (round, healed)
+    poison_history: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # witch -> (round, poisoned)
+    attacks_seen: dict[int, list[tuple[int, int | None]]] = field(default_factory=dict)  # witch -> (round, victim)
+    shooters: list[int] = field(default_factory=list)  # dead hunters who still shoot, in order of death
+    shots: list[tuple[int, int, int | None]] = field(default_factory=list)  # (round, hunter, shot or None)
     exiles: list[tuple[int, int | None]] = field(default_factory=list)  # (round, exiled or None)
     revealed: dict[int, Role] = field(default_factory=dict)
     suspicion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))

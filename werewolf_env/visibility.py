@@ -20,10 +20,9 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from .config import ROLES, GameConfig, Role
+from .config import GameConfig
+from .roles import ActionKind, Role, Team, on_roles_changed
 from .state import Event, GameState
-
-VILLAGE_ROLES = frozenset(r for r in ROLES if r is not Role.WEREWOLF)
 
 
 def public_config(config: GameConfig) -> dict[str, Any]:
@@ -41,16 +40,42 @@ def visible(event: Event, seat: int) -> bool:
     return event.audience is None or seat in event.audience
 
 
-_BIT = {role: 1 << i for i, role in enumerate(ROLES)}
-
-
+# Role bitmasks: bit ``role.index`` (registration order, ``roles``). Tables derived from the set of roles are
+# rebuilt when a role is registered (``_roles_changed``).
 def role_bit(role: Role) -> int:
     """The bit of ``role`` in the masks of ``knowledge_masks``."""
-    return _BIT[role]
+    return 1 << role.index
 
 
-_MASK_ROLES = [frozenset(r for r in ROLES if mask & _BIT[r]) for mask in range(1 << len(ROLES))]
-_WOLF = _BIT[Role.WEREWOLF]
+_TEAM_MASKS: dict[Team, int] = {}
+
+
+def team_mask(team: Team) -> int:
+    """The roles of ``team``, as a mask."""
+    found = _TEAM_MASKS.get(team)
+    if found is None:
+        found = _TEAM_MASKS[team] = sum(role_bit(r) for r in Role if r.team is team)
+    return found
+
+
+def all_roles_mask() -> int:
+    return team_mask(Team.WEREWOLF) | team_mask(Team.VILLAGE)
+
+
+@lru_cache(maxsize=1 << 8)
+def mask_roles(mask: int) -> frozenset[Role]:
+    """The roles a mask allows."""
+    return frozenset(r for r in Role if mask & role_bit(r))
+
+
+def _roles_changed() -> None:
+    _TEAM_MASKS.clear()
+    mask_roles.cache_clear()
+    _present_masks.cache_clear()
+    _propagation_map.cache_clear()
+
+
+_WOLF = role_bit(Role.WEREWOLF)
 
 
 def knowledge(state: GameState, seat: int) -> list[frozenset[Role]]:
@@ -59,12 +84,13 @@ def knowledge(state: GameState, seat: int) -> list[frozenset[Role]]:
     It changes only with this seat's seer results, revealed roles and night deaths, so it is
     memoised on the state (the claim judge and the observation renderer both ask often).
     """
-    return [_MASK_ROLES[m] for m in knowledge_masks(state, seat)]
+    return [mask_roles(m) for m in knowledge_masks(state, seat)]
 
 
 def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
     """``knowledge`` as role bitmasks (bit i: ``ROLES[i]`` is possible), memoised on the state."""
-    key = (len(state.seer_results.get(seat, ())), len(state.revealed), len(state.night_deaths))
+    key = (len(state.seer_results.get(seat, ())), len(state.revealed), len(state.night_deaths),
+           len(state.attacks_seen.get(seat, ())))  # fmt: skip
     cached = state.knowledge_cache.get(seat)
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -75,25 +101,32 @@ def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
 
 def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
     config = state.config
-    counts = (config.num_werewolves, config.num_seers, config.num_doctors, config.num_villagers)
+    counts = tuple(config.seat_counts().values())  # every role, in role order
     present, village = _present_masks(counts)
     roles = state.roles
     own = roles[seat]
-    if own is Role.WEREWOLF:
-        possible = [_WOLF if r is Role.WEREWOLF else village for r in roles]
+    bit = role_bit(own)
+    if own.spec.knows_fellows:  # the pack: its fellows, and that nobody else holds its role
+        possible = [bit if r is own else present & ~bit for r in roles]
     else:
         possible = [present] * len(roles)
-    possible[seat] = _BIT[own]
+    possible[seat] = bit
     for _round, target, result in state.seer_results.get(seat, ()):
         if result == "werewolf":
-            possible[target] &= _WOLF
+            possible[target] &= team_mask(Team.WEREWOLF)
         elif result == "village":
             possible[target] &= village
         else:
-            possible[target] = _BIT[Role(result)]
+            possible[target] = role_bit(Role(result))
     for p, role in state.revealed.items():
-        possible[p] = _BIT[role]
-    for _round, victim in state.night_deaths:
+        possible[p] = role_bit(role)
+    # The pack never attacks a werewolf. Who its victims were is public unless a witch's poison also kills at
+    # night (the deaths are announced alike); the witch is told each night's victim herself.
+    if not config.acts(ActionKind.POISON) or own.spec.knows_fellows:
+        for _round, victim in state.night_deaths:
+            if victim is not None:
+                possible[victim] &= ~_WOLF
+    for _round, victim in state.attacks_seen.get(seat, ()):
         if victim is not None:
             possible[victim] &= ~_WOLF
     return _propagated(tuple(possible), counts)
@@ -101,15 +134,12 @@ def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
 
 @lru_cache(maxsize=64)
 def _present_masks(counts: tuple[int, ...]) -> tuple[int, int]:
-    """(roles in the game, village roles in the game) as masks, for role counts in ``_COUNTED_ROLES`` order."""
+    """(roles in the game, village roles in the game) as masks, for role counts in role order."""
     present = 0
-    for role, count in zip(_COUNTED_ROLES, counts, strict=True):
+    for role, count in zip(Role, counts, strict=True):
         if count:
-            present |= _BIT[role]
-    return present, present & ~_WOLF
-
-
-_COUNTED_ROLES = (Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER)  # the order of ``_propagated``'s counts
+            present |= role_bit(role)
+    return present, present & team_mask(Team.VILLAGE)
 
 
 def _propagated(possible: tuple[int, ...], counts: tuple[int, ...]) -> tuple[int, ...]:
@@ -117,13 +147,14 @@ def _propagated(possible: tuple[int, ...], counts: tuple[int, ...]) -> tuple[int
     to its mask and the multiset of all masks only, so the memo keys on the sorted multiset (the
     same few patterns recur game after game, in any seat order) and maps each mask to its result."""
     mapping = _propagation_map(tuple(sorted(possible)), counts)
+    # (``counts`` is per role, in role order: ``GameConfig.seat_counts``.)
     return tuple([mapping[mask] for mask in possible])
 
 
 @lru_cache(maxsize=1 << 12)
 def _propagation_map(multiset: tuple[int, ...], counts: tuple[int, ...]) -> dict[int, int]:
     result = list(multiset)
-    _propagate_counts(result, dict(zip(_COUNTED_ROLES, counts, strict=True)))
+    _propagate_counts(result, dict(zip(Role, counts, strict=True)))
     return dict(zip(multiset, result, strict=True))
 
 
@@ -131,7 +162,7 @@ def _propagate_counts(possible: list[int], counts: dict[Role, int]) -> None:
     """Role counts are public: a role whose seats are all known is impossible elsewhere, and a role
     with exactly as many candidates as seats is certain for them. Applied until nothing changes
     (each rule only removes possibilities, so the order does not change the result)."""
-    rules = [(_BIT[role], count) for role, count in counts.items()]
+    rules = [(role_bit(role), count) for role, count in counts.items()]
     changed = True
     while changed:
         changed = False
@@ -147,3 +178,6 @@ def _propagate_counts(possible: list[int], counts: dict[Role, int]) -> None:
                 continue
             changed = True
             break  # recount
+
+
+on_roles_changed(_roles_changed)

@@ -28,13 +28,13 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ..claims import make_claim
+from ..claims import LIE_TYPES, make_claim
 from ..config import MAX_PLAYERS
 from ..observe import OBS_SIZE
 from ..state import ActionKind
 
 ABSTAIN = MAX_PLAYERS
-SELF_TYPES = ("none", "omission", "distortion", "fabrication", "misdirection")
+SELF_TYPES = LIE_TYPES
 _ROLE_TEMPLATES = (("I am the seer.", "seer"), ("I am the doctor.", "doctor"), ("I am a villager.", "villager"))
 _PER_SEAT = 4  # suspect, vouch, seer result werewolf, seer result innocent
 _FIRST_SEAT_TEMPLATE = 1 + len(_ROLE_TEMPLATES)
