@@ -242,7 +242,7 @@ def detect_eval_command(args: argparse.Namespace) -> int:
 
     try:
         lineup = load_lineup(args.lineup)
-        config = GameConfig(num_players=args.players, num_werewolves=max(1, round(args.players / 4)))
+        config = GameConfig(num_players=args.players)  # the default pack for that many players
         if min(args.train_games, args.test_games) < 1:
             raise ValueError("--train-games and --test-games must be at least 1")
         check_out_folder(args.out, "--out", ("train/manifest.json", "detect_eval.json"))

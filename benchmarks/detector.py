@@ -29,9 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_env import Game, GameConfig
 from werewolf_env.counterfactual import CounterfactualValuer, Proposal, ProposalValue, extract_proposals
-from werewolf_env.log import read_log
+from werewolf_env.log import game_of_header, read_log, replayed_actions
 from werewolf_env.metrics import GameRecord
 from werewolf_env.names import name_key
 from werewolf_env.state import GameState, Statement
@@ -129,18 +128,15 @@ def statement_rows(
     header = records[0]
     record = GameRecord.from_events(records)
     by_id = {st.id: st for st in record.statements}
-    game = Game(GameConfig.model_validate(header["config"]), int(header["seed"]))
+    game = game_of_header(header)
     state = game.state
     featurizer = StatementFeaturizer()
     rows: list[dict[str, Any]] = []
-    for entry in records:
-        if entry.get("type") != "action":
+    said = 0
+    for entry in replayed_actions(records, game):
+        if entry["data"]["kind"] != "statement" or len(state.statements) == said:
             continue
-        kind = entry["data"]["kind"]
-        before = len(state.statements)
-        game.act(entry["data"]["raw"])
-        if kind != "statement" or len(state.statements) == before:
-            continue
+        said = len(state.statements)
         st = state.statements[-1]
         values = valuer.statement_values(state) if valuer is not None else []
         text_features, value_features = featurizer.features(state, st, values)

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--players", type=int, default=8)
     args = parser.parse_args(argv)
-    config = {"num_players": args.players, "num_werewolves": max(1, round(args.players / 4))}
+    config = {"num_players": args.players}  # the default pack for that many players
     out: dict[str, Any] = {"games": args.games, "players": args.players, "werewolves": "heuristic"}
     for village in ("heuristic", "random"):
         lineup = {"default": village, "teams": {"werewolf": "heuristic"}}

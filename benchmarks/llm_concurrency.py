@@ -26,7 +26,7 @@ from agents import play_game_sync
 
 def bench(base_url: str, games: int, concurrency: int, latency: float, players: int) -> dict[str, Any]:
     lineup = {"default": {"kind": "llm", "model": "fake", "base_url": base_url, "temperature": 0.0}}
-    config = {"num_players": players, "num_werewolves": max(1, round(players / 4))}
+    config = {"num_players": players}  # the default pack for that many players
     walls, calls, groups = [], [], []
     for seed in range(games):
         started = time.perf_counter()

@@ -27,7 +27,7 @@ LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.env names each 
 def play_command(args: argparse.Namespace) -> int:
     """One game with a person in ``--seat``; shows the result and where the log is."""
     try:
-        config = GameConfig(num_players=args.players, num_werewolves=max(1, round(args.players / 4)))
+        config = GameConfig(num_players=args.players)  # the default pack for that many players
         lineup = load_lineup(args.lineup or args.agents)
         if args.seat not in [f"player_{i}" for i in range(config.num_players)]:
             raise ValueError(f"--seat must be player_0 ... player_{config.num_players - 1}")

@@ -50,10 +50,8 @@ from typing import Any
 
 from agents.credentials import KEY_VARIABLE_HELP
 from werewolf_env.claims import CLAIM_KINDS, public_role_claims
-from werewolf_env.config import GameConfig
-from werewolf_env.engine import Game
 from werewolf_env.judge import Knowledge, judge_claims
-from werewolf_env.log import read_log
+from werewolf_env.log import ReplayError, game_of_header, read_log, replayed_actions
 
 from .claim_labelers import LabelerUnavailableError, Labels, LLMLabeler, as_names, llm_labeler, union_labels
 from .claims_eval import regex_labeler, score, union_claims
@@ -73,10 +71,6 @@ RELABEL_EXIT_CODES = f"""exit codes:
   {EXIT_DOWN}    the endpoint stopped answering midway (circuit breaker); nothing written
   {EXIT_INCOMPLETE}    more than --max-failure-rate of the statements failed; files written, failures recorded"""
 _CLAIM_FIELDS = ("kind", "player", "role", "team", "negated", "hedged")
-
-
-class ReplayError(ValueError):
-    pass
 
 
 @dataclass
@@ -113,17 +107,11 @@ def logged_statements(path: Path) -> list[Statement]:
     if not any(r.get("type") == "snapshot" for r in records):
         raise ReplayError("unfinished game (no final snapshot)")
     header = records[0]
-    game = Game(GameConfig.model_validate(header["config"]), int(header["seed"]))
+    game = game_of_header(header)
     state = game.state
     logged = {r["data"]["statement_id"]: r["data"] for r in records if r.get("type") == "statement"}
     out: list[Statement] = []
-    for record in records:
-        if record.get("type") != "action":
-            continue
-        turn = game.current
-        if turn is None or turn.player != record["actor"] or turn.kind.value != record["data"]["kind"]:
-            raise ReplayError(f"event {record.get('seq')}: the replay does not match the log")
-        game.act(record["data"]["raw"])
+    for _record in replayed_actions(records, game):
         while len(out) < len(state.statements):  # a statement is judged as soon as it is made
             st = state.statements[len(out)]
             know = Knowledge.of_state(state, st.speaker)

@@ -79,8 +79,7 @@ def game_config(args: argparse.Namespace) -> GameConfig:
         rules["max_rounds"] = args.rounds
     if getattr(args, "debate_turns", None) is not None:
         rules["max_debate_turns"] = args.debate_turns
-    werewolves = max(1, round(args.players / 4))
-    return GameConfig(num_players=args.players, num_werewolves=werewolves, analysis=args.analysis, **rules)
+    return GameConfig(num_players=args.players, analysis=args.analysis, **rules)  # the default pack for n players
 
 
 def run_lineup(args: argparse.Namespace) -> Lineup:

@@ -39,8 +39,7 @@ def _peak_mb(run: Any) -> float:
 
 
 def bench_env(games: int, players: int, analysis: str) -> dict[str, Any]:
-    werewolves = max(1, round(players / 4))
-    env = raw_env(num_players=players, num_werewolves=werewolves, analysis=analysis)
+    env = raw_env(num_players=players, analysis=analysis)
     policies = [RandomAgent(seat) for seat in range(players)]
     play(env, policies, 10**6)  # warm caches
     started = time.perf_counter()
@@ -56,7 +55,7 @@ def bench_env(games: int, players: int, analysis: str) -> dict[str, Any]:
 
 def bench_engine(games: int, players: int) -> dict[str, Any]:
     """The rules engine alone: no observation text, no env adapter (the rollout path)."""
-    config = GameConfig(num_players=players, num_werewolves=max(1, round(players / 4)), analysis="off")
+    config = GameConfig(num_players=players, analysis="off")
     policy = RandomAgent(0)
 
     def play(seed: int) -> int:

@@ -127,8 +127,8 @@ class TournamentConfig(BaseModel):
         return 4
 
     def game_config(self) -> GameConfig:
-        werewolves = self.werewolves if self.werewolves is not None else max(1, round(self.players / 4))
-        return GameConfig(num_players=self.players, num_werewolves=werewolves, analysis=self.analysis, **self.rules)
+        pack = {"num_werewolves": self.werewolves} if self.werewolves is not None else {}  # else the default pack
+        return GameConfig(num_players=self.players, analysis=self.analysis, **pack, **self.rules)
 
 
 def load_tournament(path: str | Path) -> TournamentConfig:

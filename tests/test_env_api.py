@@ -23,20 +23,25 @@ CONFIGS: dict[str, dict[str, Any]] = {
                "doctor_repeat_protect": False, "seer_learns_role": True, "max_rounds": 6},
     "five_off": {"num_players": 5, "num_werewolves": 1, "analysis": "off", "show_suspicion": False},
     "events": {"info_events": True, "reveal_role_on_death": True},  # info["events"] in every turn's info
+    # The witch and the hunter: heal, poison and shoot turns (a dead hunter acts), in every API test.
+    "witch_hunter": {"role_counts": {"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1},
+                     "reveal_role_on_death": True},
+    "witch_hunter_small": {"num_players": 6, "role_counts": {"werewolf": 1, "witch": 1, "hunter": 1},
+                           "num_seers": 0, "num_doctors": 0, "witch_self_heal": False, "info_events": True},
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve", "events"])
+@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small"])
 def test_api_test(name: str) -> None:
     api_test(werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve", "events"])
+@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small"])
 def test_seed_test(name: str) -> None:
     seed_test(lambda: werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 
 
-@pytest.mark.parametrize("name", ["default", "five_off"])
+@pytest.mark.parametrize("name", ["default", "five_off", "witch_hunter"])
 def test_discrete_wrapper_api_and_seed(name: str) -> None:
     api_test(DiscreteActions(werewolf_env.raw_env(**CONFIGS[name])), num_cycles=400)
     seed_test(lambda: DiscreteActions(werewolf_env.raw_env(**CONFIGS[name])), num_cycles=400)
@@ -44,7 +49,7 @@ def test_discrete_wrapper_api_and_seed(name: str) -> None:
 
 def test_raw_env_metadata_and_agents() -> None:
     env = werewolf_env.raw_env()
-    assert env.metadata["name"] == "werewolf_v0"
+    assert env.metadata["name"] == "werewolf_v1"
     env.reset(seed=1)
     assert env.agents == [f"player_{i}" for i in range(8)]
     obs = env.observe(env.agent_selection)
@@ -56,14 +61,24 @@ def test_raw_env_metadata_and_agents() -> None:
     assert info["answer_format"] in obs["text"]
 
 
-def test_masked_discrete_play_needs_no_fallbacks() -> None:
-    env = DiscreteActions(werewolf_env.raw_env())
-    env.reset(seed=3)
-    for agent in env.agent_iter():
+@pytest.mark.parametrize(
+    ("name", "seed", "special"),
+    [("default", 3, {"unmask", "protect"}), ("witch_hunter", 3, {"heal", "poison", "shoot"}),
+     ("witch_hunter", 5, {"heal", "poison", "shoot"})],
+)  # fmt: skip
+def test_masked_discrete_play_needs_no_fallbacks(name: str, seed: int, special: set[str]) -> None:
+    env = DiscreteActions(werewolf_env.raw_env(**CONFIGS[name]))
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)  # the spaces' own sampler is unseeded
+    kinds: set[str] = set()
+    for _agent in env.agent_iter():
         obs, _r, term, trunc, info = env.last()
         assert "fallbacks" not in info, info
-        env.step(None if term or trunc else env.action_space(agent).sample(obs["action_mask"]))
+        if info.get("action_kind"):
+            kinds.add(info["action_kind"])
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert not env.agents
+    assert {"vote", "statement", "eliminate"} | special <= kinds, kinds
 
 
 def test_game_ends_with_every_agent_removed_and_rewards_paid() -> None:

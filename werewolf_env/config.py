@@ -67,7 +67,7 @@ class GameConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    num_players: int = Field(8, ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    num_players: int = Field(8, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="Seats (5-16).")
     num_werewolves: int = Field(
         2, ge=1, description="Werewolves (default: a quarter of the players, at least one: ``default_werewolves``)."
     )
@@ -92,7 +92,7 @@ class GameConfig(BaseModel):
 
     max_rounds: int = Field(10, ge=1, le=100, description="Night+day rounds before truncation.")
     max_debate_turns: int = Field(6, ge=1, le=50, description="Statements per day.")
-    max_statement_words: int = Field(20, ge=1, le=500)
+    max_statement_words: int = Field(20, ge=1, le=500, description="Words per statement (longer ones are cut).")
     max_statement_chars: int | None = Field(
         None,
         ge=1,
@@ -100,12 +100,14 @@ class GameConfig(BaseModel):
         description="Characters per statement (after the word limit; cut on a word boundary when one is near). "
         f"Default (null): {CHARS_PER_STATEMENT_WORD} per allowed word, 400 for the default 20 words.",
     )
-    max_bid: int = Field(10, ge=1, le=100)
-    analysis: AnalysisMode = "full"
+    max_bid: int = Field(10, ge=1, le=100, description="Highest bid for the floor.")
+    analysis: AnalysisMode = Field(
+        "full", description="Deception analyses after each statement: full (self and peers), self, peer, off."
+    )
     suspicion_weight: float = Field(
         0.7, ge=0.0, le=1.0, description="Weight of the new suspicion: score = w * new + (1 - w) * prior."
     )
-    suspicion_prior: float = Field(0.5, ge=0.0, le=1.0)
+    suspicion_prior: float = Field(0.5, ge=0.0, le=1.0, description="Every player's suspicion of each other at start.")
     show_suspicion: bool = Field(
         True, description="Show a player its own suspicion scores (off: the paper's ablation)."
     )
@@ -300,3 +302,15 @@ def without_new_defaults(recorded: Any, current: dict[str, Any]) -> dict[str, An
 def _at_default(key: str, value: Any) -> bool:
     default = GameConfig.model_fields[key].get_default(call_default_factory=True)
     return bool(value == json.loads(json.dumps(default)))
+
+
+def arguments_table() -> str:
+    """Every ``GameConfig`` field as a ``Parameter | Type | Default | Meaning`` table (the env's docstring)."""
+    rows = ["| Parameter | Type | Default | Meaning |", "|---|---|---|---|"]
+    for name, field in GameConfig.model_fields.items():
+        annotation = field.annotation
+        kind = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+        kind = kind.replace("typing.", "").replace("werewolf_env.roles.", "").replace(" | ", " or ")
+        default = field.get_default(call_default_factory=True)
+        rows.append(f"| ``{name}`` | {kind} | {default!r} | {field.description or ''} |")
+    return "\n".join(rows)

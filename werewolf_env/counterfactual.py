@@ -33,10 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from .graph import advance
 from .names import name_key
-from .roles import Role
-from .rules import check_winner, exile, next_round, resolve_night
-from .state import GameState, NightChoices
+from .roles import ActionKind, Role
+from .rules import open_vote
+from .state import GameState, Turn
 from .visibility import knowledge_masks, role_bit
 
 # ---------------------------------------------------------------------- proposals
@@ -191,10 +192,15 @@ def fork(state: GameState, roles: list[Role], seed: int, keep_memory_of: int | N
         suspicion=state.suspicion,
         statements=state.statements,  # read only: public accusations
     )
+    copy.rollout = True  # no debate in a rollout: the night is followed by the vote (``graph``)
     if keep_memory_of is not None and roles[keep_memory_of] is Role.SEER and own_checks:
         copy.seer_results[keep_memory_of] = list(own_checks)
     if keep_memory_of is not None and roles[keep_memory_of] is Role.DOCTOR:
         copy.last_protected[keep_memory_of] = own_guard
+    for seat, role in enumerate(roles):  # a witch's potions: her own as she knows them, anyone else's unknown: full
+        if ActionKind.HEAL in role.spec.night_kinds:
+            known = state.potions.get(seat) if seat == keep_memory_of and state.roles[seat] is role else None
+            copy.potions[seat] = set(known) if known is not None else {"heal", "poison"}
     return copy
 
 
@@ -244,6 +250,34 @@ class RolloutPolicy:
             out[voter] = {"vote": self.choice([p for p in options if scores[p] == best])}
         return out
 
+    def answer(self, turns: list[Turn], forced: dict[int, int | None] | None) -> dict[int, dict[str, Any]]:
+        """Answers for a whole group of turns (draws in seat order, as the rules' own ties do)."""
+        kind = turns[0].kind
+        if kind is ActionKind.VOTE:
+            votes = self.votes()
+            for voter, target in (forced or {}).items():
+                s = self.state
+                if s.alive[voter] and (target is None or (target != voter and s.alive[target])):
+                    votes[voter] = {"vote": target}
+            return votes
+        if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
+            return self.night()
+        return {turn.player: self.last_act(turn) for turn in turns}
+
+    def last_act(self, turn: Turn) -> dict[str, Any]:
+        """The witch's potions and the hunter's shot: the most accused player (a known werewolf first)."""
+        s = self.state
+        if turn.kind is ActionKind.HEAL:  # heal the pack's victim half the time (the potion is once a game)
+            return {"target": s.night.target if self.rng.random() < 0.5 else None}
+        options = [p for p in s.living() if p != turn.player]
+        found = [t for _r, t, res in s.seer_results.get(turn.player, ()) if res == "werewolf" and s.alive[t]]
+        if found:
+            return {"target": found[-1]}
+        if not options or (turn.kind is ActionKind.POISON and self.rng.random() < 0.7):
+            return {"target": None}  # the poison is kept most nights
+        best = max(self.scores[p] for p in options)
+        return {"target": self.choice([p for p in options if self.scores[p] == best])}
+
     def night(self) -> dict[int, dict[str, Any]]:
         s = self.state
         living = s.living()
@@ -266,32 +300,20 @@ class RolloutPolicy:
 
 def rollout(game: GameState, forced_votes: dict[int, int | None], scores: list[float] | None = None) -> str | None:
     """Play a forked game to the end from today's vote; return the winning team (None: undecided).
-    ``scores``: the public accusation scores (``public_scores``), when the caller has them already."""
+    ``scores``: the public accusation scores (``public_scores``), when the caller has them already.
+
+    The game runs on the engine's own phase graph (``graph.advance``: one game loop): the fork is marked
+    ``rollout``, so each night is followed by the vote, without a debate; ``RolloutPolicy`` answers every
+    group of turns, ``forced_votes`` override the first vote."""
     policy = RolloutPolicy(game, scores)
     forced: dict[int, int | None] | None = forced_votes
-    while True:
-        game.phase = "exile"
-        votes = policy.votes()
-        if forced:
-            for voter, target in forced.items():
-                if game.alive[voter] and (target is None or (target != voter and game.alive[target])):
-                    votes[voter] = {"vote": target}
-            forced = None
-        game.group_actions = votes
-        exile(game)
-        game.phase = "check_winner_day"
-        check_winner(game)
-        if game.winner is not None or game.truncated:
-            break
-        next_round(game)
-        game.phase = "resolve_night"
-        game.night = NightChoices()
-        game.group_actions = policy.night()
-        resolve_night(game)
-        game.phase = "check_winner_night"
-        check_winner(game)
-        if game.winner is not None:
-            break
+    open_vote(game)
+    while game.winner is None and not game.truncated and game.pending:
+        answers = policy.answer(game.pending, forced)
+        forced = None
+        game.group_actions = {turn.player: answers[turn.player] for turn in game.pending}
+        game.pending.clear()
+        advance(game)
     return game.winner.value if game.winner is not None else None
 
 

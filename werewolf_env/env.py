@@ -1,30 +1,47 @@
-"""Werewolf as a PettingZoo AEC environment (``werewolf_v0``).
+"""Werewolf as a PettingZoo AEC environment (``werewolf_v1``).
+
+| Import       | ``from werewolf_env import env`` (``raw_env``: unwrapped)                            |
+|--------------|----------------------------------------------------------------------------------------|
+| Name         | ``werewolf_v1``                                                                        |
+| Agents       | ``player_0`` ... ``player_{n-1}``, n = 5-16 (default 8)                                |
+| Roles        | werewolf, seer, doctor, villager, witch, hunter (``roles.ROLE_SPECS``; ``role_counts``) |
+| Actions      | one JSON object per action kind (``action_specs.ACTION_SPECS``)                        |
+| Observation  | ``Dict(observation=Box(0, 1, (OBS_SIZE,)), text=FreeText())``                          |
+| Parallel API | No; ``simultaneous_agents()`` lists a group                                            |
+| Rewards      | +1 winning team, -1 others, 0 to all on truncation                                     |
 
     from werewolf_env import env
-    e = env(num_players=8)
+    e = env(num_players=8, role_counts={"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1})
     e.reset(seed=0)
     for agent in e.agent_iter():
         obs, reward, termination, truncation, info = e.last()
         action = None if termination or truncation else e.action_space(agent).sample()
         e.step(action)
 
-Agents: ``player_0`` ... ``player_{n-1}``. Dead players stay in ``agents`` (never selected) until the
-game ends, so they receive their team's final reward.
+Agents: ``player_0`` ... ``player_{n-1}``. Dead players stay in ``agents`` (never selected, but for a dead
+hunter's last shot) until the game ends, so they receive their team's final reward.
 
 Observation space (per agent): ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32), text=FreeText())``.
 ``text`` is everything the player may know, ready to paste into a prompt (role card, rules, players,
 own knowledge, own suspicion scores, public history, own private notes, the current task and the
-exact JSON to answer with). ``observation`` is the numeric encoding for RL (blocks listed in ``observe.OBS_LAYOUT``).
+exact JSON to answer with). ``observation`` is the numeric encoding for RL (blocks listed in
+``observe.OBS_LAYOUT``; role blocks have room for ``roles.MAX_ROLES`` roles, so registering a role does not
+change its size).
 
 Action space: ``JsonActionSpace``: one JSON object (dict or string) whose keys depend on the action
-kind named in ``info["action_kind"]``: ``{"bid": int}``, ``{"statement": str, "claims": [...]}``,
-``{"vote": name | null}``, ``{"target": name}`` (eliminate, protect, unmask), the deception protocol's
-self / peer analysis, ``{"summary": str}``; any may add ``"notes"``. Names or agent ids are accepted.
-Bad input never raises: it is replaced by a conservative fallback recorded in ``info["fallbacks"]``
-and in the log. For a ``Discrete`` space with an action mask, wrap with ``DiscreteActions``.
+kind named in ``info["action_kind"]`` (each kind's spec: ``action_specs.ACTION_SPECS``):
+``{"bid": int}``, ``{"statement": str, "claims": [...]}``, ``{"vote": name | null}``, ``{"target": name}``
+(eliminate, protect, unmask; heal, poison and shoot take null too), the deception protocol's self / peer
+analysis, ``{"summary": str}``; any may add ``"notes"``. Names or agent ids are accepted. Bad input never
+raises: it is replaced by a conservative fallback recorded in ``info["fallbacks"]`` and in the log. For a
+``Discrete`` space with an action mask, wrap with ``DiscreteActions``.
 
 Rewards: at the end only: +1 to every member of the winning team, -1 to the losers, 0 to all when
 ``max_rounds`` runs out (a truncation).
+
+Episode end: termination when a team wins (the village when no werewolf lives; the werewolves when they
+are at least as many as the others), checked after each night's deaths and after each exile (and a dead
+hunter's shot); truncation after ``max_rounds`` nights and days.
 
 Structured events: with ``raw_env(info_events=True)``, ``info["events"]`` on each of a player's
 turns holds the events visible to it since its previous turn, as plain JSON (the log's format): what
@@ -39,7 +56,14 @@ observations do not change while the others in the group answer, so a runner may
 once and step them in this order with exactly the sequential result.
 
 Version history:
+- v1: the Witch (heal, then poison: each potion once a game) and the Hunter (a last shot on death), chosen
+  with ``role_counts``; roles and action kinds as data (``roles``, ``action_specs``); new action kinds
+  heal, poison and shoot, so the numeric observation's kind block and its role blocks (room for eight
+  roles) change size: ``OBS_SIZE`` differs from v0. Games of v0's roles play and log exactly as before.
 - v0: first release.
+
+Arguments (``raw_env(**kwargs)`` or ``raw_env(config=GameConfig(...))``):
+
 """
 
 from __future__ import annotations
@@ -55,7 +79,7 @@ from pettingzoo.utils import wrappers
 
 from .action_specs import KIND_PHASE, KINDS_WITH_TARGETS
 from .actions import answer_format, legal_targets, to_jsonable
-from .config import GameConfig
+from .config import GameConfig, arguments_table
 from .engine import Game
 from .log import EventLog, dumps
 from .observe import OBS_SIZE, ObservationRenderer, Transcript
@@ -64,10 +88,11 @@ from .spaces import FreeText, JsonActionSpace
 from .state import KIND_NAME, ActionKind, Turn
 from .visibility import visible
 
+__doc__ = (__doc__ or "") + arguments_table() + "\n"
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "werewolf_v0",
+        "name": "werewolf_v1",
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }

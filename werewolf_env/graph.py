@@ -40,6 +40,10 @@ def _debate_continues(state: GameState) -> bool:
     return state.debate_turn < state.config.max_debate_turns
 
 
+def _in_rollout(state: GameState) -> bool:
+    return state.rollout
+
+
 def _witch_in_game(state: GameState) -> bool:
     return state.config.acts(ActionKind.HEAL)
 
@@ -83,6 +87,7 @@ PHASE_GRAPH: dict[str, Node] = {
     )),
     "check_winner_night": Node(rules.check_winner, "resolve", (
         (_game_decided, "winner", "summarize"),
+        (_in_rollout, "rollout: no debate", "vote"),
         (_always, "no winner", "bid"),
     )),
     "bid": Node(rules.open_bid, "collect", ((_always, "", "debate"),)),

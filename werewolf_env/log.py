@@ -16,6 +16,7 @@ events and ends in the same snapshot.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -167,31 +168,19 @@ def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
     if header.get("schema_version") != SCHEMA_VERSION:
         return ReplayResult(False, 0, False, [f"unsupported schema_version {header.get('schema_version')}"])
     try:
-        config = GameConfig.model_validate(header["config"])
-        seed = int(header["seed"])
+        game = game_of_header(header)
     except (KeyError, TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
         return ReplayResult(False, 0, False, [], not_a_log=f"its header cannot be read ({type(exc).__name__})")
     logged = [r for r in records if r.get("type") not in _ENGINE_SKIP]
     snapshot = next((r["data"] for r in records if r.get("type") == "snapshot"), None)
     truncated = _truncation(reading, logged, snapshot is not None)
-    game = Game(config, seed)
     mismatches: list[str] = []
     actions = 0
-    for record in logged:
-        if record["type"] != "action":
-            continue
-        turn = game.current
-        if turn is None:
-            mismatches.append(f"event {record['seq']}: an action was logged after the game ended")
-            break
-        if turn.player != record["actor"] or turn.kind.value != record["data"]["kind"]:
-            mismatches.append(
-                f"event {record['seq']}: logged {record['data']['kind']} by seat {record['actor']}, "
-                f"but the engine expected {turn.kind.value} by seat {turn.player}"
-            )
-            break
-        game.act(record["data"]["raw"])
-        actions += 1
+    try:
+        for _record in replayed_actions(logged, game):
+            actions += 1
+    except ReplayError as exc:
+        mismatches.append(str(exc))
     regenerated = [json.loads(dumps(e.to_json())) for e in game.state.events]
     for want, got in zip(logged, regenerated, strict=False):
         if want.get("type") == "game_start" and got.get("type") == "game_start":
@@ -214,6 +203,35 @@ def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
 
 
 _HEADER_START = b'{"type":"header"'  # how every log begins (``dumps`` writes compact JSON, "type" first)
+
+
+def game_of_header(header: dict[str, Any]) -> Game:
+    """A fresh game with a log header's config and seed: what every replay of the log starts from."""
+    return Game(GameConfig.model_validate(header["config"]), int(header["seed"]))
+
+
+class ReplayError(ValueError):
+    """A logged action that the engine, replaying the log, did not expect."""
+
+
+def replayed_actions(records: Iterable[dict[str, Any]], game: Game) -> Iterator[dict[str, Any]]:
+    """Apply a log's actions to ``game`` (built from its header), one at a time: each action record is
+    yielded once applied, so a caller may read the game as it stood then (the judge's knowledge at a
+    statement, a counterfactual at that moment). The one replay loop: ``replay``, the relabeller and the
+    detector's statement rows use it. Raises ``ReplayError`` where the log and the engine disagree."""
+    for record in records:
+        if record.get("type") != "action":
+            continue
+        turn = game.current
+        if turn is None:
+            raise ReplayError(f"event {record.get('seq')}: an action was logged after the game ended")
+        if turn.player != record.get("actor") or turn.kind.value != record["data"]["kind"]:
+            raise ReplayError(
+                f"event {record.get('seq')}: logged {record['data']['kind']} by seat {record.get('actor')}, "
+                f"but the engine expected {turn.kind.value} by seat {turn.player}"
+            )
+        game.act(record["data"]["raw"])
+        yield record
 
 
 def _starts_like_a_log(path: str | Path) -> bool:

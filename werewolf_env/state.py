@@ -112,6 +112,7 @@ class GameState:
     attacks_seen: dict[int, list[tuple[int, int | None]]] = field(default_factory=dict)  # witch -> (round, victim)
     shooters: list[int] = field(default_factory=list)  # dead hunters who still shoot, in order of death
     shots: list[tuple[int, int, int | None]] = field(default_factory=list)  # (round, hunter, shot or None)
+    rollout: bool = False  # a counterfactual rollout's fork: no debate, the vote follows the night
     exiles: list[tuple[int, int | None]] = field(default_factory=list)  # (round, exiled or None)
     revealed: dict[int, Role] = field(default_factory=dict)
     suspicion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))

@@ -3,11 +3,13 @@
 Every action kind maps integers onto its answers (``decode``); ``observe`` returns
 ``{"observation": Box, "action_mask": int8 Box}`` (plus ``"text"`` with ``keep_text=True``):
 
-* eliminate / protect / unmask / vote: index ``p`` names seat ``p``; index ``MAX_PLAYERS`` abstains
-  (votes only);
+* the kinds that name a player (eliminate, protect, unmask, heal, poison, shoot, vote: every kind with a
+  ``target_key`` in ``action_specs``): index ``p`` names seat ``p``; index ``MAX_PLAYERS`` answers null (where
+  null is an answer: abstain, keep the potion, no shot);
 * bid: index ``b`` bids ``b``;
 * statement: a small fixed set of templated statements, each with its structured claims: nothing
-  to add; "I am the seer / the doctor / a villager"; and per seat: suspect them of being a werewolf,
+  to add; "I am the <role>" for every village role of the table (masked to the roles in the game); and per
+  seat: suspect them of being a werewolf,
   vouch for them, or claim a seer result (werewolf or innocent) about them;
 * self analysis: 0 = honest, 1-4 = deceptive of type omission / distortion / fabrication / misdirection;
   confidence (the probability that the statement is deceptive) 0.2 for honest, 0.8 for deceptive;
@@ -28,18 +30,25 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from ..action_specs import ACTION_SPECS, TARGET_KEYS
 from ..claims import LIE_TYPES, make_claim
 from ..config import MAX_PLAYERS
 from ..observe import OBS_SIZE
+from ..roles import ROLE_SPECS, Role, Team
 from ..state import ActionKind
 
 ABSTAIN = MAX_PLAYERS
 SELF_TYPES = LIE_TYPES
-_ROLE_TEMPLATES = (("I am the seer.", "seer"), ("I am the doctor.", "doctor"), ("I am a villager.", "villager"))
+# "I am the <role>." for every village role (the table's order; the mask keeps those in the game).
+_ROLE_TEMPLATES = tuple(
+    (f"I am {'a' if not spec.unique else 'the'} {spec.role}.", spec.role)
+    for spec in ROLE_SPECS.values()
+    if spec.team is Team.VILLAGE
+)
 _PER_SEAT = 4  # suspect, vouch, seer result werewolf, seer result innocent
 _FIRST_SEAT_TEMPLATE = 1 + len(_ROLE_TEMPLATES)
 NUM_STATEMENTS = _FIRST_SEAT_TEMPLATE + _PER_SEAT * MAX_PLAYERS
-_TARGET_KINDS = (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, ActionKind.VOTE)
+_TARGET_KINDS = frozenset(TARGET_KEYS)
 
 
 class DiscreteActions(BaseWrapper):
@@ -94,13 +103,16 @@ class DiscreteActions(BaseWrapper):
         if kind in _TARGET_KINDS:
             for seat in game.legal_targets(turn):
                 mask[seat] = 1
-            if kind is ActionKind.VOTE:
+            if ACTION_SPECS[kind].null_ok:
                 mask[ABSTAIN] = 1
         elif kind is ActionKind.BID:
             mask[: game.state.config.max_bid + 1] = 1
         elif kind is ActionKind.STATEMENT:
-            mask[:_FIRST_SEAT_TEMPLATE] = 1
             state = game.state
+            mask[0] = 1
+            in_game = state.config.roles_in_game()
+            for i, (_text, role) in enumerate(_ROLE_TEMPLATES, start=1):
+                mask[i] = Role(role) in in_game
             for seat in state.living():
                 if seat != turn.player:
                     start = _FIRST_SEAT_TEMPLATE + _PER_SEAT * seat
@@ -129,8 +141,7 @@ class DiscreteActions(BaseWrapper):
             return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
 
         if kind in _TARGET_KINDS:
-            key = "vote" if kind is ActionKind.VOTE else "target"
-            return {key: None if index == ABSTAIN else seat_name(index)}
+            return {TARGET_KEYS[kind]: None if index == ABSTAIN else seat_name(index)}
         if kind is ActionKind.BID:
             return {"bid": index}
         if kind is ActionKind.STATEMENT:
