@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
 from werewolf_env.inert_text import terminal_safe
+from werewolf_env.observe_text import Section
 
 from .base import Policy
 from .llm import validate
@@ -104,18 +105,18 @@ class HumanAgent(Policy):
             self._say("\n".join(new))
         if over:
             self._seen_end = True
-            self._say(f"NOW:{tail}")
+            self._say(f"{Section.TASK}{tail}")
 
     def _new_part(self, text: str) -> str:
         """The first time everything; later only the history lines not shown yet and the task."""
         first = self._shown_history == 0
         new, tail = self._new_lines(text)
-        return text if first else "\n".join([*new, "", f"NOW:{tail}"])
+        return text if first else "\n".join([*new, "", f"{Section.TASK}{tail}"])
 
     def _new_lines(self, text: str) -> tuple[list[str], str]:
         """The history lines not shown yet (marked as shown), and the observation's task (after "NOW:")."""
-        _, _, rest = text.partition("HISTORY:\n")
-        history, _, tail = rest.partition("\n\nNOW:")
+        _, _, rest = text.partition(Section.HISTORY + "\n")
+        history, _, tail = rest.partition("\n\n" + Section.TASK)
         lines = history.splitlines()
         new = lines[self._shown_history :]
         self._shown_history = len(lines)

@@ -161,7 +161,7 @@ def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
         return lineup_from_data(source)
     text = str(source)
     if text in ("random", "heuristic", "llm", "human"):
-        return Lineup(default=AgentSpec(kind=text))  # type: ignore[arg-type]
+        return Lineup(default=AgentSpec(kind=text))
     path = Path(text)
     if not path.is_file():
         raise ValueError(f"no lineup file {path} (and {text!r} is not a policy kind)")

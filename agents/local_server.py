@@ -56,7 +56,7 @@ class LocalModelServer:
         self.startup_timeout = startup_timeout
         self.port = 0
         self._proc: subprocess.Popen[bytes] | None = None
-        self._out: IO[Any] | None = None
+        self._out: IO[Any] | int | None = None
 
     @property
     def base_url(self) -> str:
@@ -74,7 +74,7 @@ class LocalModelServer:
 
     def start(self) -> LocalModelServer:
         self.port = free_port()
-        self._out = self.log.open("wb") if self.log is not None else subprocess.DEVNULL  # type: ignore[assignment]
+        self._out = self.log.open("wb") if self.log is not None else subprocess.DEVNULL
         self._proc = subprocess.Popen(self.command(), stdout=self._out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.startup_timeout
         while True:
@@ -101,7 +101,7 @@ class LocalModelServer:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-        if self._out is not None and self._out is not subprocess.DEVNULL:
+        if self._out is not None and not isinstance(self._out, int):  # DEVNULL is an int
             self._out.close()
         self._out = None
 

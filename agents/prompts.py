@@ -16,7 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
+from werewolf_env.observe_text import Section
+from werewolf_env.roles import ActionKind
 
 from .schemas import statement_chars
 
@@ -42,7 +45,7 @@ Statements are your own words: never copy a placeholder such as <what you say> f
 # The user message's sections in the order that keeps a seat's prompt growing at the end: what
 # rarely changes first, the append-only history next, and what changes every turn (suspicion scores,
 # notes, the task) last. Servers that cache a prompt's prefix then evaluate only the new lines.
-_ORDER = ("PLAYERS:", "WHAT YOU KNOW:", "HISTORY:", None, "YOUR SUSPICION SCORES", "YOUR PRIVATE NOTES", "NOW:")
+_ORDER = (Section.PLAYERS, Section.KNOWLEDGE, Section.HISTORY, None, Section.SUSPICION, Section.NOTES, Section.TASK)
 # History is dropped in blocks of this many lines, so a trimmed prompt keeps its prefix for a while.
 DROP_BLOCK = 24
 
@@ -50,6 +53,7 @@ DROP_BLOCK = 24
 ANSWER_PREFIX = "Answer with exactly one JSON object: "
 _PROBABILITY = "a probability from 0 to 1 in steps of 0.05"
 _TYPES = ", ".join(f'"{t}"' for t in LIE_TYPES)
+_KINDS = frozenset(k.value for k in ActionKind)
 
 
 def answer_line(kind: str, info: dict[str, Any]) -> str:
@@ -58,28 +62,12 @@ def answer_line(kind: str, info: dict[str, Any]) -> str:
     words = int(info.get("max_statement_words", 20))
     chars = statement_chars(info)
     names = ", ".join(str(n) for n in info.get("legal_targets") or [])
-    fields = {
-        "eliminate": f'"target": the name of one of {names}',
-        "protect": f'"target": the name of one of {names}',
-        "unmask": f'"target": the name of one of {names}',
-        "heal": f'"target": the name of {names} to heal them, or null to keep your healing potion',
-        "poison": f'"target": the name of one of {names} to poison, or null to keep your poison',
-        "shoot": f'"target": the name of one of {names} to shoot, or null',
-        "vote": f'"vote": the name of one of {names}, or null to abstain',
-        "bid": f'"bid": a whole number from 0 to {int(info.get("max_bid", 10))}',
-        "statement": (f'"statement": what you say to everyone, in your own words (at most {words} words and {chars} '
-                      'characters); '
-                      '"notes": a private note to yourself, or ""'),
-        "self_analysis": ('"reasoning": one short sentence; "is_deceptive": true or false; '
-                          f'"confidence": {_PROBABILITY} that your statement was deceptive; '
-                          f'"deception_type": one of {_TYPES}'),
-        "peer_analysis": ('"reasoning": one short sentence; "is_deceptive": true or false; '
-                          f'"confidence": {_PROBABILITY} that the statement was deceptive; '
-                          f'"deception_type": one of {_TYPES}; '
-                          f'"suspicion": {_PROBABILITY} that the speaker is a werewolf'),
-        "summary": '"summary": your final summary of the game, in your own words',
-    }  # fmt: skip
-    return ANSWER_PREFIX + "{" + fields.get(kind, fields["summary"]) + "}"
+    spec = ACTION_SPECS[ActionKind(kind) if kind in _KINDS else ActionKind.SUMMARY]
+    fields = spec.answer_words.format(
+        names=names, max_bid=int(info.get("max_bid", 10)), words=words, chars=chars, probability=_PROBABILITY,
+        types=_TYPES,
+    )
+    return ANSWER_PREFIX + "{" + fields + "}"
 
 
 def with_answer_line(messages: list[dict[str, str]], line: str) -> list[dict[str, str]]:
@@ -95,10 +83,10 @@ def with_answer_line(messages: list[dict[str, str]], line: str) -> list[dict[str
 
 def split_observation(observation_text: str) -> tuple[str, str]:
     """(head: title, role card and rules; rest: from PLAYERS on, its sections reordered as above)."""
-    head, sep, rest = observation_text.partition("\n\nPLAYERS:")
+    head, sep, rest = observation_text.partition("\n\n" + Section.PLAYERS)
     if not sep:
         return "", observation_text
-    return head, reorder(f"PLAYERS:{rest}")
+    return head, reorder(Section.PLAYERS + rest)
 
 
 def reorder(user_text: str) -> str:
@@ -108,8 +96,8 @@ def reorder(user_text: str) -> str:
     for chunk in chunks:
         bare = chunk.lstrip("\n")  # an empty section leaves a stray newline before the next header
         key = next((k for k in _ORDER if k is not None and bare.startswith(k)), None)
-        if key == "NOW:" or (slots["NOW:"] and key is None):
-            slots["NOW:"].append(chunk)  # the task and anything after it stay as they are
+        if key == Section.TASK or (slots[Section.TASK] and key is None):
+            slots[Section.TASK].append(chunk)  # the task and anything after it stay as they are
         else:
             slots[key].append(chunk)
     return "\n\n".join(chunk for key in _ORDER for chunk in slots[key])
@@ -124,7 +112,7 @@ def build_messages(observation_text: str, merge_system: bool = False) -> list[di
     # The rules are the same for every seat: before the seat's title and role card, they extend the
     # prefix that every seat's prompt shares.
     blocks = head.split("\n\n") if head else []
-    blocks = [b for b in blocks if b.startswith("RULES:")] + [b for b in blocks if not b.startswith("RULES:")]
+    blocks = [b for b in blocks if b.startswith(Section.RULES)] + [b for b in blocks if not b.startswith(Section.RULES)]
     system = "\n\n".join([SYSTEM_RULES, *blocks])
     if merge_system:
         return [{"role": "user", "content": f"{system}\n\n{user}"}]
@@ -189,12 +177,12 @@ def fit(
     last = dict(messages[-1])
     text = last["content"]
     text, record["history_lines_dropped"] = _drop_oldest(
-        text, "HISTORY:", int((estimated - allowed) * ratio) + 80, "history lines", DROP_BLOCK
+        text, Section.HISTORY, int((estimated - allowed) * ratio) + 80, "history lines", DROP_BLOCK
     )
     remaining = estimate(sum(len(m["content"]) for m in messages[:-1]) + len(text))
     if remaining > allowed:
         text, record["notes_dropped"] = _drop_oldest(
-            text, "YOUR PRIVATE NOTES", int((remaining - allowed) * ratio) + 80, "notes", 1
+            text, Section.NOTES, int((remaining - allowed) * ratio) + 80, "notes", 1
         )
     last["content"] = text
     out = [*messages[:-1], last]

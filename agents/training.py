@@ -64,9 +64,9 @@ class LearnerSeats(AECEnv):
             "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
         })  # fmt: skip
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(n) for a in self.possible_agents}
         self._policies: dict[str, Policy] = {}
-        self.agents = []
+        self.agents: list[str] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]

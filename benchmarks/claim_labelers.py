@@ -28,6 +28,7 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from agents.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
@@ -36,6 +37,7 @@ from agents.preflight import ProbeResult, probe
 from werewolf_env.actions import as_object
 from werewolf_env.claims import CLAIM_KINDS, normalize_claims
 from werewolf_env.names import seat_finder
+from werewolf_env.roles import ROLE_SPECS, Role
 
 from .claims_eval import regex_labeler, union_claims
 
@@ -60,20 +62,43 @@ Labeler = Callable[[list[dict[str, Any]]], Labels]
 # The fake server (agents.fake_answers) recognises a labelling request by this line and reads the
 # prompt's "Players:", "Speaker:", "Roles revealed to everyone:" lines and its "Statement:" block.
 MARKER = "CLAIM LABELING TASK"
-SYSTEM_PROMPT = f"""{MARKER}
+_VILLAGE_WORDS = "innocent, town, village, clean, human"  # team words no role owns (as the reader's)
+
+
+@lru_cache(maxsize=8)
+def _role_lines(roles: tuple[Role, ...]) -> tuple[str, str, str]:
+    """(the role claim's examples, the role words line, the answer's role values) from the role table."""
+    pack = [w for r in roles if ROLE_SPECS[r].knows_fellows for w in ROLE_SPECS[r].words if w == w.rstrip("s")]
+    named = [r for r in roles if not ROLE_SPECS[r].knows_fellows]
+    holders = ", ".join(f"the {r.value}" if ROLE_SPECS[r].unique else f"a {r.value}" for r in named)
+    synonyms = "; ".join(
+        f"{', '.join(ROLE_SPECS[r].words[1:])} {'are' if len(ROLE_SPECS[r].words) > 2 else 'is'} role \"{r.value}\""
+        for r in named if len(ROLE_SPECS[r].words) > 1 and ROLE_SPECS[r].unique
+    )  # fmt: skip
+    words = (f"- Role words: {', '.join(pack)} are team \"werewolf\"; {_VILLAGE_WORDS} are team \"village\"; "
+             f"{synonyms}; \"villager\" and any other town role are role \"villager\".")  # fmt: skip
+    return holders, words, "|".join(r.value for r in roles)
+
+
+def system_prompt() -> str:
+    """The labelling rules; the roles and their words come from the role table (``roles.ROLE_SPECS``)."""
+    holders, words, _values = _role_lines(tuple(Role))
+    return f"""{MARKER}
 You read one public statement a player made in a game of Werewolf (or Mafia) and list the claims
 it makes. You label what the statement says, true or false; you do not judge whether it is a lie.
 
-A claim says something about one player's role or team. There are four kinds:
-- "role": the player is the seer, the doctor or a villager ("I am the seer", "as the doctor, I
-  ...", "Bob is our seer"). Give "role"; "team" is null.
+A claim says something about one player's role or team. There are five kinds:
+- "role": the player holds a role: {holders} ("I am the seer", "as the doctor, I ...", "Bob is our
+  seer"). Give "role"; "team" is null.
 - "team": the player is a werewolf, or is innocent / village / town ("Eve is a wolf", "Carol is
   clean"). Give "team": "werewolf" or "village"; "role" is null.
 - "seer_result": the speaker reports what its own night check showed ("I checked Bob, he's a
   wolf", "my vision: Dan is innocent"). Give "team" for the result, or "role" when the check named
   an exact role.
-- "protected": the speaker says it protected the player at night ("I saved Bob last night").
-  "role" and "team" are null.
+- "protected": the speaker says it protected or healed the player at night ("I saved Bob last
+  night", "I used my healing potion on Bob"). "role" and "team" are null.
+- "poisoned": the speaker says it poisoned the player at night ("I poisoned Bob"). "role" and
+  "team" are null.
 
 Rules:
 - One claim per player and kind. "Bob and Carol are wolves" is two claims.
@@ -90,18 +115,22 @@ Rules:
   they refer to; give that player. When you cannot tell who is meant, leave the claim out.
 - Calling someone's claim false ("Alice's claim is a lie", "Bob is lying", "you can't have
   investigated anyone") denies the role that player claimed: a "role" claim, negated.
-- Role words: werewolf, wolf, mafia, mafioso, scum are team "werewolf"; innocent, town, village,
-  clean, human are team "village"; detective and cop are role "seer"; medic, healer, bodyguard and
-  guard are role "doctor"; "villager" and any other town role are role "villager".
+{words}
 - "player" is a name from the player list, or "me" for the speaker. "quote" holds the few words of
   the statement that make the claim.
 - A statement without claims gets {{"claims": []}}."""
-ANSWER_LINE = (
-    'Answer with one JSON object and nothing else: {"claims": [{"quote": "...", "kind": "role|team|seer_result|'
-    'protected", "player": "<name or me>", "role": "seer|doctor|villager|werewolf or null", "team": '
-    '"werewolf|village or null", "negated": false, "hedged": false}]}'
-)
-ROLES = ["seer", "doctor", "villager", "werewolf"]
+
+
+def answer_line() -> str:
+    _holders, _words, values = _role_lines(tuple(Role))
+    kinds = "|".join(CLAIM_KINDS)
+    return (
+        f'Answer with one JSON object and nothing else: {{"claims": [{{"quote": "...", "kind": "{kinds}", '
+        f'"player": "<name or me>", "role": "{values} or null", "team": "werewolf|village or null", '
+        '"negated": false, "hedged": false}]}'
+    )
+
+
 TEAMS = ["werewolf", "village"]
 
 
@@ -120,7 +149,7 @@ def claims_schema(players: Sequence[str]) -> dict[str, Any]:
         "quote": {"type": "string", "maxLength": 120},
         "kind": {"type": "string", "enum": list(CLAIM_KINDS)},
         "player": {"type": "string", "enum": [*dict.fromkeys(str(p) for p in players), "me"]},
-        "role": nullable(ROLES),
+        "role": nullable([r.value for r in Role]),
         "team": nullable(TEAMS),
         "negated": {"type": "boolean"},
         "hedged": {"type": "boolean"},
@@ -145,11 +174,11 @@ def build_messages(item: dict[str, Any], merge_system: bool = False) -> list[dic
     claimed = item.get("claimed") or {}
     if claimed:
         lines.append(f"Roles claimed earlier in public: {json.dumps(dict(claimed), ensure_ascii=False)}")
-    lines += ["Statement:", "<<<", str(item["text"]), ">>>", ANSWER_LINE]
+    lines += ["Statement:", "<<<", str(item["text"]), ">>>", answer_line()]
     user = "\n".join(lines)
     if merge_system:
-        return [{"role": "user", "content": f"{SYSTEM_PROMPT}\n\n{user}"}]
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return [{"role": "user", "content": f"{system_prompt()}\n\n{user}"}]
+    return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": user}]
 
 
 def seat_lookup(players: Sequence[str]) -> Callable[[object], int | None]:

@@ -306,7 +306,7 @@ class ModelLabeler:
     @property
     def down(self) -> str | None:
         """Why the endpoint stopped answering midway, if it did."""
-        return self.llm.down  # type: ignore[no-any-return]
+        return self.llm.down
 
 
 def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labeler:

@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                      f"(default {rules['max_rounds'].default})")  # fmt: skip
     run.add_argument("--debate-turns", type=int,
                      help=f"statements per day (default {rules['max_debate_turns'].default})")  # fmt: skip
+    run.add_argument("--role-counts", metavar="ROLE=N,...",
+                     help="seats per role, e.g. witch=1,hunter=1 (roles not named keep their default: "
+                     "werewolves a quarter of the seats, one seer, one doctor; villagers fill the rest)")  # fmt: skip
     who = run.add_mutually_exclusive_group()
     who.add_argument(
         "--agents",

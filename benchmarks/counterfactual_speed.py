@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         for k in range(args.games):
             log = play_game_sync({"num_players": 8}, "heuristic", args.seed + k, log_dir=Path(folder) / str(k)).log_path
+            assert log is not None  # a log directory was given
             started = time.perf_counter()
             rows = statement_rows(log, valuer)
             per_game.append(time.perf_counter() - started)

@@ -128,8 +128,8 @@ def run_detect_eval(
         t = best_threshold(direction * s_train, y_train)
         table.append(evaluate(f"rule: {'' if direction > 0 else '-'}{sign} >= {direction * t:+.3f}",
                               direction * s_test >= t, y_test, game, direction * s_test))  # fmt: skip
-    total_train = sum(_scores(train, s) for s in ("bait", "switch", "edge"))
-    total_test = sum(_scores(test, s) for s in ("bait", "switch", "edge"))
+    total_train = _scores(train, "bait") + _scores(train, "switch") + _scores(train, "edge")
+    total_test = _scores(test, "bait") + _scores(test, "switch") + _scores(test, "edge")
     t = best_threshold(total_train, y_train)
     table.append(evaluate(f"linear sum: bait + switch + edge >= {t:+.3f}", total_test >= t, y_test, game, total_test))
 

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from werewolf_env.metrics import LIE_TYPES, GameRecord
 
 from .html_base import Html, esc, figure, fmt, join, name, page, render, trusted
+from .html_roles import roles_section
 from .html_sections import fmt_coverage, ground_truth_section, validity_section
 from .html_viewer import write_viewer_page, write_viewer_pages
 
@@ -286,6 +287,7 @@ def write_run_report(
             parts.append(_metric_table(document, sections, group, label, coverage))
         if heading == "Deceptive capacity":
             parts.append(_lie_types_table(document, "by_role"))
+    parts.extend(roles_section(document))
     parts.append(trusted("<h2>Cross-perception by role pair (final suspicion scores)</h2>"))
     parts.append(_role_pair_table(metrics["matrix_by_role_pair"]))
     trend = metrics["suspicion_trend"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_env.metrics import GameRecord, StatementRecord
+from werewolf_env.role_figures import acting_role, role_kinds
 
 from .html_base import Html, esc, figure, join, name, page, render, trusted
 
@@ -146,6 +147,25 @@ def _roster(record: GameRecord) -> Html:
     )
 
 
+# How a public death event reads, by its cause (a poisoned player's says "night": the badge, hidden, says more).
+_DIED = {"exile": "was exiled", "shot": "was shot", "night": "died in the night"}
+
+
+def _saved(data: dict[str, Any]) -> str:
+    """Who saved the pack's victim, by the roles that protect and heal (the role table's)."""
+    if not data.get("saved"):
+        return ""
+    target = data.get("target")
+    savers = [acting_role(kind) for kind, reached in (("protect", "protected"), ("heal", "healed"))
+              if target in (data.get(reached) or ())]  # fmt: skip
+    return f" but the {' and the '.join(savers or ['village'])} saved them"
+
+
+def _poisoned(record: GameRecord) -> set[tuple[Any, Any]]:
+    """(round, victim) of the deaths that were the witch's poison (``GameRecord.deaths``)."""
+    return {(d["round"], d["victim"]) for d in record.deaths if d.get("cause") == "poison"}
+
+
 def _event(e: dict[str, Any], record: GameRecord, by_id: dict[int, StatementRecord]) -> Html | None:
     """One engine event as the page shows it; ``None`` for those it does not show."""
     names, roles = record.names, record.roles
@@ -157,7 +177,7 @@ def _event(e: dict[str, Any], record: GameRecord, by_id: dict[int, StatementReco
             phase="Night" if kind == "night_start" else "Day",
             round=e.get("round"),
         )
-    if kind == "action" and data.get("kind") in ("eliminate", "protect", "unmask") and isinstance(actor, int):
+    if kind == "action" and data.get("kind") in role_kinds() and isinstance(actor, int):
         target = (data.get("parsed") or {}).get("target")
         role = roles[actor] if 0 <= actor < len(roles) else None
         return render(
@@ -178,20 +198,39 @@ def _event(e: dict[str, Any], record: GameRecord, by_id: dict[int, StatementReco
             target=_seat(names, data.get("target")),
             result=data.get("result"),
         )
-    if kind == "night_outcome":
-        saved = " but the doctor saved them" if data.get("saved") else ""
+    if kind == "attack_seen":
         return render(
-            '<div class="event hidden-info">night outcome: target {target}{saved}</div>',
+            '<div class="event hidden-info">{witch} ({role}) is told the werewolves\' victim: {target}</div>',
+            witch=_seat(names, (e.get("audience") or [None])[0]), role=acting_role("heal"),
             target=_seat(names, data.get("target")),
-            saved=saved,
-        )
+        )  # fmt: skip
+    if kind == "potion_used":
+        return render(
+            '<div class="event hidden-info">{who} ({role}) uses the {potion} potion on {target}</div>',
+            who=who, role=acting_role("heal"), potion="healing" if data.get("potion") == "heal" else data.get("potion"),
+            target=_seat(names, data.get("target")),
+        )  # fmt: skip
+    if kind == "night_outcome":
+        return render(
+            '<div class="event hidden-info">night outcome: target {target}{saved}{poisoned}</div>',
+            target=_seat(names, data.get("target")), saved=_saved(data),
+            poisoned=render("; poisoned: {seats}", seats=join((_seat(names, p) for p in data["poisoned"]), ", "))
+            if data.get("poisoned") else "",
+        )  # fmt: skip
     if kind == "death":
         if data.get("victim") is None:
             return trusted('<div class="event">Nobody died in the night.</div>')
-        how = "was exiled" if data.get("cause") == "exile" else "died in the night"
+        how = _DIED.get(str(data.get("cause")), "died in the night")
+        poisoned = (e.get("round"), data.get("victim")) in _poisoned(record)
         return render(
-            '<div class="event"><b>{victim}</b> {how}.</div>', victim=_seat(names, data.get("victim")), how=how
-        )
+            '<div class="event"><b>{victim}</b> {how}.{poison}</div>', victim=_seat(names, data.get("victim")), how=how,
+            poison=trusted(' <span class="badge hidden-info">poisoned</span>') if poisoned else "",
+        )  # fmt: skip
+    if kind == "shot":
+        return render(
+            '<div class="event"><b>{who}</b> fires a last shot at <b>{target}</b>.</div>',
+            who=_seat(names, data.get("hunter")), target=_seat(names, data.get("target")),
+        )  # fmt: skip
     if kind == "floor":
         return render(
             '<div class="event muted">{speaker} takes the floor (bid {bid})</div>',

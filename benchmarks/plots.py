@@ -1,7 +1,8 @@
 """Report plots (matplotlib, the ``report`` extra; imported only when a report asks for plots).
 
 Run-level: cross-perception averaged by role pair, detection precision / recall by observer role,
-the reliability diagram of stated confidence, win rates by role next to the baselines, and the
+the reliability diagram of stated confidence, win rates by role next to the baselines, how each role died
+(by cause: the pack, a poison, an exile, a shot), and the
 village's suspicion over rounds with its Theil-Sen trend. Per game: the final cross-perception
 heatmap and each player's suspicion over the game with deaths and exiles marked.
 
@@ -29,6 +30,8 @@ from matplotlib.patches import Patch
 
 from werewolf_env.inert_text import visible_controls
 from werewolf_env.metrics import GameRecord, suspicion_by_round
+from werewolf_env.role_figures import cause_order
+from werewolf_env.roles import Team
 
 Plotter = TypeVar("Plotter", bound=Callable[..., Any])
 
@@ -168,6 +171,10 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     _grouped_bars(ax, [_label(r) for r in roles], series, "Win rate by role and lineup (95% CI)")
     out["win rates"] = _save(fig, folder / "win_rates.png")
 
+    deaths = _deaths_by_role(metrics)
+    if deaths is not None:
+        out["deaths by role and cause"] = _save(deaths, folder / "deaths_by_role.png")
+
     fig, ax = plt.subplots(figsize=(6, 3.8))
     trend = metrics["suspicion_trend"]
     for team, colour in (("werewolf", "#c0392b"), ("village", "#2e86c1")):
@@ -190,6 +197,30 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     return out
 
 
+def _deaths_by_role(metrics: dict[str, Any]) -> Any:
+    """Stacked bars: per role (the metrics' rows, in the role table's order), the share of its player-games
+    that ended in each cause of death; one colour and legend entry per cause. None before metrics schema 5."""
+    by_role = (metrics.get("deaths") or {}).get("by_role") or {}
+    if not by_role:
+        return None
+    roles = list(by_role)
+    causes = cause_order({c for row in by_role.values() for c in row.get("by_cause", {})})
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    x = np.arange(len(roles))
+    bottom = np.zeros(len(roles))
+    for k, cause in enumerate(causes):
+        share = np.array([by_role[r]["by_cause"].get(cause, 0) / max(1, by_role[r]["player_games"]) for r in roles])
+        ax.bar(x, share, 0.6, bottom=bottom, color=f"C{k}", label=_label(cause))
+        bottom += share
+    ax.set_xticks(x, [f"{_label(r)}\n{by_role[r]['player_games']}" for r in roles])
+    ax.set_xlabel("role (player-games)")
+    ax.set_ylabel("share of player-games")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("How each role died (cause of death)")
+    _legend(ax)
+    return fig
+
+
 @_literal_text
 def game_plots(record: GameRecord, name: str, folder: Path) -> dict[str, str]:
     """One game's heatmap and suspicion curves; returns caption -> path."""
@@ -207,11 +238,11 @@ def game_plots(record: GameRecord, name: str, folder: Path) -> dict[str, str]:
     for j in range(n):
         others = [i for i in range(n) if i != j]
         curve = record.matrices[:, others, j].mean(axis=1)
-        style = "-" if record.roles[j] == "werewolf" else ":"
+        style = "-" if record.team(j) == Team.WEREWOLF.value else ":"
         ax.plot(steps, curve, style, label=labels[j], linewidth=1.6 if style == "-" else 1.1)
     for death in record.deaths:
-        marker = "exile" if death["cause"] == "exile" else "night"
-        ax.axvline(death["after_statements"], color="#555" if marker == "exile" else "#bbb", linewidth=0.8)
+        marker = str(death["cause"])  # night, poison, exile, shot
+        ax.axvline(death["after_statements"], color="#bbb" if marker == "night" else "#555", linewidth=0.8)
         ax.text(death["after_statements"], 1.0, _label(f"{record.names[death['victim']]} ({marker})"), rotation=90,
                 fontsize=6, va="top", ha="right")  # fmt: skip
     ax.set_ylim(0, 1.02)

@@ -79,7 +79,20 @@ def game_config(args: argparse.Namespace) -> GameConfig:
         rules["max_rounds"] = args.rounds
     if getattr(args, "debate_turns", None) is not None:
         rules["max_debate_turns"] = args.debate_turns
+    if getattr(args, "role_counts", None):
+        rules["role_counts"] = parse_role_counts(args.role_counts)
     return GameConfig(num_players=args.players, analysis=args.analysis, **rules)  # the default pack for n players
+
+
+def parse_role_counts(text: str) -> dict[str, int]:
+    """``--role-counts witch=1,hunter=1`` as a mapping (the config checks the roles and the counts)."""
+    counts: dict[str, int] = {}
+    for part in text.split(","):
+        role, sep, count = part.partition("=")
+        if not sep or not role.strip() or not count.strip().isdigit():
+            raise ValueError(f"--role-counts: {part.strip()!r} is not ROLE=N (e.g. witch=1,hunter=1)")
+        counts[role.strip().lower()] = int(count)
+    return counts
 
 
 def run_lineup(args: argparse.Namespace) -> Lineup:

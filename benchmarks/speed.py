@@ -63,6 +63,7 @@ def bench_engine(games: int, players: int) -> dict[str, Any]:
         steps = 0
         while not game.over:
             turn = game.current
+            assert turn is not None  # a game not over always has a turn pending
             info = {"action_kind": turn.kind.value, "max_bid": config.max_bid,
                     "legal_targets": [game.state.names[p] for p in game.legal_targets(turn)]}  # fmt: skip
             game.act(policy.act({}, info))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_env.judge import Knowledge
+from werewolf_env.roles import ROLE_SPECS, Role
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "llm_werewolf_transcripts"
 
@@ -95,7 +96,7 @@ def known_roles(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = 
     players = list(item["players"])
     return tuple(
         sorted((role, players.index(names[0])) for role, names in holders.items()
-               if role in ("seer", "doctor") and len(names) == 1 and names[0] in players)
+               if role in Role and ROLE_SPECS[Role(role)].unique and len(names) == 1 and names[0] in players)
     )  # fmt: skip
 
 

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import WITCH_AND_HUNTER_KINDS, fixed_game, game_at, run_until
+from tests.helpers import WITCH_AND_HUNTER_KINDS, fixed_game, game_at, random_policy, run_until
 from werewolf_env.actions import ACTION_MODELS, answer_format, echoes_template, legal_targets, parse
+from werewolf_env.config import GameConfig
 from werewolf_env.engine import Game
 from werewolf_env.state import ActionKind, Turn
 
@@ -307,3 +308,26 @@ def test_analyses_ask_for_reasoning_before_the_verdict(kind: ActionKind) -> None
     without = {"is_deceptive": True, "confidence": 0.7, "deception_type": "fabrication", "suspicion": 0.6}
     result = parse(without, game.current, game.state)
     assert result.action["reasoning"] == "" and not result.fallbacks, "reasoning stays optional to the parser"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), steps=st.integers(0, 400), witch_hunter=st.booleans())
+def test_bulk_legal_targets_equal_the_refusal_asked_seat_by_seat(seed: int, steps: int, witch_hunter: bool) -> None:
+    """``action_specs.BULK_LEGAL`` is a faster form of a refusal: at any point of any game, for every kind, it
+    lets through exactly the seats the refusal does."""
+    from werewolf_env.action_specs import ACTION_SPECS, BULK_LEGAL
+
+    extra = {"role_counts": {"witch": 1, "hunter": 1}} if witch_hunter else {}
+    game = Game(GameConfig(**extra), seed)
+    policy = random_policy(seed)
+    for _ in range(steps):
+        if game.over or game.current is None:
+            break
+        game.act(policy(game, game.current))
+    state = game.state
+    for refuse, bulk in BULK_LEGAL.items():
+        kinds = [k for k, spec in ACTION_SPECS.items() if spec.refuse is refuse]
+        assert kinds
+        for actor in range(state.num_players):
+            expected = [p for p in range(state.num_players) if refuse(state, actor, p) is None]
+            assert bulk(state, actor) == expected

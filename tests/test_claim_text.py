@@ -170,6 +170,86 @@ def test_public_role_claims_follow_what_each_speaker_said_of_itself() -> None:
     assert public_role_claims(said) == ((C, "doctor"), (E, "seer"))
 
 
+# ---------------------------------------------------------------------------------------- witch and hunter
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # role claims, as for the built-in roles
+        ("I'm the witch.", {k("role", A, role="witch")}),
+        ("As the witch, I saved Bob last night.", {k("role", A, role="witch"), k("protected", B)}),
+        ("I claim witch.", {k("role", A, role="witch")}),
+        ("I am the sorceress.", {k("role", A, role="witch")}),
+        ("Bob is the witch.", {k("role", B, role="witch")}),
+        ("Bob is not the witch.", {k("role", B, role="witch", negated=True)}),
+        ("I think Carla is the hunter.", {k("role", C, role="hunter", hedged=True)}),
+        ("The witch is Dmitri.", {k("role", D, role="witch")}),
+        ("Witch Emma saved me.", {k("role", E, role="witch")}),
+        ("Bob's witch claim is fake.", {k("role", B, role="witch", negated=True)}),
+        ("Emma and Grace are villagers, not hunters.", {k("role", E, role="villager"), k("role", G, role="villager")}),
+        # the hunter's threat is a role claim
+        ("I'm the hunter, exile me and I shoot Bob.", {k("role", A, role="hunter")}),
+        ("As the hunter, exile me and I shoot Bob.", {k("role", A, role="hunter")}),
+        ("As the hunter, if you exile me I will shoot Bob.", {k("role", A, role="hunter")}),
+        # heals: protected
+        ("I healed Bob with my potion.", {k("protected", B)}),
+        ("My heal went to Carla.", {k("protected", C)}),
+        ("I used my healing potion on Dmitri.", {k("protected", D)}),
+        ("I've used my heal on Emma and it worked.", {k("protected", E)}),
+        # poisons
+        ("I poisoned Bob.", {k("poisoned", B)}),
+        ("Last night I used my poison on Carla.", {k("poisoned", C)}),
+        ("My poison went to Dmitri.", {k("poisoned", D)}),
+        ("I finally poisoned Emma and Grace.", {k("poisoned", E), k("poisoned", G)}),
+        ("I think I poisoned Bob.", {k("poisoned", B, hedged=True)}),
+        # no claims: negations, plans, conditionals, someone else's words, questions, idioms
+        ("I didn't poison Bob.", set()),
+        ("I never poisoned Bob.", set()),
+        ("I haven't used my poison on anyone, Bob.", set()),
+        ("I will poison Bob tonight.", set()),
+        ("If I were the witch I would poison Bob.", set()),
+        ("If I poisoned Bob, we would know by now.", set()),
+        ("Carla said she poisoned Bob.", set()),
+        ("Carla said I poisoned Bob.", set()),
+        ("Carla claims to be the witch.", set()),
+        ("Is Bob the witch?", set()),
+        ("Either Bob or Carla is the hunter.", set()),
+        ("Bob is a wolf hunter.", set()),
+        ("Bob's poison story is off.", set()),
+    ],
+)
+def test_reads_the_witch_and_the_hunter(text: str, expected: set[tuple[Any, ...]]) -> None:
+    assert keys(text) == expected
+
+
+def test_a_witch_keeps_her_claim_when_she_reports_a_heal() -> None:
+    from werewolf_env.claims import public_role_claims
+
+    said = [
+        (B, [make_claim("role", B, "witch"), make_claim("protected", C)]),  # "I'm the witch; I healed Carla"
+        (C, [make_claim("protected", D)]),  # a protection alone: the doctor
+        (D, [make_claim("poisoned", E)]),  # a poisoning alone: the witch
+    ]
+    assert public_role_claims(said) == ((B, "witch"), (C, "doctor"), (D, "witch"))
+
+
+def test_the_vocabulary_follows_the_role_table() -> None:
+    """A role registered at run time is read like a built-in one; unregistered, it is no longer read."""
+    from werewolf_env.roles import RoleSpec, Team, register_role, unregister_role
+
+    text = "I am the lighthouse keeper. Bob is a lamplighter."
+    assert keys(text) == set()
+    register_role(RoleSpec(role="lighthouse keeper", team=Team.VILLAGE, card="A keeper.", plural="keepers",
+                           words=("lighthouse keeper", "lamplighter"), fake_claim=True))  # fmt: skip
+    try:
+        assert keys(text) == {k("role", A, role="lighthouse keeper"), k("role", B, role="lighthouse keeper")}
+        assert keys("As the lamplighter, I vote Carla.") == {k("role", A, role="lighthouse keeper")}
+    finally:
+        unregister_role("lighthouse keeper")
+    assert keys(text) == set()
+
+
 def test_a_known_role_names_its_holder_only_where_the_sentence_speaks_of_a_death() -> None:
     known = (("doctor", D),)
     assert {claim_key(c) for c in X.extract("The doctor died last night.", A, known)} == {

@@ -255,7 +255,7 @@ def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) ->
     selves = sum(st.self_label is not None for st in record.statements)
     assert peers > 5 and selves > 2
     summary = aggregate([record], resamples=100)
-    assert summary["schema_version"] == METRICS_SCHEMA_VERSION == 4
+    assert summary["schema_version"] == METRICS_SCHEMA_VERSION == 5
     for by, groups in summary["detective"].items():
         for key, d in groups.items():
             assert d["no_valid_predictions"] is True, (by, key)

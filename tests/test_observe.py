@@ -116,3 +116,29 @@ def test_count_propagation_matches_the_plain_fixed_point(
     expected = _reference_propagation(possible, counts)
     assert list(_propagated(tuple(possible), tuple(counts.values()))) == expected
     assert all(mask & role_bit(r) for mask, r in zip(expected, truth, strict=True))
+
+
+def test_every_section_header_the_agents_cut_on_is_rendered_and_cut_where_they_expect() -> None:
+    """The section headers are a contract between the renderer and the agents that reorder prompts
+    (``agents.prompts``) and show new lines to a human (``agents.human``): one ``Section`` table."""
+    from agents.prompts import build_messages
+    from werewolf_env.observe_text import Section
+
+    env = werewolf_env.raw_env(max_notes_shown=3)
+    env.reset(seed=2)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(2)
+    seen: set[str] = set()
+    for agent in env.agent_iter(max_iter=400):
+        obs, _r, term, trunc, _info = env.last()
+        text = obs["text"]
+        for header in vars(Section).values():
+            if isinstance(header, str) and header.isupper() and ("\n\n" + header) in "\n\n" + text:
+                seen.add(header)
+        system, user = build_messages(text)
+        assert Section.RULES in system["content"] and Section.RULES not in user["content"]
+        assert user["content"].startswith(Section.PLAYERS)
+        assert ("\n\n" + Section.TASK) in user["content"]
+        env.step(None if term or trunc else env.action_space(agent).sample())
+    headers = {v for k, v in vars(Section).items() if not k.startswith("_")}
+    assert headers <= seen, headers - seen

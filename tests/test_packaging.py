@@ -28,3 +28,19 @@ def test_every_dependency_has_a_lower_bound() -> None:
         deps += extra
     for dep in deps:
         assert ">=" in dep, dep
+
+
+def test_mypy_is_configured_for_the_packages_and_run_in_ci() -> None:
+    assert any(re.fullmatch(r"mypy>=[\d.]+", dep) for dep in PYPROJECT["project"]["optional-dependencies"]["test"])
+    mypy = PYPROJECT["tool"]["mypy"]
+    assert set(mypy["files"]) == {"werewolf_env", "agents", "benchmarks"}
+    assert mypy["python_version"] == PYPROJECT["project"]["requires-python"].removeprefix(">=")
+    assert "pydantic.mypy" in mypy["plugins"]
+    for flag in ("check_untyped_defs", "warn_unused_ignores", "warn_redundant_casts"):
+        assert mypy[flag] is True, flag
+    # Missing stubs are tolerated only for named optional or untyped modules, never for everything.
+    assert "ignore_missing_imports" not in mypy
+    for override in mypy["overrides"]:
+        assert all(not m.startswith(("werewolf_env", "agents", "benchmarks")) for m in override["module"])
+    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci.index("ruff check .") < ci.index("mypy werewolf_env agents benchmarks") < ci.index("python -m pytest")

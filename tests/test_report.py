@@ -35,7 +35,7 @@ def rows(path: Path) -> list[dict[str, str]]:
 
 def test_run_writes_a_full_report(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = json.loads((run_dir / "metrics.json").read_text())
-    assert document["schema_version"] == 4 and document["run"]["games"] == 4
+    assert document["schema_version"] == 5 and document["run"]["games"] == 4
     assert document["run"]["lineups"] == ["heuristic"]
     assert set(document["baselines"]) == {"heuristic", "random"}
     assert document["baselines"]["random"]["seeds"] == [5, 6, 7]

@@ -16,7 +16,11 @@ from .report_pages_runs import BIDI, HOSTILE, LINEUP, hostile_run
 from .test_report import _console_problems, browser  # noqa: F401  (browser: the shared Chromium fixture)
 
 # A role or a team, in any form a page could print it.
-ROLE_WORDS = re.compile(r"\b(?:were)?(?:wolf|wolves)\b|\bseers?\b|\bdoctors?\b|\bvillagers?\b|\bvillages?\b", re.I)
+ROLE_WORDS = re.compile(
+    r"\b(?:were)?(?:wolf|wolves)\b|\bseers?\b|\bdoctors?\b|\bvillagers?\b|\bvillages?\b"
+    r"|\bwitch(?:es)?\b|\bhunters?\b",
+    re.I,
+)
 
 # Visible text and the alt / title of visible elements, outside public speech (statements, summaries,
 # the claims read from them: what every player heard) and the announced outcome (what every player saw

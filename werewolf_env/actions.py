@@ -25,7 +25,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from .action_models import DeceptionType
-from .action_specs import ACTION_MODELS, ACTION_SPECS, FALLBACK_FIELDS, KINDS_WITH_TARGETS, TARGET_KEYS
+from .action_specs import (
+    ACTION_MODELS,
+    ACTION_SPECS,
+    BULK_LEGAL,
+    FALLBACK_FIELDS,
+    KINDS_WITH_TARGETS,
+    TARGET_KEYS,
+)
 from .answer_formats import answer_format, echoes_template
 from .claim_text import extractor_for
 from .claims import SELF_WORDS, normalize_claims
@@ -97,8 +104,12 @@ def legal_targets(state: GameState, turn: Turn) -> list[int]:
 
 def _legal_targets(state: GameState, turn: Turn) -> list[int]:
     refuse = ACTION_SPECS[turn.kind].refuse
+    assert refuse is not None  # KINDS_WITH_TARGETS: kinds with a refusal
     me = turn.player
-    return [p for p in range(state.num_players) if refuse(state, me, p) is None]  # type: ignore[misc]
+    bulk = BULK_LEGAL.get(refuse)
+    if bulk is not None:
+        return bulk(state, me)
+    return [p for p in range(state.num_players) if refuse(state, me, p) is None]
 
 
 def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:

@@ -39,6 +39,7 @@ import numpy as np
 from .claims_coverage import ClaimsCoverage
 from .columns import TableColumns
 from .game_record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord
+from .role_figures import RoleFigures
 from .stats import Bootstrap, Estimate, wilson
 from .suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion_by_round, suspicion_trend
 
@@ -47,7 +48,10 @@ from .suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion
 #    reliability read it as is), no longer confidence in the verdict.
 # 4: ``labeler`` and ``claims_coverage`` (how much of the speech the ground truth covers); lie-based figures
 #    over labelled statements only, with ``unlabelled_*`` counts (see ``werewolf_env.metrics``).
-METRICS_SCHEMA_VERSION = 4
+# 5: ``deaths`` (by cause, "poison" and "shot" included, and by role) and ``role_actions`` (each role's own
+#    actions, night and on death: turns, uses, shares aimed at werewolves, saves, kills), keyed by the role and
+#    action tables (``werewolf_env.role_figures``); every figure of version 4 is unchanged.
+METRICS_SCHEMA_VERSION = 5
 NULL = Estimate(None, None, None, 0)
 
 
@@ -125,6 +129,7 @@ class RunAggregator:
         self.role_pairs = RolePairs()
         self.trend = SuspicionTrend()
         self.claims = ClaimsCoverage()
+        self.roles = RoleFigures()
 
     def add(self, record: GameRecord, rows: dict[str, list[dict[str, Any]]] | None = None) -> None:
         """One game; ``rows`` are its ``record.rows()`` when the caller has them already (their ``game``
@@ -150,6 +155,7 @@ class RunAggregator:
         self.role_pairs.add(record)
         self.trend.add(record)
         self.claims.add(record)
+        self.roles.add(record)
 
     def result(self, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
         """Figures over the games added so far (see ``werewolf_env.metrics`` for their definitions)."""
@@ -290,6 +296,7 @@ def _figures(run: RunAggregator, resamples: int, seed: int) -> dict[str, Any]:
         "detective": _grouped(an, "observer", detective),
         "self_report": _grouped(sa, "speaker", self_report),
         "votes": _grouped(vo, "voter", voting),
+        **run.roles.result(resamples, seed),
         "matrix_by_role_pair": run.role_pairs.result(),
         "suspicion_trend": run.trend.result(),
         "claims_coverage": claims,

@@ -51,6 +51,8 @@ from functools import lru_cache
 from typing import Any
 
 from . import claim_patterns as cp
+from . import claim_tokens as ct
+from . import claim_words as cw
 from .claim_reader import Reader
 from .names import fold_with_positions, name_key
 
@@ -74,7 +76,8 @@ class ClaimExtractor:
             lookup[name_key(name)] = seat
             lookup[f"player_{seat}"] = seat
         self.lookup = lookup
-        self._cased = frozenset(n for n in lookup if n in cp.COMMON_WORDS)
+        self._version = cw.VERSION  # the vocabulary the memo and ``_cased`` were made with
+        self._cased = frozenset(n for n in lookup if n in cw.COMMON_WORDS)
         alts = sorted(lookup, key=len, reverse=True)
         name = r"(?:" + "|".join(re.escape(a) for a in alts) + r")"
         # Searched in folded text (``_name_hits``), case-sensitive: about twice as fast as IGNORECASE.
@@ -124,10 +127,14 @@ class ClaimExtractor:
         "Alice's claim is false" or "Bob is lying" reads as a denial of that role.
         Memoised (template-driven agents repeat their sentences); callers get fresh claim dicts.
         """
+        if self._version != cw.VERSION:  # the roles changed: what was read with the old words goes
+            self._version = cw.VERSION
+            self._memo.clear()
+            self._cased = frozenset(n for n in self.lookup if n in cw.COMMON_WORDS)
         key = (text, speaker, known, claimed)
         found = self._memo.get(key)
         if found is None:
-            if len(self._memo) >= cp.MEMO_SIZE:
+            if len(self._memo) >= ct.MEMO_SIZE:
                 self._memo.clear()
             found = self._memo[key] = self._scan(text, speaker, known, claimed)
         claims, mentioned = found
@@ -136,15 +143,15 @@ class ClaimExtractor:
     def _scan(
         self, text: str, speaker: int, known: KnownRoles = (), claimed: ClaimedRoles = ()
     ) -> tuple[list[dict[str, Any]], frozenset[int]]:
-        if cp.TYPOGRAPHIC_RE.search(text):
-            text = text.translate(cp.APOSTROPHES)
+        if ct.TYPOGRAPHIC_RE.search(text):
+            text = text.translate(ct.APOSTROPHES)
         lowered = text.lower()
         hits = self._name_hits(text, lowered)
         mentioned = frozenset(seat for _, _, seat in hits)
-        if cp.TRIGGER_WORDS.isdisjoint(cp.WORD_RE.findall(lowered)):
+        if cp.TRIGGER_WORDS.isdisjoint(ct.WORD_RE.findall(lowered)):
             return [], mentioned  # no role, team, check or trust word: nothing to read
-        tokens = cp.tokenise(lowered, hits)
+        tokens = ct.tokenise(lowered, hits)
         reader = Reader(speaker, len(self.names), dict(known), dict(claimed))
-        for sentence in cp.sentences(tokens):
+        for sentence in ct.sentences(tokens):
             reader.read(sentence)
         return reader.claims(), mentioned

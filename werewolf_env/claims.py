@@ -8,7 +8,8 @@ A claim is a small dict with seat indices (the engine's internal form)::
     {"kind": "protected",   "player": 6, "role": None,   "team": None,       "negated": False, "hedged": False}
     {"kind": "poisoned",    "player": 2, "role": None,   "team": None,       "negated": False, "hedged": False}
 
-``role`` claims are about seer / doctor / villager; "X is a werewolf" is a ``team`` claim, and so is
+``role`` claims are about any role but the werewolf (seer, doctor, witch, hunter, villager, a registered
+role); "X is a werewolf" is a ``team`` claim, and so is
 "X is innocent" (team village); a team claim is stored with its team made positive ("X is not a wolf"
 is team village). ``hedged`` marks a belief rather than an assertion ("I think Bob is a wolf", "I
 trust Eve"); the rules of what counts as a claim are those of the shared corpus's ``LABELING.md``.
@@ -24,13 +25,14 @@ The judge (``judge.py``) says which of them the speaker knew to be false.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .json_input import short_repr
 from .names import name_key
-from .roles import Role, Team
+from .roles import ROLE_SPECS, ActionKind, Role, Team, on_roles_changed
 
 # "protected": the speaker saved the player at night (a doctor's protection, a witch's heal); "poisoned": the
 # speaker poisoned the player (a witch). Night-result claims are about the speaker's own night actions.
@@ -86,28 +88,51 @@ def public_role_claims(statements: Iterable[tuple[int, list[dict[str, Any]]]]) -
     """(seat, role) each speaker has claimed for itself in public, from (speaker, claims) in the order said.
 
     A plain role claim about oneself counts ("I am the seer", "as the doctor, I ..."), as do one's own night
-    results (a seer result: the role whose night action checks; a protection: the doctor; a poisoning: the
-    witch); a later denial of that role withdraws it, and a later claim replaces it. The claim reader uses it
-    to read "Alice's claim is false" as a denial of her role.
+    results (a seer result: the role whose night action checks; a protection: the doctor, or the witch if the
+    speaker claimed her; a poisoning: the witch); a later denial of that role withdraws it, and a later claim
+    replaces it. The claim reader uses it to read "Alice's claim is false" as a denial of her role.
     """
     claimed: dict[int, str] = {}
     for speaker, claims in statements:
-        for claim in claims:
-            if claim.get("hedged"):
-                continue
-            acting = ROLE_OF_RESULT.get(claim["kind"])
-            if acting is not None:
-                claimed[speaker] = acting
-            elif claim["kind"] == "role" and claim["player"] == speaker and claim.get("role"):
-                if not claim.get("negated"):
-                    claimed[speaker] = claim["role"]
-                elif claimed.get(speaker) == claim["role"]:
-                    del claimed[speaker]
+        add_role_claims(claimed, speaker, claims)
     return tuple(sorted(claimed.items()))
 
 
-# The role a night-result claim makes its speaker claim (the first role whose night action it reports).
+def add_role_claims(claimed: dict[int, str], speaker: int, claims: Iterable[dict[str, Any]]) -> None:
+    """``public_role_claims`` one statement at a time: ``claimed`` (seat -> role) updated with ``claims``."""
+    for claim in claims:
+        kind = claim["kind"]
+        if kind == "team" or claim.get("hedged"):
+            continue
+        acting = ROLE_OF_RESULT.get(kind)
+        if acting is not None:
+            if claimed.get(speaker) not in roles_acting(kind):  # "I'm the witch. I healed Bob": the witch
+                claimed[speaker] = acting
+        elif kind == "role" and claim["player"] == speaker and claim.get("role"):
+            if not claim.get("negated"):
+                claimed[speaker] = claim["role"]
+            elif claimed.get(speaker) == claim["role"]:
+                del claimed[speaker]
+
+
+# The role a night-result claim makes its speaker claim (the first role whose night action it reports), unless
+# the speaker claimed another role whose night action it is (``roles_acting``).
 ROLE_OF_RESULT: dict[str, str] = {"seer_result": "seer", "protected": "doctor", "poisoned": "witch"}
+_RESULT_ACTIONS: dict[str, frozenset[ActionKind]] = {
+    "seer_result": frozenset({ActionKind.UNMASK}),
+    "protected": frozenset({ActionKind.PROTECT, ActionKind.HEAL}),
+    "poisoned": frozenset({ActionKind.POISON}),
+}
+
+
+@lru_cache(maxsize=16)
+def roles_acting(kind: str) -> tuple[str, ...]:
+    """The registered roles whose night action a night-result claim of ``kind`` reports (protected: doctor, witch)."""
+    actions = _RESULT_ACTIONS.get(kind, frozenset())
+    return tuple(role.value for role, spec in ROLE_SPECS.items() if actions.intersection(spec.night_kinds))
+
+
+on_roles_changed(roles_acting.cache_clear)
 
 
 def normalize_claims(raw: Any, resolve: Any, speaker: int) -> tuple[list[dict[str, Any]], list[str]]:

@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from .names import name_key
-from .roles import ROLE_SPECS, ActionKind, Role, Team, default_werewolves
+from .roles import ROLE_SPECS, ActionKind, Role, Team, default_werewolves, generation
 
 MIN_PLAYERS = 5
 MAX_PLAYERS = 16
@@ -234,15 +234,14 @@ class GameConfig(BaseModel):
 
     def seat_counts(self) -> dict[Role, int]:
         """Seats per role (every registered role, in role order; villagers fill the rest)."""
-        specials = self._special_counts()
-        return {role: specials[role] if role in specials else self.num_villagers for role in Role}
+        return dict(_derived(self, generation())[0])
 
     def roles_in_game(self) -> frozenset[Role]:
-        return frozenset(role for role, count in self.seat_counts().items() if count)
+        return _derived(self, generation())[1]
 
     def acts(self, kind: ActionKind) -> bool:
         """Some role of this game is asked for ``kind`` (a game without a witch has no poison)."""
-        return kind in _kinds_in_game(self)
+        return kind in _derived(self, generation())[2]
 
     @property
     def statement_char_limit(self) -> int:
@@ -262,14 +261,21 @@ class GameConfig(BaseModel):
 
 
 @lru_cache(maxsize=256)
-def _kinds_in_game(config: GameConfig) -> frozenset[ActionKind]:
-    """The night and death actions some role of ``config`` takes (asked each night: memoised per config)."""
-    found: set[ActionKind] = set()
-    for role in config.roles_in_game():
-        found.update(ROLE_SPECS[role].night_kinds)
-        if ROLE_SPECS[role].on_death is not None:
-            found.add(ROLE_SPECS[role].on_death)
-    return frozenset(found)
+def _derived(
+    config: GameConfig, roles_generation: int
+) -> tuple[dict[Role, int], frozenset[Role], frozenset[ActionKind]]:
+    """(seats per role, the roles in the game, the night and death actions they take) of ``config``: asked on
+    every turn, so memoised per config and per state of the role registry (``roles.generation``)."""
+    specials = config._special_counts()
+    counts = {role: specials[role] if role in specials else config.num_villagers for role in Role}
+    in_game = frozenset(role for role, count in counts.items() if count)
+    kinds: set[ActionKind] = set()
+    for role in in_game:
+        kinds.update(ROLE_SPECS[role].night_kinds)
+        on_death = ROLE_SPECS[role].on_death
+        if on_death is not None:
+            kinds.add(on_death)
+    return counts, in_game, frozenset(kinds)
 
 
 _SHORTHANDS: dict[Role, str] = {Role.WEREWOLF: "num_werewolves", Role.SEER: "num_seers", Role.DOCTOR: "num_doctors"}

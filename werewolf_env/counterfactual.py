@@ -20,302 +20,29 @@ numbers, so the differences are paired; every value carries its number of sample
 error. ``oracle=True`` uses the true roles instead of determinizations: for analysis only, never as
 a detector input, and labelled as such.
 
+Layout: what a statement proposes is read in ``proposals``; determinizations, forks and rollouts are
+in ``rollouts``; this module turns them into the signs (``CounterfactualValuer``) and re-exports both.
+
 Pure: no I/O; all randomness from the seed given.
 """
 
 from __future__ import annotations
 
 import math
-import random
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .graph import advance
-from .names import name_key
-from .roles import ActionKind, Role
-from .rules import open_vote
-from .state import GameState, Turn
-from .visibility import knowledge_masks, role_bit
+from .proposals import Proposal, extract_proposals
+from .roles import Role
+from .rollouts import RolloutPolicy, RolloutRandom, consistent, determinize, fork, public_scores, rollout
+from .state import GameState
 
-# ---------------------------------------------------------------------- proposals
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """What a statement proposes to its listeners: ``kind`` is vote, dont_vote or protect."""
-
-    statement_id: int
-    speaker: int
-    kind: str
-    target: int
-    source: str  # "text" (an explicit request) or "claim" (an accusation or a vouch)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"statement_id": self.statement_id, "speaker": self.speaker, "kind": self.kind,
-                "target": self.target, "source": self.source}  # fmt: skip
-
-
-_VERBS_VOTE = r"(?:vote(?:\s+out|\s+for|\s+against)?|exile|eliminate|lynch|hang|kick\s+out|get\s+rid\s+of)"
-_NEGATION = r"(?:don'?t|do\s+not|never|stop|shouldn'?t|should\s+not|let'?s\s+not)"
-
-
-def _name_pattern(names: tuple[str, ...] | list[str]) -> str:
-    return "(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")"
-
-
-def extract_proposals(
-    statement_id: int, speaker: int, text: str, claims: list[dict[str, Any]], names: tuple[str, ...] | list[str]
-) -> list[Proposal]:
-    """Explicit requests in the text first ("vote Bob", "don't vote Bob", "protect Bob"), then the
-    proposals implied by claims (an accusation proposes a vote, a vouch proposes not voting)."""
-    out: list[Proposal] = []
-    seen: set[tuple[str, int]] = set()
-    # Names compared as everywhere else (``names.name_key``): "Inés" written decomposed is Inés.
-    keys = [name_key(n) for n in names]
-    index = {key: i for i, key in enumerate(keys)}
-    who = _name_pattern(keys)
-    lowered = name_key(text)
-
-    def add(kind: str, target: int, source: str) -> None:
-        # "Don't vote me" is a proposal (self-defence); "vote me" is not one anybody makes.
-        if (target != speaker or kind == "dont_vote") and (kind, target) not in seen:
-            seen.add((kind, target))
-            out.append(Proposal(statement_id, speaker, kind, target, source))
-
-    for m in re.finditer(rf"\b{_NEGATION}\s+{_VERBS_VOTE}\s+{who}\b", lowered):
-        add("dont_vote", index[m.group(1)], "text")
-    for m in re.finditer(rf"(?<!not )(?<!n't )\b{_VERBS_VOTE}\s+{who}\b", lowered):
-        target = index[m.group(1)]
-        if ("dont_vote", target) not in seen:
-            add("vote", target, "text")
-    for m in re.finditer(rf"\b(?:protect|save|guard)\s+{who}\b", lowered):
-        add("protect", index[m.group(1)], "text")
-    for c in claims:
-        target = c.get("player")
-        if not isinstance(target, int) or c.get("negated"):
-            continue
-        if c.get("kind") in ("team", "seer_result") and c.get("team") == "werewolf":
-            add("vote", target, "claim")
-        elif c.get("kind") in ("team", "seer_result") and c.get("team") == "village":
-            add("dont_vote", target, "claim")
-        elif c.get("kind") == "role" and c.get("role") == "werewolf":
-            add("vote", target, "claim")
-    return out
-
-
-# ---------------------------------------------------------------------- determinizations
-
-
-def determinize(state: GameState, listener: int, rng: np.random.Generator, tries: int = 500) -> list[Role]:
-    """One role assignment drawn uniformly from those consistent with what ``listener`` knows.
-
-    Seats the listener knows exactly keep their role; the remaining roles are dealt to the
-    remaining seats uniformly at random, and a deal that contradicts the listener's knowledge
-    (a night victim dealt werewolf, a checked seat dealt the wrong team, ...) is redrawn.
-    """
-    masks = knowledge_masks(state, listener)
-    counts = state.config.seat_counts()
-    bits = {role: role_bit(role) for role in Role}
-    roles: list[Role | None] = [None] * len(masks)
-    pool: list[Role] = []
-    remaining = dict(counts)
-    for seat, mask in enumerate(masks):
-        exact = [r for r in bits if mask == bits[r]]
-        if exact:
-            roles[seat] = exact[0]
-            remaining[exact[0]] -= 1
-    for role, count in remaining.items():
-        if count < 0:
-            raise ValueError("the listener's knowledge contradicts the role counts")
-        pool.extend([role] * count)
-    open_seats = [s for s, r in enumerate(roles) if r is None]
-    for _ in range(tries):
-        deal = [pool[k] for k in rng.permutation(len(pool))]
-        if all(masks[s] & bits[r] for s, r in zip(open_seats, deal, strict=True)):
-            for s, r in zip(open_seats, deal, strict=True):
-                roles[s] = r
-            return roles  # type: ignore[return-value]
-    raise RuntimeError(f"no consistent role assignment found in {tries} draws")
-
-
-def consistent(state: GameState, listener: int, roles: list[Role]) -> bool:
-    """Does this assignment agree with everything ``listener`` knows (and with the role counts)?"""
-    masks = knowledge_masks(state, listener)
-    bits = {role: role_bit(role) for role in Role}
-    counts = state.config.seat_counts()
-    if any(roles.count(role) != count for role, count in counts.items()):
-        return False
-    return all(mask & bits[role] for mask, role in zip(masks, roles, strict=True))
-
-
-# ---------------------------------------------------------------------- rollouts
-
-
-def public_scores(state: GameState, skip_last: bool = False) -> list[float]:
-    """Public accusations minus half the public vouches, per seat, from every statement so far
-    (``skip_last``: without the latest statement, the one being judged)."""
-    statements = state.statements[:-1] if skip_last else state.statements
-    scores = [0.0] * state.num_players
-    for st in statements:
-        for c in st.claims:
-            target = c.get("player")
-            if not isinstance(target, int) or c.get("negated") or target == st.speaker:
-                continue
-            if c.get("team") == "werewolf" or c.get("role") == "werewolf":
-                scores[target] += 1.0
-            elif c.get("team") == "village":
-                scores[target] -= 0.5
-    return scores
-
-
-def fork(state: GameState, roles: list[Role], seed: int, keep_memory_of: int | None) -> GameState:
-    """A copy of the game at the start of today's vote, with ``roles`` in place of the true ones.
-
-    Private memories (seer results, the doctor's last protection) are kept only for
-    ``keep_memory_of`` (the listener: they are its own knowledge); everyone else starts afresh.
-    """
-    own_checks = state.seer_results.get(keep_memory_of, []) if keep_memory_of is not None else []
-    own_guard = state.last_protected.get(keep_memory_of) if keep_memory_of is not None else None
-    copy = GameState(
-        config=state.config,
-        seed=seed,
-        rng=RolloutRandom(seed),
-        names=state.names,
-        roles=list(roles),
-        alive=list(state.alive),
-        round=state.round,
-        phase="vote",
-        revealed=dict(state.revealed),
-        suspicion=state.suspicion,
-        statements=state.statements,  # read only: public accusations
-    )
-    copy.rollout = True  # no debate in a rollout: the night is followed by the vote (``graph``)
-    if keep_memory_of is not None and roles[keep_memory_of] is Role.SEER and own_checks:
-        copy.seer_results[keep_memory_of] = list(own_checks)
-    if keep_memory_of is not None and roles[keep_memory_of] is Role.DOCTOR:
-        copy.last_protected[keep_memory_of] = own_guard
-    for seat, role in enumerate(roles):  # a witch's potions: her own as she knows them, anyone else's unknown: full
-        if ActionKind.HEAL in role.spec.night_kinds:
-            known = state.potions.get(seat) if seat == keep_memory_of and state.roles[seat] is role else None
-            copy.potions[seat] = set(known) if known is not None else {"heal", "poison"}
-    return copy
-
-
-class RolloutRandom(random.Random):
-    """The engine's tie-breaks in rollouts (``integers`` and ``random``, as the rules use them), on
-    Python's generator: seeding numpy's costs more than a whole rollout."""
-
-    def integers(self, n: int) -> int:
-        return self.randrange(n)
-
-
-class RolloutPolicy:
-    """Simple, fast play on a forked state: werewolves kill a random non-werewolf, the doctor guards a
-    random living player, the seer checks someone unchecked; votes go to the seer's found werewolf,
-    else the most publicly accused (werewolves: the most accused non-werewolf), ties at random."""
-
-    def __init__(self, state: GameState, scores: list[float] | None = None) -> None:
-        self.state = state
-        self.rng: RolloutRandom = state.rng  # type: ignore[assignment]
-        self.scores = scores if scores is not None else public_scores(state)
-
-    def choice(self, options: list[int]) -> int | None:
-        return options[self.rng.randrange(len(options))] if options else None
-
-    def votes(self) -> dict[int, dict[str, Any]]:
-        """Every living player's vote."""
-        s = self.state
-        living = s.living()
-        roles = s.roles
-        scores = self.scores
-        wolf = Role.WEREWOLF
-        prey = [p for p in living if roles[p] is not wolf]
-        out: dict[int, dict[str, Any]] = {}
-        for voter in living:
-            if roles[voter] is wolf:
-                options = prey or [p for p in living if p != voter]
-            else:
-                found = [t for _r, t, res in s.seer_results.get(voter, ()) if res == "werewolf" and s.alive[t]]
-                if found:
-                    out[voter] = {"vote": found[-1]}
-                    continue
-                options = [p for p in living if p != voter]
-            if not options:
-                out[voter] = {"vote": None}
-                continue
-            best = max(scores[p] for p in options)
-            out[voter] = {"vote": self.choice([p for p in options if scores[p] == best])}
-        return out
-
-    def answer(self, turns: list[Turn], forced: dict[int, int | None] | None) -> dict[int, dict[str, Any]]:
-        """Answers for a whole group of turns (draws in seat order, as the rules' own ties do)."""
-        kind = turns[0].kind
-        if kind is ActionKind.VOTE:
-            votes = self.votes()
-            for voter, target in (forced or {}).items():
-                s = self.state
-                if s.alive[voter] and (target is None or (target != voter and s.alive[target])):
-                    votes[voter] = {"vote": target}
-            return votes
-        if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
-            return self.night()
-        return {turn.player: self.last_act(turn) for turn in turns}
-
-    def last_act(self, turn: Turn) -> dict[str, Any]:
-        """The witch's potions and the hunter's shot: the most accused player (a known werewolf first)."""
-        s = self.state
-        if turn.kind is ActionKind.HEAL:  # heal the pack's victim half the time (the potion is once a game)
-            return {"target": s.night.target if self.rng.random() < 0.5 else None}
-        options = [p for p in s.living() if p != turn.player]
-        found = [t for _r, t, res in s.seer_results.get(turn.player, ()) if res == "werewolf" and s.alive[t]]
-        if found:
-            return {"target": found[-1]}
-        if not options or (turn.kind is ActionKind.POISON and self.rng.random() < 0.7):
-            return {"target": None}  # the poison is kept most nights
-        best = max(self.scores[p] for p in options)
-        return {"target": self.choice([p for p in options if self.scores[p] == best])}
-
-    def night(self) -> dict[int, dict[str, Any]]:
-        s = self.state
-        living = s.living()
-        answers: dict[int, dict[str, Any]] = {}
-        prey = [p for p in living if s.roles[p] is not Role.WEREWOLF]
-        for p in living:
-            role = s.roles[p]
-            if role is Role.WEREWOLF:
-                answers[p] = {"target": self.choice(prey)}
-            elif role is Role.DOCTOR:
-                options = living
-                if not s.config.doctor_repeat_protect and s.last_protected.get(p) is not None:
-                    options = [q for q in living if q != s.last_protected[p]] or living
-                answers[p] = {"target": self.choice(options)}
-            elif role is Role.SEER:
-                checked = {t for _r, t, _res in s.seer_results.get(p, ())}
-                answers[p] = {"target": self.choice([q for q in living if q != p and q not in checked])}
-        return answers
-
-
-def rollout(game: GameState, forced_votes: dict[int, int | None], scores: list[float] | None = None) -> str | None:
-    """Play a forked game to the end from today's vote; return the winning team (None: undecided).
-    ``scores``: the public accusation scores (``public_scores``), when the caller has them already.
-
-    The game runs on the engine's own phase graph (``graph.advance``: one game loop): the fork is marked
-    ``rollout``, so each night is followed by the vote, without a debate; ``RolloutPolicy`` answers every
-    group of turns, ``forced_votes`` override the first vote."""
-    policy = RolloutPolicy(game, scores)
-    forced: dict[int, int | None] | None = forced_votes
-    open_vote(game)
-    while game.winner is None and not game.truncated and game.pending:
-        answers = policy.answer(game.pending, forced)
-        forced = None
-        game.group_actions = {turn.player: answers[turn.player] for turn in game.pending}
-        game.pending.clear()
-        advance(game)
-    return game.winner.value if game.winner is not None else None
-
+__all__ = [
+    "CounterfactualValuer", "Proposal", "ProposalValue", "RolloutPolicy", "RolloutRandom", "Sign", "consistent",
+    "determinize", "extract_proposals", "fork", "public_scores", "rollout",
+]  # fmt: skip
 
 # ---------------------------------------------------------------------- values
 
@@ -405,6 +132,8 @@ class CounterfactualValuer:
         rng = np.random.default_rng([self.seed, state.seed, proposal.statement_id, listener])
         a_i = self.plan(state, listener, rng)
         living = state.living()
+        hat_i: int | None
+        hat_j: int | None
         if proposal.kind == "vote":
             if proposal.target == listener or not state.alive[proposal.target]:
                 return None

@@ -83,7 +83,6 @@ from .config import GameConfig, arguments_table
 from .engine import Game
 from .log import EventLog, dumps
 from .observe import OBS_SIZE, ObservationRenderer, Transcript
-from .roles import Role
 from .spaces import FreeText, JsonActionSpace
 from .state import KIND_NAME, ActionKind, Turn
 from .visibility import visible
@@ -352,7 +351,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                     template["max_statement_words"] = state.config.max_statement_words
                     template["max_statement_chars"] = state.config.statement_char_limit
                     # Public (the rules list the role counts): what a statement may claim to be.
-                    template["roles_in_game"] = [r.value for r in Role if r in state.config.roles_in_game()]
+                    template["roles_in_game"] = [r.value for r in state.roles_in_game]
                 if key is not None:
                     self._info_template, self._info_template_key = template, key
             info = template.copy()

@@ -24,9 +24,32 @@ import numpy as np
 
 from .record_rows import LIE_TYPES as LIE_TYPES  # defined beside the tables, re-exported
 from .record_rows import record_rows
+from .roles import ROLE_SPECS, Team, on_roles_changed
 
-TEAMS_AND_UNDECIDED = ("village", "werewolf", "undecided")
-ROLE_TEAM = {"werewolf": "werewolf", "villager": "village", "seer": "village", "doctor": "village"}
+TEAMS_AND_UNDECIDED = (*sorted(team.value for team in Team), "undecided")
+# Role name -> team name, from the role table (a role registered later joins it: ``_roles_changed``). A log's
+# role that is not registered now counts as village (``GameRecord.team``).
+ROLE_TEAM: dict[str, str] = {}
+
+
+def _roles_changed() -> None:
+    ROLE_TEAM.clear()
+    ROLE_TEAM.update({role.value: spec.team.value for role, spec in ROLE_SPECS.items()})
+
+
+_roles_changed()
+on_roles_changed(_roles_changed)
+
+
+def poisoned_deaths(night_outcome: dict[str, Any]) -> set[int]:
+    """Who of a night's ``night_outcome`` (its data) dies of the witch's poison: the poisoned, but not the
+    pack's victim when the pack's kill stood (that death is the pack's). The public ``death`` event says
+    "night" for both: nobody is told which death was the poison."""
+    poisoned = {int(seat) for seat in night_outcome.get("poisoned") or ()}
+    target = night_outcome.get("target")
+    if target is not None and not night_outcome.get("saved"):
+        poisoned.discard(int(target))
+    return poisoned
 
 
 @dataclass
@@ -121,7 +144,9 @@ class GameRecord:
     statements: list[StatementRecord]
     matrices: np.ndarray  # (statements + 1, n, n): the cross-perception matrix before any and after each statement
     votes: list[dict[str, Any]]  # {"round", "votes": {voter: target | None}, "exiled"}
-    deaths: list[dict[str, Any]]  # {"round", "victim", "cause", "after_statements": statements made before it}
+    # {"round", "victim", "cause", "after_statements": statements made before it}; ``cause``: "night" (the pack),
+    # "poison" (a witch; the public event says "night"), "exile" or "shot" (a hunter's last shot)
+    deaths: list[dict[str, Any]]
     winner: str | None
     truncated: bool
     rounds: int
@@ -172,6 +197,7 @@ class GameRecord:
         seat_tokens: dict[int, Counter[str]] = {}
         running = np.zeros((0, 0))
         alive: list[bool] = []
+        poisoned: set[int] = set()  # tonight's poison victims (``poisoned_deaths``)
         current: StatementRecord | None = None
         winner = None
         truncated = complete = False
@@ -248,10 +274,14 @@ class GameRecord:
                     "votes": {int(v): (None if t is None else int(t)) for v, t in data["votes"].items()},
                     "exiled": data.get("exiled"),
                 })  # fmt: skip
+            elif kind == "night_outcome":
+                poisoned = poisoned_deaths(data)
             elif kind == "death" and data.get("victim") is not None:  # victim None: nobody died that night
                 victim = int(data["victim"])
+                cause = data.get("cause")
                 deaths.append({
-                    "round": int(record["round"]), "victim": victim, "cause": data.get("cause"),
+                    "round": int(record["round"]), "victim": victim,
+                    "cause": "poison" if cause == "night" and victim in poisoned else cause,
                     "after_statements": len(statements),
                 })  # fmt: skip
                 if victim < len(alive):
@@ -284,7 +314,7 @@ class GameRecord:
                 return None
             top = max(row[j] for j in others)
             leaders = [j for j in others if row[j] == top]
-            if len(leaders) == 1 and self.roles[leaders[0]] == "werewolf":
+            if len(leaders) == 1 and self.team(leaders[0]) == Team.WEREWOLF.value:
                 return k
         return None
 

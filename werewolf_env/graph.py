@@ -45,7 +45,7 @@ def _in_rollout(state: GameState) -> bool:
 
 
 def _witch_in_game(state: GameState) -> bool:
-    return state.config.acts(ActionKind.HEAL)
+    return ActionKind.HEAL in state.kinds_in_game
 
 
 def _hunter_shoots(state: GameState) -> bool:

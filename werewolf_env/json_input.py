@@ -128,7 +128,7 @@ def _convert_unsafe(value: Any, depth: int, open_containers: set[int]) -> Any:
 
 def _key(key: Any) -> str:
     if isinstance(key, str):
-        return _convert(key, 0, set())  # type: ignore[no-any-return]
+        return _convert(key, 0, set())
     if key is None or isinstance(key, (bool, int, float)):
         return str(key) if not isinstance(key, int) or key.bit_length() <= MAX_INT_BITS else "<large integer>"
     return short_repr(key)

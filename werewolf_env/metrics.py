@@ -81,6 +81,11 @@ Definitions (per game; aggregates pool the items of all games and resample whole
   statement labelled) every figure of version 3 is unchanged. The report document (``metrics.json``
   of ``werewolf-bench report``) gets ``labeler``, ``unlabelled`` and ``claims_coverage_by_labeler``
   (``benchmarks/report.py``).
+- 5: roles as data. New: ``deaths`` (by cause: "night", "poison", "exile", "shot"; and by role: team,
+  player-games, death rate, deaths by cause) and ``role_actions`` (per role and each of its own night
+  or on-death actions: turns, uses, use rate, share aimed at werewolves, saves, kills, fallbacks), keyed
+  by the role and action tables, so a role registered at run time has its own rows
+  (``werewolf_env.role_figures``). Every figure of version 4 is unchanged.
 """
 
 from __future__ import annotations

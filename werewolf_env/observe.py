@@ -20,7 +20,7 @@ import numpy as np
 
 from .claims import ROLE_OF_RESULT
 from .config import MAX_PLAYERS
-from .observe_text import known_facts, notes_text, role_card, rules_text, task_intro, task_text
+from .observe_text import Section, known_facts, notes_text, role_card, rules_text, task_intro, task_text
 from .roles import MAX_ROLES, Role
 from .state import ACTION_KINDS, ActionKind, GameState, Turn
 from .transcript import Transcript, event_line, named_seats, vote_lines
@@ -31,6 +31,8 @@ __all__ = [
     "NUM_KINDS", "NUM_ROLES", "OBS_LAYOUT", "OBS_SIZE", "ObservationRenderer",
     "Transcript", "event_line", "named_seats", "rules_text",
 ]  # fmt: skip
+
+_HISTORY_HEAD = f"\n\n{Section.HISTORY}\n"
 
 
 class _Seat:
@@ -151,7 +153,7 @@ class ObservationRenderer:
         if len(notes) != cache.notes:
             cache.notes = len(notes)
             cache.notes_text = notes_text(notes, state.config.max_notes_shown)
-        return "".join((cache.head, "\n\nHISTORY:\n", history, cache.notes_text, "\n\n", task))
+        return "".join((cache.head, _HISTORY_HEAD, history, cache.notes_text, "\n\n", task))
 
     def _head(self, seat: int) -> str:
         """Role card and rules, players, known facts and suspicion scores (see ``_refresh``)."""
@@ -162,14 +164,14 @@ class ObservationRenderer:
             self._labels_version = state.facts_version
         labels = self._labels.copy()
         labels[seat] = names[seat] + " (you)" + ("" if state.alive[seat] else " [dead]")
-        head = self._static_text[seat] + "\n\nPLAYERS: " + ", ".join(labels)
+        head = self._static_text[seat] + f"\n\n{Section.PLAYERS} " + ", ".join(labels)
         cache = self._seats[seat]
         facts_key = (
             len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())), len(state.revealed)
         )  # fmt: skip
         if cache.facts_key != facts_key:
             facts = known_facts(state, seat)
-            cache.facts_text = "\n\nWHAT YOU KNOW:\n- " + "\n- ".join(facts) if facts else ""
+            cache.facts_text = f"\n\n{Section.KNOWLEDGE}\n- " + "\n- ".join(facts) if facts else ""
             cache.facts_key = facts_key
         head += cache.facts_text
         if state.config.show_suspicion:
@@ -179,7 +181,7 @@ class ObservationRenderer:
                 cache.scores_version = state.suspicion_version
             scores = cache.scores
             shown = ", ".join([scores[p] for p in state.living() if p != seat])
-            head += "\n\nYOUR SUSPICION SCORES (0 = trust, 1 = surely a werewolf): " + shown
+            head += f"\n\n{Section.SUSPICION} (0 = trust, 1 = surely a werewolf): " + shown
         return head
 
     def _history_text(self, seat: int) -> str:

@@ -13,6 +13,20 @@ from .roles import ROLE_SPECS, ActionKind, Role
 from .state import GameState, Turn
 
 
+class Section:
+    """The headers of an observation's text sections, in the order they come: the contract between the
+    renderer (here and ``observe``) and the agents that cut a prompt into parts (``agents.prompts``,
+    ``agents.human``). A section starts on a line of its own after a blank line, with its header."""
+
+    RULES = "RULES:"
+    PLAYERS = "PLAYERS:"
+    KNOWLEDGE = "WHAT YOU KNOW:"
+    HISTORY = "HISTORY:"
+    SUSPICION = "YOUR SUSPICION SCORES"  # followed by the scale, then ":"
+    NOTES = "YOUR PRIVATE NOTES"  # followed by how many are shown, then ":"
+    TASK = "NOW:"
+
+
 def role_card(role: Role) -> str:
     """The role card a player reads first (``RoleSpec.card``)."""
     return ROLE_SPECS[role].card
@@ -37,7 +51,7 @@ def rules_text(config: GameConfig) -> str:
               if ROLE_SPECS[r].power]  # fmt: skip
     protector = any(ActionKind.PROTECT in ROLE_SPECS[r].night_kinds for r, c in counts.items() if c)
     lines = [
-        f"RULES: {config.num_players} players ({roles}).",
+        f"{Section.RULES} {config.num_players} players ({roles}).",
         f"Night: {', '.join(powers)}; the victim dies unless "
         + ("protected" if protector else "healed" if config.acts(ActionKind.HEAL) else "the night fails")
         + ".",
@@ -65,7 +79,7 @@ def notes_text(notes: list[tuple[int, str, str]], max_shown: int) -> str:
         return ""
     shown = notes[-max_shown:]
     older = len(notes) - len(shown)
-    header = "YOUR PRIVATE NOTES" + (f" (latest {len(shown)}; {older} older not shown)" if older else "") + ":"
+    header = Section.NOTES + (f" (latest {len(shown)}; {older} older not shown)" if older else "") + ":"
     return "\n\n" + header + "\n" + "\n".join(f"- [round {r}, {ph}] {text}" for r, ph, text in shown)
 
 
@@ -111,9 +125,9 @@ def task_text(state: GameState, turn: Turn | None, legal: list[int], intro: str 
 def task_intro(state: GameState, turn: Turn | None) -> str:
     """The task section up to the allowed targets: the same for every seat asked the same kind."""
     if state.over:
-        return "NOW: the game is over."
+        return f"{Section.TASK} the game is over."
     phase = "night" if state.phase in NIGHT_PHASES else "day"
-    head = f"NOW: round {state.round}, {phase}."
+    head = f"{Section.TASK} round {state.round}, {phase}."
     if turn is None:
         return head + " You have nothing to do right now."
     lines = [head, ACTION_SPECS[turn.kind].prompt]

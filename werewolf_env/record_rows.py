@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .roles import Role, Team
+
 if TYPE_CHECKING:
     from .game_record import GameRecord
 
@@ -26,7 +28,7 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
     gid = game if game is not None else record.seed
     n = record.num_players
     alive_end = record.alive_at_end()
-    is_wolf = [r == "werewolf" for r in record.roles]
+    is_wolf = [r in Role and Role(r).team is Team.WEREWOLF for r in record.roles]
 
     def seat(prefix: str, s: int) -> dict[str, Any]:
         return {f"{prefix}": s, f"{prefix}_name": record.names[s], f"{prefix}_role": record.roles[s],

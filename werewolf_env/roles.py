@@ -7,7 +7,7 @@ by default, whether werewolves may pretend to hold it, and how the rules text su
 Everything that depends on the set of roles is derived from the table: role counts and the config
 (``config``), who acts at night (``rules``), the knowledge model and the judge (``visibility``,
 ``judge``), observation text and vectors (``observe``), the claim reader's vocabulary
-(``claim_patterns``), the heuristic agent's fake claims, the reports.
+(``claim_words``), the heuristic agent's fake claims, the reports.
 
 ``Role`` is a registered name, not an ``Enum``, so that a role can be added without editing this
 file: ``Role("seer")`` is the one instance of the seer (``is`` compares roles), ``tuple(Role)``
@@ -22,7 +22,7 @@ code, in ``rules``; the table says who does what, the rules say in which order.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -80,7 +80,7 @@ class Role(str, metaclass=_Registry):
 
     def __new__(cls, value: object) -> Role:
         if type(value) is cls:
-            return value  # type: ignore[return-value]
+            return value
         member = cls._members.get(value) if isinstance(value, str) else None
         if member is None:
             raise ValueError(f"{value!r} is not a role (roles: {', '.join(cls._members)})")
@@ -108,8 +108,10 @@ class Role(str, metaclass=_Registry):
     def team(self) -> Team:
         return ROLE_SPECS[self].team
 
+    # str.index (a method) is shadowed on purpose: Role.index, the registration slot, is read all over
+    # the code base; a role's text is never searched with .index.
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]
         """The role's place in registration order: its bit in knowledge masks, its slot in vectors."""
         return _INDEX[self]
 
@@ -167,18 +169,31 @@ class RoleSpec:
     unique: bool = True
     fake_claim: bool = False
     power: str = ""
+    # The night actions the role is asked for, in order (the witch: heal, then poison): ``night`` as a tuple,
+    # computed once (the engine reads it on every turn).
+    night_kinds: tuple[ActionKind, ...] = field(init=False, repr=False, compare=False)
 
-    @property
-    def night_kinds(self) -> tuple[ActionKind, ...]:
-        """The night actions the role is asked for, in order (the witch: heal, then poison)."""
-        if self.night is None:
-            return ()
-        return self.night if isinstance(self.night, tuple) else (self.night,)
+    def __post_init__(self) -> None:
+        kinds = () if self.night is None else self.night if isinstance(self.night, tuple) else (self.night,)
+        object.__setattr__(self, "night_kinds", kinds)  # a frozen dataclass sets its derived field so
 
 
 ROLE_SPECS: dict[Role, RoleSpec] = {}
 _INDEX: dict[Role, int] = {}
 _listeners: list[Callable[[], None]] = []
+_generation = 0  # counts changes to the roles: caches of tables derived from them compare it
+
+
+def generation() -> int:
+    """How many times the set of roles changed (tables derived from it are stale when it moved)."""
+    return _generation
+
+
+def _changed() -> None:
+    global _generation
+    _generation += 1
+    for listener in list(_listeners):
+        listener()
 
 
 def register_role(spec: RoleSpec) -> Role:
@@ -198,8 +213,7 @@ def register_role(spec: RoleSpec) -> Role:
     if not spec.words or spec.words[0] != spec.role:
         raise ValueError(f"role {spec.role!r}: its words must start with its own name")
     ROLE_SPECS[role] = spec
-    for listener in list(_listeners):
-        listener()
+    _changed()
     return role
 
 
@@ -212,8 +226,7 @@ def unregister_role(name: str) -> None:
     del ROLE_SPECS[role]
     _INDEX.clear()
     _INDEX.update({r: i for i, r in enumerate(Role._members.values())})
-    for listener in list(_listeners):
-        listener()
+    _changed()
 
 
 def on_roles_changed(listener: Callable[[], None]) -> None:

@@ -130,9 +130,21 @@ class GameState:
     # roles and the vote record change only then (observation caches key on it).
     facts_version: int = 0
     _living: list[int] | None = None
-    knowledge_cache: dict[int, tuple[tuple[int, int, int], Any]] = field(default_factory=dict)  # see visibility
+    knowledge_cache: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)  # see visibility
     legal_cache: dict[int, list[int]] = field(default_factory=dict)  # seat -> legal targets in group legal_group
     legal_group: int = -1
+    # (statements read, seat -> role claimed in public so far): ``rules_day._public_role_claims``'s memo.
+    role_claims_read: tuple[int, dict[int, str]] = field(default_factory=lambda: (0, {}))
+    # The config's role tables, read on every turn (``GameConfig.seat_counts`` and ``acts`` as plain values).
+    counts_in_role_order: tuple[int, ...] = field(init=False, repr=False)
+    kinds_in_game: frozenset[ActionKind] = field(init=False, repr=False)
+    roles_in_game: tuple[Role, ...] = field(init=False, repr=False)  # in role order
+
+    def __post_init__(self) -> None:
+        counts = self.config.seat_counts()
+        self.counts_in_role_order = tuple(counts.values())
+        self.roles_in_game = tuple(role for role, count in counts.items() if count)
+        self.kinds_in_game = frozenset(kind for kind in ActionKind if self.config.acts(kind))
 
     @property
     def num_players(self) -> int:

@@ -74,9 +74,10 @@ class Bootstrap:
     def __init__(self, game_count: int, resamples: int = 1000, seed: int = 0) -> None:
         self.game_count = game_count
         rng = np.random.default_rng(seed)
+        self.weights: np.ndarray
         if game_count > 0 and resamples > 0:
-            self.weights = rng.multinomial(game_count, np.full(game_count, 1.0 / game_count), size=resamples)
-            self.weights = self.weights.astype(np.float64)
+            counts = rng.multinomial(game_count, np.full(game_count, 1.0 / game_count), size=resamples)
+            self.weights = counts.astype(np.float64)
         else:
             self.weights = np.zeros((0, max(game_count, 0)))
 

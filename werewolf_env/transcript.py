@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .game_record import poisoned_deaths
+from .role_figures import acting_role
+from .roles import ActionKind
 from .state import Event
 from .visibility import visible
 
@@ -52,6 +55,33 @@ def _seer(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
     return f"{who} investigated {_n(names, e.data['target'], viewer)}: {verdict}."
 
 
+_POTIONS = {"heal": "healing potion", "poison": "poison"}
+
+
+def _attack_seen(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    """The witch is told the pack's victim (her own line: only she, and a spectator of everything, read it)."""
+    victim = _n(names, e.data["target"], viewer)
+    if viewer is not None:
+        return f"The werewolves attack {victim} tonight."
+    return f"[{acting_role(ActionKind.HEAL)} {names[e.audience[0]]}] is told the werewolves' victim: {victim}."  # type: ignore[index]
+
+
+def _potion(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    potion = _POTIONS.get(e.data["potion"], e.data["potion"])
+    target = _n(names, e.data["target"], viewer)
+    if viewer is not None:
+        return f"You used your {potion} on {target}."
+    return f"[{acting_role(ActionKind.HEAL)} {names[e.actor]}] used the {potion} on {target}."  # type: ignore[index]
+
+
+def _shot(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    """A dead hunter's last shot (public: everyone hears it; the death follows as its own event)."""
+    hunter = acting_role(ActionKind.SHOOT).capitalize()
+    if e.data["target"] is None:
+        return f"{hunter} {_n(names, e.data['hunter'], viewer)} shoots nobody."
+    return f"{hunter} {_n(names, e.data['hunter'], viewer)} shoots {_n(names, e.data['target'], viewer)}, who dies."
+
+
 def _death(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
     d = e.data
     role = f" They were the {d['role']}." if "role" in d else ""
@@ -59,7 +89,18 @@ def _death(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
         if d["victim"] is None:
             return "Dawn: nobody died in the night."
         return f"Dawn: {_n(names, d['victim'], viewer)} was killed in the night.{role}"
+    if d["cause"] == "shot":
+        return f"{_n(names, d['victim'], viewer)} was shot.{role}"
     return f"{_n(names, d['victim'], viewer)} is exiled.{role}"
+
+
+def _night_outcome(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
+    d = e.data
+    line = (f"[hidden] Night target {_n(names, d['target'], viewer)}, "
+            f"protected {[names[p] for p in d['protected']]}, saved={d['saved']}")  # fmt: skip
+    if "healed" in d:  # a witch played tonight
+        line += f", healed {[names[p] for p in d['healed']]}, poisoned {[names[p] for p in d['poisoned']]}"
+    return line + "."
 
 
 def _statement(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
@@ -137,7 +178,15 @@ def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | N
         return names[p[key]] if p.get(key) is not None else "nobody"
 
     line = None
-    if kind == "eliminate":
+    if kind in _POTIONS:  # a used potion has its own line (``potion_used``); a kept one is said here
+        potion = _POTIONS[kind]
+        if p.get("target") is None:
+            line = f"{who} kept {'your' if viewer is not None else 'the'} {potion}."
+        elif viewer is None:
+            line = f"{who} chose to {kind} {target('target')}."
+    elif kind == "shoot":
+        line = None  # the public ``shot`` line says it
+    elif kind == "eliminate":
         line = f"{who} proposed to eliminate {target('target')}."
     elif kind == "protect":
         line = f"{who} protected {target('target')}."
@@ -170,11 +219,11 @@ _LINES: dict[str, LineFn] = {
     "day_start": lambda e, v, names: f"--- Day {e.round} ---",
     "pack_decision": _pack,
     "seer_result": _seer,
-    "night_outcome": lambda e, v, names: (
-        f"[hidden] Night target {_n(names, e.data['target'], v)}, "
-        f"protected {[names[p] for p in e.data['protected']]}, saved={e.data['saved']}."
-    ),
+    "attack_seen": _attack_seen,
+    "potion_used": _potion,
+    "night_outcome": _night_outcome,
     "death": _death,
+    "shot": _shot,
     "floor": lambda e, v, names: f"{_n(names, e.data['speaker'], v)} takes the floor (bid {e.data['bid']}).",
     "statement": _statement,
     "pass": lambda e, v, names: f"{_n(names, e.data['speaker'], v)} says nothing.",
@@ -197,6 +246,8 @@ def named_seats(event: Event) -> set[int | None]:
     """Seats a public event's line names: they read "(you)" after their name, so their line differs."""
     d = event.data
     named = {event.actor, d.get("speaker"), d.get("victim")}
+    if event.type == "shot":
+        named.add(d["target"])
     if event.type == "votes":
         named.update([int(s) for s in d["votes"]])
         named.update([int(s) for s in d["tally"]])
@@ -212,7 +263,7 @@ def event_line(event: Event, viewer: int | None, names: tuple[str, ...]) -> str 
 class Transcript:
     """One viewer's transcript lines, rendered once per event, and their running join."""
 
-    __slots__ = ("cursor", "lines", "names", "spectator", "text", "viewer")
+    __slots__ = ("cursor", "lines", "names", "poisoned", "spectator", "text", "viewer")
 
     def __init__(self, names: tuple[str, ...], viewer: int | None, spectator: bool = False) -> None:
         self.names = names
@@ -221,6 +272,7 @@ class Transcript:
         self.lines: list[str] = []
         self.text = ""
         self.cursor = 0
+        self.poisoned: set[int] = set()  # tonight's poison victims, for a spectator of everything
 
     def update(self, events: list[Event]) -> str:
         viewer = self.viewer
@@ -231,6 +283,8 @@ class Transcript:
             event = events[i]
             if everything or (event.audience is None if viewer is None else visible(event, viewer)):
                 line = event_line(event, viewer, names)
+                if everything:
+                    line = self._hidden_cause(event, line)
                 if line is not None:
                     new.append(line)
         self.cursor = len(events)
@@ -238,3 +292,12 @@ class Transcript:
             self.lines.extend(new)
             self.text = "\n".join(new) if not self.text else self.text + "\n" + "\n".join(new)
         return self.text
+
+    def _hidden_cause(self, event: Event, line: str | None) -> str | None:
+        """A spectator of everything reads which night death was the witch's poison (the public death
+        event says "night" for both: ``game_record.poisoned_deaths``)."""
+        if event.type == "night_outcome":
+            self.poisoned = poisoned_deaths(event.data)
+        elif event.type == "death" and line is not None and event.data.get("victim") in self.poisoned:
+            return f"{line} [hidden] Poisoned by the {acting_role(ActionKind.POISON)}."
+        return line

@@ -91,17 +91,17 @@ def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
     """``knowledge`` as role bitmasks (bit i: ``ROLES[i]`` is possible), memoised on the state."""
     key = (len(state.seer_results.get(seat, ())), len(state.revealed), len(state.night_deaths),
            len(state.attacks_seen.get(seat, ())))  # fmt: skip
-    cached = state.knowledge_cache.get(seat)
+    cache = state.knowledge_cache
+    cached = cache.get(seat)
     if cached is not None and cached[0] == key:
         return cached[1]
     masks = _knowledge_masks(state, seat)
-    state.knowledge_cache[seat] = (key, masks)
+    cache[seat] = (key, masks)
     return masks
 
 
 def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
-    config = state.config
-    counts = tuple(config.seat_counts().values())  # every role, in role order
+    counts = state.counts_in_role_order
     present, village = _present_masks(counts)
     roles = state.roles
     own = roles[seat]
@@ -122,7 +122,7 @@ def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
         possible[p] = role_bit(role)
     # The pack never attacks a werewolf. Who its victims were is public unless a witch's poison also kills at
     # night (the deaths are announced alike); the witch is told each night's victim herself.
-    if not config.acts(ActionKind.POISON) or own.spec.knows_fellows:
+    if ActionKind.POISON not in state.kinds_in_game or own.spec.knows_fellows:
         for _round, victim in state.night_deaths:
             if victim is not None:
                 possible[victim] &= ~_WOLF

@@ -58,14 +58,16 @@ class DiscreteActions(BaseWrapper):
         self.base = base
         self.keep_text = keep_text
         self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, NUM_STATEMENTS, 11)
-        obs = {
+        obs: dict[str, spaces.Space] = {
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
         }
         if keep_text:
             obs["text"] = base.observation_spaces[base.possible_agents[0]]["text"]
         self._observation_spaces = {a: spaces.Dict(obs) for a in base.possible_agents}
-        self._action_spaces = {a: spaces.Discrete(self.num_actions) for a in base.possible_agents}
+        self._action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(self.num_actions) for a in base.possible_agents
+        }
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[agent]

@@ -1,0 +1,341 @@
+"""One endpoint (a server's base URL and key): its client, the call with its retries, format step-downs
+and circuit breaker, and what the run learns of it. ``agents.endpoints`` holds the run's pool of them and
+re-exports these names (import them from there).
+
+What a call does, and why:
+
+* **One attempt is bounded by a wall-clock deadline** (``options.timeout``, an asyncio timeout
+  around the whole request), so a server that trickles a byte a second cannot hold a call past it;
+  connecting has its own short limit (``options.connect_timeout``).
+* **Retries** (``options.retries``, exponential backoff with full jitter) after a timeout, a dropped
+  connection, and HTTP 408, 409, 429 and 5xx, as the ``openai`` SDK retries. A server's wait
+  (``retry-after-ms``, ``Retry-After`` in seconds or as an HTTP date) is honoured up to what is
+  left of ``options.max_wait``; a longer one ends the call rather than sleeping past the budget.
+* **Response format** steps down json_schema → json_object with a schema (llama-cpp-python's form)
+  → json_object → none on any error the server ties to the request format (400 or 422, or a 500
+  whose body names the schema, grammar or format), and the working mode is remembered per
+  (endpoint, model) for the rest of the run.
+* **A cut-off answer** (``finish_reason: "length"``) is counted as such and asked again once with
+  twice the room.
+* **Circuit breaker**: ``breaker`` calls in a row that got no answer (or one 401, 403 or 404: a key
+  or model that will not start working) trip the endpoint; every later call raises
+  ``EndpointDownError``, which the runner does not absorb: the run stops and says why.
+
+Request ids and rate-limit headers are kept in each call's meta; the API key never is, nor does it
+appear in any error text. Secrets in the base URL are sent but never shown: its query (``?key=...``)
+goes with every request, its ``user:password@`` as HTTP Basic auth when no API key is set (an API
+key takes the Authorization header); every error text is scrubbed of the key, the password and the
+query values (``agents/credentials.py``). The concurrency cap and a server's requested waits are in
+``agents/backpressure.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import ssl
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+from .backpressure import AdaptiveLimit, retry_after
+from .credentials import NO_KEY, redact_url, register_secrets, scrub, split_url, url_secrets
+from .llm_options import LLMOptions
+
+# json_object_schema is llama-cpp-python's form (JSON mode with a "schema" that becomes a grammar): its
+# server refuses the json_schema type but constrains output to a schema given this way.
+STEP_DOWN = {"json_schema": "json_object_schema", "json_object_schema": "json_object", "json_object": "none"}
+RETRY_STATUSES = frozenset({408, 409, 429})
+FATAL_STATUSES = frozenset({401, 403, 404})
+# A server error that names these is about the response format, not a passing fault.
+_FORMAT_ERROR = re.compile(r"response_format|json[_ ]?schema|grammar|json_object|structured output|guided", re.I)
+_MAX_COMPLETION = re.compile(r"max_completion_tokens", re.I)
+_RATE_HEADERS = ("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
+                 "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")  # fmt: skip
+
+
+class EndpointDownError(RuntimeError):
+    """An endpoint's circuit breaker tripped: no further call to it can succeed in this run."""
+
+    def __init__(self, endpoint: str, reason: str) -> None:
+        super().__init__(f"{redact_url(endpoint)}: {reason}")
+        self.endpoint = redact_url(endpoint)
+        self.reason = reason
+
+
+@dataclass
+class Reply:
+    """The text of one call (None: the server never answered) and what happened on the way."""
+
+    content: str | None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _query_mapping(pairs: list[tuple[str, str]]) -> dict[str, str | list[str]]:
+    """Query pairs as the SDK's default_query: a name given twice is sent twice."""
+    mapping: dict[str, str | list[str]] = {}
+    for name, value in pairs:
+        old = mapping.get(name)
+        mapping[name] = value if old is None else [*([old] if isinstance(old, str) else old), value]
+    return mapping
+
+
+@cache
+def _ssl_context() -> ssl.SSLContext:
+    """One TLS context for every client: building one loads the CA bundle (tens of ms)."""
+    return ssl.create_default_context()
+
+
+class Endpoint:
+    """One server (base URL and key): its client, its state for the run, and its breaker."""
+
+    def __init__(self, base_url: str, api_key: str, breaker: int, limit: AdaptiveLimit | None = None) -> None:
+        self.base_url = base_url
+        self.limit = limit  # the run's cap for this server: told when the server is overloaded
+        self._api_key = api_key
+        self._secrets = [*url_secrets(base_url), *([api_key] if api_key != NO_KEY else [])]
+        register_secrets(self._secrets)
+        self.breaker = breaker
+        # The client gets a URL without secrets (they would show in its errors and logs, and a query in a
+        # base URL breaks the SDK's path joining): the query goes with every request, user:password as
+        # Basic auth unless an API key takes the Authorization header.
+        plain, query, user, password = split_url(base_url)
+        basic = (user or "", password or "") if (user or password) and api_key == NO_KEY else None  # Basic auth
+        self.client = AsyncOpenAI(
+            base_url=plain,
+            api_key=api_key,
+            default_query=_query_mapping(query) or None,
+            max_retries=0,  # retries are ours, so that every attempt is logged and bounded
+            http_client=openai.DefaultAsyncHttpxClient(verify=_ssl_context(), auth=basic),
+        )
+        self.formats: dict[str, str] = {}  # model -> the best response format the server accepted
+        self.system_modes: dict[str, str] = {}  # model -> "system" or "user" (detected or configured)
+        self.token_param: dict[str, str] = {}  # model -> "max_tokens" or "max_completion_tokens"
+        self.chars_per_token: dict[str, float] = {}  # model -> a conservative ratio seen in usage
+        self.failures_in_row = 0
+        self.tripped: str | None = None
+        self.calls = 0
+        self.unanswered = 0
+
+    def __repr__(self) -> str:  # never the key
+        return f"Endpoint({redact_url(self.base_url)!r})"
+
+    @property
+    def shown(self) -> str:
+        return redact_url(self.base_url)
+
+    def scrub(self, text: str) -> str:
+        """Error texts may echo request details (the URL, a header): no secret of this endpoint may reach a log."""
+        return scrub(text, self._secrets)[:500]
+
+    def format_for(self, options: LLMOptions) -> str:
+        if options.response_format != "auto":
+            return options.response_format
+        return self.formats.get(options.model, "json_schema")
+
+    def system_mode(self, options: LLMOptions) -> str:
+        if options.system_prompt != "auto":
+            return options.system_prompt
+        return self.system_modes.get(options.model, "system")
+
+    def estimate_tokens(self, model: str, chars: int) -> int:
+        """Prompt tokens for ``chars`` characters: 3 chars a token until usage says otherwise."""
+        return int(chars / self.chars_per_token.get(model, 3.0)) + 1
+
+    def _learn_ratio(self, model: str, chars: int, prompt_tokens: Any) -> None:
+        if isinstance(prompt_tokens, int) and prompt_tokens > 16:
+            seen = chars / prompt_tokens
+            old = self.chars_per_token.get(model)
+            # Conservative: follow a denser tokenisation at once, a sparser one slowly.
+            self.chars_per_token[model] = seen if old is None or seen < old else 0.9 * old + 0.1 * seen
+
+    # ------------------------------------------------------------------ one call
+
+    async def complete(
+        self,
+        options: LLMOptions,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        rng: random.Random,
+        seed: int | None = None,
+        fmt: str | None = None,
+        allow_longer: bool = True,
+    ) -> Reply:
+        """The model's reply with retries, step-downs and (``allow_longer``) one longer try after a cut-off."""
+        if self.tripped:
+            raise EndpointDownError(self.base_url, self.tripped)
+        self.calls += 1
+        fmt = fmt or self.format_for(options)
+        max_tokens = options.max_tokens
+        errors: list[str] = []
+        started = time.monotonic()
+        retries = longer = 0
+        cut_off = False
+        chars = sum(len(m["content"]) for m in messages)
+        while True:
+            body = self._body(options, messages, schema, schema_name, fmt, max_tokens, seed)
+            attempt_started = time.monotonic()
+            try:
+                raw = await asyncio.wait_for(
+                    self.client.chat.completions.with_raw_response.create(
+                        **body, timeout=openai.Timeout(options.timeout, connect=options.connect_timeout)
+                    ),
+                    timeout=options.timeout,
+                )
+                response = json.loads(raw.text)
+                if not isinstance(response, dict) or not isinstance(response.get("choices"), list):
+                    raise ValueError("not a chat completion")
+            except asyncio.CancelledError:
+                raise
+            except (ValueError, TypeError) as exc:
+                errors.append(f"unparseable response: {self.scrub(str(exc))[:200]}")
+                return self._failed(fmt, started, retries, errors, "the server's response is not a chat completion")
+            except Exception as exc:  # classified below; anything unknown ends the call
+                status = getattr(exc, "status_code", None)
+                text = self.scrub(f"{type(exc).__name__}: {exc}")
+                errors.append(text)
+                if status in FATAL_STATUSES:
+                    why = {401: "authentication failed (HTTP 401)", 403: "access denied (HTTP 403)",
+                           404: "model or path not found (HTTP 404)"}[status]  # fmt: skip
+                    self._trip(f"{why}: {text[:200]}")
+                    raise EndpointDownError(self.base_url, self.tripped or why) from None
+                if fmt != "none" and (status in (400, 422) or (status is not None and status >= 500)) and (
+                    _FORMAT_ERROR.search(str(exc))
+                ):
+                    fmt = STEP_DOWN[fmt]  # the server cannot do this format: step down, remember, try again
+                    if options.response_format == "auto":
+                        self.formats[options.model] = fmt
+                    errors.append(f"response_format refused (HTTP {status}); using {fmt}")
+                    continue
+                if status == 400 and _MAX_COMPLETION.search(str(exc)) and "max_tokens" in body:
+                    self.token_param[options.model] = "max_completion_tokens"
+                    errors.append("max_tokens refused; using max_completion_tokens")
+                    continue
+                retryable = (
+                    isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError, openai.APIConnectionError))
+                    or status in RETRY_STATUSES
+                    or (status is not None and status >= 500)
+                )
+                if not retryable:
+                    failure = f"HTTP {status}" if status else type(exc).__name__
+                    return self._failed(fmt, started, retries, errors, failure)
+                if isinstance(exc, asyncio.TimeoutError):
+                    errors[-1] = f"deadline: no complete answer within {options.timeout:g} s"
+                if self.limit is not None and (
+                    isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)) or status in (429, 503)
+                ):
+                    self.limit.overloaded()
+                delay, asked = self._delay(options, retries, exc, rng)
+                left = options.max_wait - (time.monotonic() - started)
+                if retries >= options.retries:
+                    return self._failed(fmt, started, retries, errors, "retries exhausted")
+                if delay > left:
+                    why = "max_wait exhausted"
+                    if asked:
+                        why = f"the server asked to wait {asked:.1f} s, more than the {max(left, 0):.1f} s left"
+                    return self._failed(fmt, started, retries, errors, why)
+                retries += 1
+                await asyncio.sleep(delay)
+                continue
+            choices = response["choices"]
+            choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+            message = choice.get("message") or {}
+            content = message.get("content")
+            finish = choice.get("finish_reason")
+            usage = response.get("usage") if isinstance(response.get("usage"), dict) else None
+            if finish == "length":
+                cut_off = True
+                room = options.context_budget - int((usage or {}).get("prompt_tokens") or 0)
+                if allow_longer and longer == 0 and room > max_tokens * 2 - 1:
+                    longer += 1
+                    errors.append(f"answer cut off at {max_tokens} tokens; asking again with {max_tokens * 2}")
+                    max_tokens *= 2
+                    continue
+            self.failures_in_row = 0
+            if self.limit is not None:
+                self.limit.answered()
+            if usage:
+                self._learn_ratio(options.model, chars, usage.get("prompt_tokens"))
+            meta = self._meta(fmt, started, retries, errors)
+            meta.update(
+                usage=usage, finish_reason=finish, cut_off=cut_off,
+                call_latency_s=round(time.monotonic() - attempt_started, 4),
+                request_id=raw.headers.get("x-request-id") or response.get("id"),
+                rate_limit={h: raw.headers[h] for h in _RATE_HEADERS if h in raw.headers} or None,
+            )  # fmt: skip
+            if not isinstance(content, str):
+                refusal = message.get("refusal")
+                meta["refusal"] = refusal
+                return Reply(f"(refused: {refusal})" if refusal else "", meta)
+            return Reply(content, meta)
+
+    def _body(
+        self,
+        options: LLMOptions,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        fmt: str,
+        max_tokens: int,
+        seed: int | None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": options.model, "messages": messages, "temperature": options.temperature}
+        body[self.token_param.get(options.model, "max_tokens")] = max_tokens
+        if options.top_p is not None:
+            body["top_p"] = options.top_p
+        if seed is not None:
+            body["seed"] = seed
+        if fmt == "json_object" or (fmt == "json_object_schema" and schema is None):
+            body["response_format"] = {"type": "json_object"}
+        elif fmt == "json_object_schema":
+            body["response_format"] = {"type": "json_object", "schema": schema}
+        elif fmt == "json_schema" and schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": schema, "strict": True},
+            }
+        if options.extra_body:
+            body["extra_body"] = dict(options.extra_body)  # server-specific fields go in as they are
+        return body
+
+    def _delay(self, options: LLMOptions, retries: int, exc: Exception, rng: random.Random) -> tuple[float, float]:
+        """(seconds to wait, what the server asked for or 0): full-jitter backoff, or the server's wait if longer."""
+        delay = min(options.max_backoff, options.backoff * 2**retries) * (0.5 + rng.random() / 2)
+        response = getattr(exc, "response", None)
+        asked = retry_after(response.headers) if response is not None else None
+        if asked is not None:
+            return max(delay, asked), asked
+        return delay, 0.0
+
+    def _failed(self, fmt: str, started: float, retries: int, errors: list[str], failure: str) -> Reply:
+        self.unanswered += 1
+        self.failures_in_row += 1
+        if self.failures_in_row >= self.breaker:
+            last = f"{failure}; {errors[-1]}" if errors else failure
+            self._trip(f"{self.failures_in_row} calls in a row got no answer (last: {last})")
+        return Reply(None, self._meta(fmt, started, retries, errors, failure))
+
+    def _trip(self, reason: str) -> None:
+        if self.tripped is None:
+            self.tripped = reason[:400]
+
+    def _meta(
+        self, fmt: str, started: float, retries: int, errors: list[str], failure: str | None = None
+    ) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "cached": False,
+            "response_format": fmt,
+            "retries": retries,
+            "latency_s": round(time.monotonic() - started, 4),
+            "transport_errors": errors,
+        }
+        if failure is not None:
+            meta["failure"] = failure
+        return meta

@@ -1,0 +1,185 @@
+"""The day's rule handlers: bids for the floor, the statement and its judged claims, the listeners'
+analyses and suspicion scores, the vote and the exile, the next round.
+
+One handler per day node of the phase graph (``graph``), each a pure function of the game state (see
+``rules``, which holds the night's handlers and re-exports these: ``graph`` reads them there).
+"""
+
+from __future__ import annotations
+
+from .claim_text import extractor_for
+from .claims import add_role_claims, merge_claims
+from .judge import judge
+from .roles import ROLE_SPECS, ActionKind, Role
+from .rules_base import _count, _die, _draw, _open, _take
+from .state import PUBLIC, GameState, Statement
+
+
+def open_bid(state: GameState) -> None:
+    if state.debate_turn == 0:
+        state.emit("day_start", None, PUBLIC, max_debate_turns=state.config.max_debate_turns)
+    _open(state, [p for p in state.living() if p != state.last_speaker], ActionKind.BID)
+
+
+def open_statement(state: GameState) -> None:
+    top, tied = -1, []
+    for seat, action in _take(state).items():
+        bid = action["bid"]
+        if bid > top:
+            top, tied = bid, [seat]
+        elif bid == top:
+            tied.append(seat)
+    tied.sort()
+    if len(tied) == 1:
+        speaker = tied[0]
+    else:
+        weights = [2.0 if seat in state.last_mentioned else 1.0 for seat in tied]
+        speaker = _draw(state, tied, weights if len(set(weights)) > 1 else None)
+    state.emit("floor", speaker, PUBLIC, speaker=speaker, bid=top, tied=tied)
+    _open(state, [speaker], ActionKind.STATEMENT)
+
+
+def _publicly_known_roles(state: GameState) -> tuple[tuple[str, int], ...]:
+    """(role, seat) of a one-holder role (``RoleSpec.unique``: the seer, the doctor, ...) whose holder everyone
+    knows (revealed on death): "the doctor" names them."""
+    holders: dict[Role, list[int]] = {}
+    for seat, role in state.revealed.items():
+        holders.setdefault(role, []).append(seat)
+    return tuple(
+        sorted((role.value, seats[0]) for role, seats in holders.items()
+               if ROLE_SPECS[role].unique and len(seats) == 1)
+    )  # fmt: skip
+
+
+def _public_role_claims(state: GameState) -> tuple[tuple[int, str], ...]:
+    """``claims.public_role_claims`` of the statements so far, read once each (kept on the state)."""
+    done, claimed = state.role_claims_read
+    if done > len(state.statements):  # a state whose statements were replaced: read them all again
+        done, claimed = 0, {}
+    for st in state.statements[done:]:
+        add_role_claims(claimed, st.speaker, st.claims)
+    state.role_claims_read = (len(state.statements), claimed)
+    return tuple(sorted(claimed.items()))
+
+
+def open_analyses(state: GameState) -> None:
+    ((speaker, action),) = _take(state).items()
+    text = action["statement"]
+    extracted, mentioned = extractor_for(state.names).scan(
+        text, speaker, _publicly_known_roles(state), _public_role_claims(state)
+    )
+    state.debate_turn += 1
+    state.last_speaker = speaker
+    state.last_mentioned = mentioned
+    if not text:
+        state.emit("pass", speaker, PUBLIC, speaker=speaker)
+        state.current_statement = None
+        return
+    # The text's claims are always judged; structured claims can only add to them.
+    claims, source, disagreement = merge_claims(extracted, action["claims"])
+    statement = Statement(
+        id=len(state.statements),
+        round=state.round,
+        turn=state.debate_turn,
+        speaker=speaker,
+        text=text,
+        claims=claims,
+        claims_source=source,
+        truncated=action["truncated"],
+        verdict=judge(state, speaker, claims),
+        claims_disagreement=disagreement,
+    )
+    state.statements.append(statement)
+    state.current_statement = statement.id
+    # Only when the agent sent structured claims: there is nothing to compare otherwise.
+    compared = {} if disagreement is None else {"claims_disagreement": disagreement}
+    state.emit(
+        "statement",
+        speaker,
+        PUBLIC,
+        statement_id=statement.id,
+        speaker=speaker,
+        text=text,
+        claims=claims,
+        claims_source=source,
+        **compared,
+        truncated=statement.truncated,
+    )
+    state.emit(
+        "ground_truth",
+        speaker,
+        (),
+        statement_id=statement.id,
+        speaker_role=state.roles[speaker].value,
+        **statement.verdict,
+        **compared,
+    )
+    if state.config.analysis_self:
+        _open(state, [speaker], ActionKind.SELF_ANALYSIS)
+    if state.config.analysis_peer:
+        _open(state, [p for p in state.living() if p != speaker], ActionKind.PEER_ANALYSIS)
+
+
+def score_analyses(state: GameState) -> None:
+    answers = _take(state)
+    if state.current_statement is None:
+        return
+    statement = state.statements[state.current_statement]
+    speaker = statement.speaker
+    weight = state.config.suspicion_weight
+    for seat in sorted(answers):
+        action = answers[seat]
+        if seat == speaker:
+            continue
+        prior = float(state.suspicion[seat, speaker])
+        score = weight * action["suspicion"] + (1.0 - weight) * prior
+        state.suspicion[seat, speaker] = score
+        state.suspicion_version += 1
+        state.emit(
+            "suspicion",
+            seat,
+            (seat,),
+            statement_id=statement.id,
+            subject=speaker,
+            prior=prior,
+            reported=action["suspicion"],
+            score=score,
+        )
+    state.current_statement = None
+
+
+def open_vote(state: GameState) -> None:
+    _open(state, state.living(), ActionKind.VOTE)
+
+
+def exile(state: GameState) -> None:
+    votes = {seat: a["vote"] for seat, a in sorted(_take(state).items())}
+    tally = _count(votes.values())
+    voters = len(votes)
+    exiled = None
+    if tally:
+        target, count = max(sorted(tally.items()), key=lambda tc: tc[1])
+        if count * 2 > voters:
+            exiled = target
+    record = {
+        "round": state.round,
+        "votes": {str(s): v for s, v in votes.items()},
+        "tally": {str(t): c for t, c in sorted(tally.items())},
+        "abstained": sum(1 for v in votes.values() if v is None),
+        "exiled": exiled,
+    }
+    state.vote_history.append(record)
+    state.emit("votes", None, PUBLIC, **{k: v for k, v in record.items() if k != "round"})
+    state.exiles.append((state.round, exiled))
+    if exiled is not None:
+        _die(state, exiled, "exile")
+    else:
+        state.emit("no_exile", None, PUBLIC, needed=voters // 2 + 1)
+    state.facts_version += 1
+
+
+def next_round(state: GameState) -> None:
+    state.round += 1
+    state.debate_turn = 0
+    state.last_speaker = None
+    state.last_mentioned = frozenset()
