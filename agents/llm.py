@@ -1,7 +1,12 @@
-"""``LLMAgent``: a policy that asks a chat model through the ``openai`` SDK (any OpenAI-compatible server).
+"""``LLMAgent``: a policy that asks a chat model, by default through the ``openai`` SDK (any OpenAI-compatible server).
 
     agent = LLMAgent(model="gpt-4o-mini", base_url="https://api.openai.com/v1", temperature=0.2)
     agent = LLMAgent(options=LLMOptions(...), pool=pool, seed=seat_seed)   # as the runner makes them
+    agent = LLMAgent(transport=complete, label="llm:mine")   # any async complete(messages, schema) -> text
+
+What carries a request is a transport (``agents/transport.py``): the OpenAI-compatible one by default,
+or anything with an async ``complete(messages, schema)``; the prompt, validation, repair and records
+below are the same whatever carries them.
 
 Options are one validated ``LLMOptions`` (``agents/llm_options.py``); the client, its connection
 pool, retries, response-format step-down and circuit breaker belong to the run's ``EndpointPool``
@@ -26,19 +31,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.actions import ACTION_MODELS, as_object, echoes_template
 from werewolf_env.json_input import short_repr
 from werewolf_env.names import name_key
 from werewolf_env.state import ActionKind
 
 from .base import Policy
-from .cache import ResponseCache
 from .endpoints import Endpoint, EndpointDownError, EndpointPool
 from .llm_options import LLMOptions, validate_options
 from .prompts import answer_line, build_messages, fit, with_answer_line
 from .schemas import turn_schema
+from .transport import OpenAITransport, Transport, as_transport
 
-_TARGET_KEYS = {"eliminate": "target", "protect": "target", "unmask": "target", "vote": "vote"}
+# The field naming a player per action kind, and whether null is an answer (abstain, keep the potion).
+_TARGET_KEYS = {k.value: (s.target_key, s.null_ok) for k, s in ACTION_SPECS.items() if s.target_key is not None}
 
 
 class LLMAgent(Policy):
@@ -53,31 +60,36 @@ class LLMAgent(Policy):
         seed: int | None = None,
         cache_dir: str | Path | None = None,
         label: str | None = None,
+        transport: Any = None,
         **option_values: Any,
     ) -> None:
+        given = as_transport(transport) if transport is not None else None
         if options is None:
-            if model is None:
-                raise ValueError("LLMAgent needs a model (or options)")
-            options = validate_options({"model": model, **option_values})
+            if model is None and given is None:
+                raise ValueError("LLMAgent needs a model (or options, or a transport)")
+            options = validate_options({"model": model or (given and given.label), **option_values})
         elif model is not None or option_values:
             raise ValueError("give LLMAgent either options or option keywords, not both")
         self.options = options
         self.model = options.model
-        self._own_pool = pool is None
-        self.pool = pool or EndpointPool()
-        self.connection: Endpoint = self.pool.endpoint(options)  # raises ValueError on an unreadable key file
-        self.base_url = self.connection.base_url
-        self.endpoint = self.base_url  # the runner's concurrency cap is per endpoint
         # The sampling seed: the option's, else this seat's (distinct per seat and game, the same on reruns).
         self.seed = options.seed if options.seed is not None else seed
+        self._own_pool = pool is None and transport is None
+        self.pool = pool or EndpointPool()
+        self.connection: Endpoint | None = None
+        if given is None:
+            openai_path = OpenAITransport(options, self.pool, self.seed, cache_dir, random.Random(seed))
+            self.connection = openai_path.connection
+            self.transport: Transport = openai_path
+        else:
+            self.transport = given
+        self.base_url = self.connection.base_url if self.connection is not None else self.transport.shown
+        self.endpoint = self.transport.endpoint  # the runner's concurrency cap is per endpoint
         self.name = label or options.label()
-        self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
-        self._rng = random.Random(seed)
-        self._calls = 0
         self._records: list[dict[str, Any]] = []
 
     def __repr__(self) -> str:  # never show the key
-        return f"LLMAgent(model={self.model!r}, base_url={self.connection.shown!r})"
+        return f"LLMAgent(model={self.model!r}, base_url={self.transport.shown!r})"
 
     def drain_records(self) -> list[dict[str, Any]]:
         records, self._records = self._records, []
@@ -86,6 +98,7 @@ class LLMAgent(Policy):
     async def aclose(self) -> None:
         if self._own_pool:
             await self.pool.aclose()
+        await self.transport.aclose()
 
     # ------------------------------------------------------------------ one turn
 
@@ -94,14 +107,16 @@ class LLMAgent(Policy):
             return await self._turn(observation, info)
         except EndpointDownError:
             raise  # already redacted; the runner stops the run on it
+        except self.transport.passthrough:
+            raise  # the caller's own (an evaluation framework's limit or cancellation): never a fallback
         except Exception as exc:  # the runner records the text: it must not carry this endpoint's secrets
-            raise RuntimeError(self.connection.scrub(f"{type(exc).__name__}: {exc}")) from None
+            raise RuntimeError(self.transport.scrub(f"{type(exc).__name__}: {exc}")) from None
 
     async def _turn(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
         kind = info.get("action_kind")
         if kind is None:
             return {}
-        merge = self.connection.system_mode(self.options) == "user"
+        merge = self.transport.system_mode() == "user"
         answer_format = answer_line(kind, info)
         messages = with_answer_line(build_messages(observation["text"], merge_system=merge), answer_format)
         friction = info.get("friction")  # the detector's note on this statement (friction runs only)
@@ -110,7 +125,7 @@ class LLMAgent(Policy):
             messages[-1] = {**messages[-1], "content": note}
         messages, budget = fit(
             messages, self.options.context_budget, self.options.max_tokens,
-            lambda chars: self.connection.estimate_tokens(self.model, chars),
+            self.transport.estimate_tokens,
         )  # fmt: skip
         answer, error, cached = await self._ask(messages, kind, info, "answer", budget)
         if error is None:
@@ -138,12 +153,12 @@ class LLMAgent(Policy):
         self, messages: list[dict[str, str]], kind: str, info: dict[str, Any], attempt: str, budget: dict[str, Any]
     ) -> tuple[dict[str, Any] | str | None, str | None, bool]:
         """(valid action, None, cached), or (raw answer or None, why it cannot be used, cached)."""
-        self._calls += 1
         record: dict[str, Any] = {
-            "type": "llm_call", "model": self.model, "endpoint": self.connection.shown, "attempt": attempt,
+            "type": "llm_call", "model": self.model, "endpoint": self.transport.shown, "attempt": attempt,
             "action_kind": kind, "messages": messages, "prompt_budget": budget,
         }  # fmt: skip
-        content, meta = await self._complete(messages, kind, info)
+        reply = await self.transport.complete(messages, turn_schema(kind, info), kind=kind)
+        content, meta = reply.content, reply.meta
         record.update(meta)
         if content is None:
             record["error"] = meta.get("failure", "no answer")
@@ -159,35 +174,6 @@ class LLMAgent(Policy):
         cached = bool(meta.get("cached"))
         return (action, None, cached) if error is None else (content, error, cached)
 
-    async def _complete(
-        self, messages: list[dict[str, str]], kind: str, info: dict[str, Any]
-    ) -> tuple[str | None, dict[str, Any]]:
-        """The reply text (from the cache when this exact request was answered before) and its meta."""
-        fmt = self.connection.format_for(self.options)
-        schema = turn_schema(kind, info)
-        o = self.options
-        seed = self.seed
-        request = {
-            # the redacted URL: a key in it must not be recoverable from cache names by guessing
-            "endpoint": self.connection.shown, "model": o.model, "messages": messages, "temperature": o.temperature,
-            "top_p": o.top_p, "max_tokens": o.max_tokens, "response_format": fmt, "extra_body": o.extra_body,
-            "schema": schema if fmt in ("json_schema", "json_object_schema") else None, "seed": seed,
-        }  # fmt: skip
-        if o.temperature > 0:
-            request["sample"] = self._calls  # sampled answers are replayed per call, not shared between calls
-        key = ResponseCache.key(request) if self.cache is not None else ""
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                return hit["content"], {"cached": True, "usage": hit.get("usage"), "latency_s": 0.0, "retries": 0,
-                                        "response_format": fmt, "finish_reason": hit.get("finish_reason"),
-                                        "cut_off": bool(hit.get("cut_off"))}  # fmt: skip
-        reply = await self.connection.complete(o, messages, schema, kind, self._rng, seed=seed, fmt=fmt)
-        if reply.content is not None and self.cache is not None:
-            kept = {k: reply.meta.get(k) for k in ("usage", "finish_reason", "cut_off")}
-            self.cache.put(key, {"content": reply.content, **kept})
-        return reply.content, reply.meta
-
 
 def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """The answer as an action dict if it is valid for this turn, else (None, the reason)."""
@@ -201,7 +187,7 @@ def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, A
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"]) or "answer"
         return None, f"{where}: {first['msg']}"
-    key = _TARGET_KEYS.get(kind)
+    key, null_ok = _TARGET_KEYS.get(kind, (None, True))
     if key is not None:
         value = obj.get(key)
         # Names are compared as the engine compares them (``name_key``): a decomposed "Inés" is Inés.
@@ -209,7 +195,7 @@ def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, A
         if value is not None and name_key(str(value)) not in legal and not (key == "target" and value == "me"):
             allowed = ", ".join(info.get("legal_targets", []))
             return None, f"{key}: {short_repr(value)} is not allowed; choose one of {allowed}"
-        if value is None and key == "target":
+        if value is None and not null_ok:
             return None, "target: choose a player"
     if kind == "bid" and not 0 <= obj["bid"] <= int(info.get("max_bid", 10)):
         return None, f"bid: must be between 0 and {info.get('max_bid', 10)}"

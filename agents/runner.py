@@ -2,6 +2,8 @@
 
     result = await play_game({"num_players": 8}, "heuristic", seed=1, log_dir="runs/x")
     result = play_game_sync({"num_players": 8}, lineup_dict, seed=1)
+    result = await play_game(config, None, seed=1, policy_factory=lambda seat: MyPolicy(seat.role))
+    result.events                                 # the game in its log's format (header, events, records)
 
 Within a group (one turn's bids, the night, the votes, the analyses of one statement, the
 summaries) the runner asks every member at once, at most ``concurrency`` calls in flight per
@@ -23,20 +25,25 @@ its own pool to every game, so the cap holds across games; without one, the game
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from werewolf_env import GameConfig
+from werewolf_env import GameConfig, __version__
+from werewolf_env.actions import to_jsonable
+from werewolf_env.config import Role, Team
+from werewolf_env.engine import Game
 from werewolf_env.env import raw_env
+from werewolf_env.log import SCHEMA_VERSION
 
 from .base import Policy
 from .endpoints import EndpointDownError, EndpointPool
-from .lineup import Lineup, load_lineup, make_policy
+from .lineup import AgentSpec, Lineup, load_lineup, make_policy
 
 
 @dataclass
@@ -50,6 +57,57 @@ class PlayerOutcome:
     alive: bool
     reward: float
     won: bool
+
+
+class GameTrail:
+    """One game's records in its log's format, kept in memory as cheaply as possible: the engine's events
+    are read from the game itself when asked for; the policies' records are kept with their place."""
+
+    def __init__(self, game: Game, on_records: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+        self.game = game
+        state = game.state
+        self.header = {"type": "header", "schema_version": SCHEMA_VERSION, "package_version": __version__,
+                       "seed": state.seed, "config": state.config.model_dump(mode="json")}  # fmt: skip
+        self._extras: list[tuple[int, dict[str, Any]]] = []  # (engine events before it, record)
+        self._on_records = on_records
+        self._told = (0, 0, False)  # events, records and snapshot already told to on_records
+        if on_records is not None:
+            on_records([self.header])
+
+    def record(self, actor: int | None, data: dict[str, Any]) -> None:
+        state = self.game.state
+        record: dict[str, Any] = {"seq": None, "round": state.round, "phase": state.phase, "type": "agent_record",
+                                  "actor": actor, "audience": [], "data": data}  # fmt: skip
+        self._extras.append((len(state.events), record))
+
+    def _merged(self, events_from: int, extras_from: int) -> list[dict[str, Any]]:
+        events = self.game.state.events
+        out: list[dict[str, Any]] = []
+        i = events_from
+        for position, record in self._extras[extras_from:]:
+            out.extend(e.to_json() for e in events[i:position])
+            i = max(i, position)
+            out.append(to_jsonable(record))
+        out.extend(e.to_json() for e in events[i:])
+        return out
+
+    def records(self) -> list[dict[str, Any]]:
+        """Header, events and records in order, and the final snapshot when the game is over."""
+        snapshot = [{"type": "snapshot", "data": self.game.snapshot()}] if self.game.over else []
+        return [self.header, *self._merged(0, 0), *snapshot]
+
+    def told(self) -> None:
+        """Tell ``on_records`` what happened since it was last told."""
+        if self._on_records is None or self._told[2]:
+            return
+        events, extras, _ = self._told
+        new = self._merged(events, extras)
+        over = self.game.over
+        if over:
+            new.append({"type": "snapshot", "data": self.game.snapshot()})
+        self._told = (len(self.game.state.events), len(self._extras), over)
+        if new:
+            self._on_records(new)
 
 
 @dataclass
@@ -66,9 +124,19 @@ class GameResult:
     policy_errors: int = 0
     groups: int = 0  # simultaneous groups asked: the sequential rounds of calls the game needed
     tokens: dict[str, int] = field(default_factory=dict)  # summed usage of the policies' model calls
+    trail: GameTrail | None = field(default=None, repr=False, compare=False)  # not in to_json
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The game in its log's format (header, engine events, policies' records, final snapshot), as
+        ``werewolf_env.log.read_log`` reads a log file: ``GameRecord.from_events(result.events)``."""
+        return self.trail.records() if self.trail is not None else []
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "trail"}
+        data["players"] = [asdict(p) for p in self.players]
+        data["tokens"] = dict(self.tokens)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameResult:
@@ -86,6 +154,22 @@ def calls_in_flight() -> int:
     return _Activity.in_flight
 
 
+@dataclass(frozen=True)
+class Seat:
+    """What a policy factory is told of the seat it makes a policy for."""
+
+    seat: int
+    agent: str  # "player_0", ...
+    name: str  # the player's name in the game
+    role: Role
+    team: Team
+    seed: int  # the seat's policy seed (``seat_seed``)
+    spec: AgentSpec  # what the lineup says for this seat
+
+
+PolicyFactory = Callable[[Seat], Policy]
+
+
 def seat_seed(game_seed: int, seat: int) -> int:
     """Each seat's policy seed: distinct per seat and game, the same on every rerun."""
     return (game_seed * 1_000_003 + seat * 7919) % (2**31 - 1)
@@ -101,18 +185,27 @@ async def play_game(
     policies: list[Policy] | None = None,
     info_hook: Callable[[raw_env, str, dict[str, Any]], None] | None = None,
     pool: EndpointPool | None = None,
+    *,
+    policy_factory: PolicyFactory | None = None,
+    passthrough: tuple[type[BaseException], ...] = (),
+    on_records: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> GameResult:
     """Play one game to the end and return its result (and write its log when ``log_dir`` is set).
 
-    ``policies`` overrides the lineup with ready-made policy objects, one per seat. ``info_hook(env,
+    ``policies`` overrides the lineup with ready-made policy objects, one per seat; ``policy_factory(seat)``
+    makes each seat's policy from a ``Seat`` (its number, role, seed and lineup spec) instead. ``info_hook(env,
     agent, info)`` may add to a copy of each info before the policy sees it (the detector's friction
     warnings, for instance); it must add only what that agent may know. ``pool`` is the run's
     ``EndpointPool`` (its ``concurrency`` then caps calls per endpoint across every game sharing it).
+    ``passthrough``: exception types a policy may raise that end the game and reach the caller (never a
+    fallback). ``on_records(records)`` is told the game's new log records after every step.
     """
     config = env_config if isinstance(env_config, GameConfig) else GameConfig(**(env_config or {}))
     spec = load_lineup(lineup)
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    if policies is not None and policy_factory is not None:
+        raise ValueError("give play_game either policies or a policy_factory, not both")
     own_pool = pool is None
     if pool is None:
         pool = EndpointPool(concurrency=concurrency)
@@ -121,16 +214,31 @@ async def play_game(
     game = env.game
     assert game is not None
     roles = game.state.roles
+    unknown = sorted(set(spec.seats) - set(env.possible_agents))
     try:
+        if unknown:
+            raise ValueError(
+                f"lineup seats.{unknown[0]}: no such seat in a {config.num_players}-player game "
+                f"(seats are player_0 to player_{config.num_players - 1})"
+            )
         if policies is None:
             specs = [spec.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
-            policies = [make_policy(s, seat_seed(seed, seat), cache_dir, pool) for seat, s in enumerate(specs)]
-            labels = [s.label() for s in specs]
+            if policy_factory is None:
+                policies = [make_policy(s, seat_seed(seed, seat), cache_dir, pool) for seat, s in enumerate(specs)]
+                labels = [s.label() for s in specs]
+            else:
+                policies = []
+                for seat, agent in enumerate(env.possible_agents):
+                    where = Seat(seat, agent, game.state.names[seat], roles[seat], roles[seat].team,
+                                 seat_seed(seed, seat), specs[seat])  # fmt: skip
+                    policies.append(policy_factory(where))
+                labels = [p.name for p in policies]
         else:
             if len(policies) != config.num_players:
                 raise ValueError(f"{len(policies)} policies for {config.num_players} seats")
             labels = [p.name for p in policies]
-        return await _play(env, config, seed, policies, labels, pool, info_hook)
+        trail = GameTrail(game, on_records)
+        return await _play(env, config, seed, policies, labels, pool, info_hook, trail, passthrough)
     finally:
         env.close()
         for policy in policies or []:
@@ -147,12 +255,16 @@ async def _play(
     labels: list[str],
     pool: EndpointPool,
     info_hook: Callable[[raw_env, str, dict[str, Any]], None] | None,
+    trail: GameTrail,
+    passthrough: tuple[type[BaseException], ...],
 ) -> GameResult:
     game = env.game
     assert game is not None
     roles = game.state.roles
     # Who played which seat: reports group their figures by these labels (ignored by replay).
-    env.log_extra(None, {"type": "lineup", "policies": labels})
+    lineup_record = {"type": "lineup", "policies": labels}
+    env.log_extra(None, lineup_record)
+    trail.record(None, lineup_record)
     # Policies that follow the game between their turns (a person, once eliminated): told after each step.
     watchers = [(agent, p) for agent, p in zip(env.possible_agents, policies, strict=True) if hasattr(p, "watch")]
     # Structured events cost time on every turn: hand them out only when some policy reads them.
@@ -174,7 +286,7 @@ async def _play(
                 info = dict(info)
                 info_hook(env, agent, info)
             policy = policies[env.agent_name_mapping[agent]]
-            tasks.append(asyncio.ensure_future(_ask(policy, obs, info, pool)))
+            tasks.append(asyncio.ensure_future(_ask(policy, obs, info, pool, passthrough)))
             await asyncio.sleep(0)  # this member's call goes out before the next observation is rendered
         try:
             answers = await asyncio.gather(*tasks)
@@ -186,6 +298,7 @@ async def _play(
         for agent, (action, records, failed) in zip(members, answers, strict=True):
             for record in records:
                 env.log_extra(agent, record)
+                trail.record(env.agent_name_mapping[agent], record)
                 usage = record.get("usage") if record.get("type") == "llm_call" else None
                 if isinstance(usage, dict):
                     for key in ("prompt_tokens", "completion_tokens"):
@@ -195,6 +308,7 @@ async def _play(
             env.step(action)
             steps += 1
             _tell(env, watchers)
+            trail.told()
     _tell(env, watchers)
     state = game.state
     rewards = game.rewards()
@@ -211,7 +325,7 @@ async def _play(
         seed=seed, winner=state.winner.value if state.winner else None, truncated=state.truncated,
         rounds=state.round, steps=steps, fallbacks=fallbacks, seconds=round(time.perf_counter() - started, 4),
         log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors, groups=groups,
-        tokens=tokens,
+        tokens=tokens, trail=trail,
     )  # fmt: skip
 
 
@@ -225,8 +339,16 @@ def _tell(env: raw_env, watchers: list[tuple[str, Policy]]) -> None:
 
 
 def play_game_sync(*args: Any, **kwargs: Any) -> GameResult:
-    """``play_game`` for code without an event loop."""
-    return asyncio.run(play_game(*args, **kwargs))
+    """``play_game`` for synchronous code. Inside a running event loop (a notebook, an async framework) the
+    game is played on its own loop in a worker thread while this call blocks; from async code, prefer
+    ``await play_game(...)`` (objects bound to the caller's loop, such as a shared ``EndpointPool``, cannot
+    be used from the worker's loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(play_game(*args, **kwargs))
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="play_game_sync") as worker:
+        return worker.submit(asyncio.run, play_game(*args, **kwargs)).result()
 
 
 async def _ask(
@@ -234,6 +356,7 @@ async def _ask(
     obs: dict[str, Any],
     info: dict[str, Any],
     pool: EndpointPool,
+    passthrough: tuple[type[BaseException], ...] = (),
 ) -> tuple[Any, list[dict[str, Any]], int]:
     """One policy's answer, its log records, and 1 if it raised (the env then falls back)."""
     key = policy.endpoint
@@ -245,6 +368,8 @@ async def _ask(
             return action, policy.drain_records(), 0
         except (KeyboardInterrupt, SystemExit, EndpointDownError):
             raise
+        except passthrough:
+            raise  # the caller's (a limit of an evaluation framework): ends the game, never a fallback
         except Exception as exc:
             records = policy.drain_records()
             records.append({

@@ -6,14 +6,22 @@ names, so a constrained model cannot name a dead or unknown player; bids are an 
 allowed integers. Properties come in the order the model should think: the analyses' ``reasoning``
 first, then the verdict. Structured claims are left out: claims are always read from the statement
 itself (``werewolf_env.claims``), and models that want to add some can in JSON mode.
+
+``answer_schema(kind, info=None)`` is the public form: the schema of a valid answer to any action kind,
+for one turn (with the ``info`` the env hands the player) or, without one, for any turn of that kind.
+``ANSWER_KINDS`` lists the kinds.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
 from werewolf_env.config import statement_char_limit
+from werewolf_env.roles import ActionKind
+
+ANSWER_KINDS: tuple[str, ...] = tuple(kind.value for kind in ActionKind)
 
 DECEPTION_TYPES = list(LIE_TYPES)
 # Caps keep a small model from rambling to its token limit inside one string.
@@ -33,18 +41,29 @@ def _text(description: str, max_chars: int) -> dict[str, Any]:
     return {"type": "string", "description": description, "maxLength": max_chars}
 
 
+def answer_schema(kind: str, info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON schema of a valid answer to an action of ``kind`` (one of ``ANSWER_KINDS``).
+
+    With ``info`` (as the env hands it to the player) the schema is this turn's: targets are an enum of the
+    legal names, bids of the allowed integers, the statement's length the announced cap. Without it, any
+    turn of that kind: a target is any string, bids run to the default maximum."""
+    if kind not in ANSWER_KINDS:
+        raise ValueError(f"{kind!r} is not an action kind; one of {', '.join(ANSWER_KINDS)}")
+    return turn_schema(kind, info or {})
+
+
 def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
     """The schema of a valid answer to this turn (``info`` as the env hands it to the policy)."""
     names = [str(n) for n in info.get("legal_targets") or []]
     notes = _text("a private note to yourself (empty if none)", NOTES_CHARS)
-    if kind in ("eliminate", "protect", "unmask"):
-        target: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
-        return _obj({"target": target})
-    if kind == "vote":
+    spec = ACTION_SPECS.get(ActionKind(kind)) if kind in ANSWER_KINDS else None
+    if spec is not None and spec.target_key is not None:
+        name: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
+        if not spec.null_ok:
+            return _obj({spec.target_key: name})
         # anyOf, not a type list with an enum: llama.cpp's grammar converter drops an enum next to a
         # list of types (a 270M model then voted for "0" and ":{").
-        name: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
-        return _obj({"vote": {"anyOf": [name, {"type": "null"}]}})
+        return _obj({spec.target_key: {"anyOf": [name, {"type": "null"}]}})
     if kind == "bid":
         return _obj({"bid": {"type": "integer", "enum": list(range(int(info.get("max_bid", 10)) + 1))}})
     if kind == "statement":
@@ -55,13 +74,19 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
         props: dict[str, Any] = {
             "reasoning": _text("one or two short sentences of reasoning, before the verdict", REASONING_CHARS),
             "is_deceptive": {"type": "boolean"},
-            "confidence": {"type": "number", "enum": PROBABILITIES,
-                           "description": "probability that the statement is deceptive"},
+            "confidence": {
+                "type": "number",
+                "enum": PROBABILITIES,
+                "description": "probability that the statement is deceptive",
+            },
             "deception_type": {"type": "string", "enum": DECEPTION_TYPES},
         }
         if kind == "peer_analysis":
-            props["suspicion"] = {"type": "number", "enum": PROBABILITIES,
-                                  "description": "probability that the speaker is a werewolf"}
+            props["suspicion"] = {
+                "type": "number",
+                "enum": PROBABILITIES,
+                "description": "probability that the speaker is a werewolf",
+            }
         return _obj(props)
     # Short: eight long summaries queued at a one-slot local server overran the deadline (every one unanswered).
     return _obj({"summary": _text("your final summary of the game, in two or three sentences", 400)})

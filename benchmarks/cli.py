@@ -35,10 +35,11 @@ from .exit_codes import (
     interrupted_code,
     sigterm_as_interrupt,
 )
+from .export import add_export_options, export_command
 from .game_workers import workers_stuck
 from .llm_flags import add_llm_flags
 from .play_cli import play_command
-from .relabel import add_relabel_parser, relabel_command
+from .relabel_cli import add_relabel_parser, relabel_command
 from .replay_cli import replay_command
 from .report_cli import add_report_parser, report_command
 from .rescore_cli import rescore_command
@@ -176,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
     add_llm_flags(tour)
 
+    add_export_options(command("export", "runs as a dataset: statements and games tables (Parquet or JSONL), a card"))
+
     add_relabel_parser(commands, HelpWithDefaults)
     commands.choices["relabel"].formatter_class = HelpWithDefaults
 
@@ -212,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "run": run_command, "play": play_command, "report": report_command, "rescore": rescore_command,
         "replay": replay_command, "tournament": tournament_command, "relabel": relabel_command,
-        "detect-eval": detect_eval_command,
+        "detect-eval": detect_eval_command, "export": export_command,
     }  # fmt: skip
     code = _dispatch(commands[args.command], args)
     if workers_stuck():

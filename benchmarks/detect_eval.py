@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +26,23 @@ from werewolf_env.counterfactual import CounterfactualValuer
 from werewolf_env.stats import Bootstrap
 
 from .detector import TEXT_FEATURES, VALUE_FEATURES, best_threshold, fit, statement_rows
+from .progress import Bar
 from .runs import Job, Progress, RunDir, play_run
 
 HELD_OUT_OFFSET = 1_000_000
 
 
 def play_split(
-    out: Path, config: GameConfig, lineup: Lineup, seeds: list[int], concurrency: int, quiet: bool
-) -> list[Path]:
+    out: Path, config: GameConfig, lineup: Lineup, seeds: list[int], concurrency: int, quiet: bool,
+    label: str = "games",
+) -> list[Path]:  # fmt: skip
     run = RunDir(out)
     jobs = [Job(f"seed{s}", s, lineup) for s in seeds]
     identity = {"config": config.model_dump(mode="json"), "lineup": lineup.model_dump(mode="json")}
     finished = run.open(identity, [j.id for j in jobs], "run", "detect-eval", seeds)
     todo = [j for j in jobs if j.id not in finished]
     if todo:
-        progress = Progress(len(jobs), len(finished), quiet=quiet)
+        progress = Progress(len(jobs), len(finished), quiet=quiet, label=label)
         asyncio.run(play_run(run, config, todo, concurrency, progress))
         progress.finish()
     results = run.read_results()
@@ -64,13 +66,24 @@ def features_of(log: str, cache: str, determinizations: int, rollouts: int, seed
     return rows
 
 
-def split_features(logs: list[Path], cache: Path, budget: tuple[int, int, int], workers: int) -> list[dict[str, Any]]:
+def split_features(
+    logs: list[Path], cache: Path, budget: tuple[int, int, int], workers: int, bar: Bar | None = None
+) -> list[dict[str, Any]]:
+    """Every statement row of ``logs``, in their order (``bar`` advanced as each game's are ready)."""
     args = [(str(log), str(cache / f"{log.stem}.json"), *budget) for log in logs]
+    parts: list[list[dict[str, Any]]] = [[] for _ in args]
     if workers > 1:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            parts = list(pool.map(features_of, *zip(*args, strict=True)))
+            futures = {pool.submit(features_of, *a): k for k, a in enumerate(args)}
+            for future in as_completed(futures):
+                parts[futures[future]] = future.result()
+                if bar is not None:
+                    bar.advance()
     else:
-        parts = [features_of(*a) for a in args]
+        for k, a in enumerate(args):
+            parts[k] = features_of(*a)
+            if bar is not None:
+                bar.advance()
     return [row for part in parts for row in part]
 
 
@@ -107,12 +120,16 @@ def run_detect_eval(
     out: Path, lineup: Lineup, config: GameConfig, train_games: int, test_games: int, seed: int,
     determinizations: int, rollouts: int, workers: int, concurrency: int, quiet: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
-    train_logs = play_split(out / "train", config, lineup, [seed + k for k in range(train_games)], concurrency, quiet)
+    train_seeds = [seed + k for k in range(train_games)]
+    train_logs = play_split(out / "train", config, lineup, train_seeds, concurrency, quiet, "train games")
     test_seeds = [seed + HELD_OUT_OFFSET + k for k in range(test_games)]
-    test_logs = play_split(out / "test", config, lineup, test_seeds, concurrency, quiet)
+    test_logs = play_split(out / "test", config, lineup, test_seeds, concurrency, quiet, "test games")
     budget = (determinizations, rollouts, seed)
-    train = split_features(train_logs, out / "features" / "train", budget, workers)
-    test = split_features(test_logs, out / "features" / "test", budget, workers)
+    # The counterfactual values are the slow part: a bar per split (games whose features are cached count at once).
+    with Bar("train features", len(train_logs), quiet=quiet) as bar:
+        train = split_features(train_logs, out / "features" / "train", budget, workers, bar)
+    with Bar("test features", len(test_logs), quiet=quiet) as bar:
+        test = split_features(test_logs, out / "features" / "test", budget, workers, bar)
     if not train or not test:
         raise ValueError("no statements to learn from or to test on: play more games")
     y_train = np.array([r["lie"] for r in train], dtype=bool)

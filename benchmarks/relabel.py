@@ -36,28 +36,25 @@ the regex labeler (``benchmarks.label_agreement``). Exit codes:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
-import sys
 import tempfile
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.credentials import KEY_VARIABLE_HELP
-from werewolf_env.claims import CLAIM_KINDS, public_role_claims
+from werewolf_env.claims import public_role_claims
 from werewolf_env.judge import Knowledge, judge_claims
 from werewolf_env.log import ReplayError, game_of_header, read_log, replayed_actions
 
-from .claim_labelers import LabelerUnavailableError, Labels, LLMLabeler, as_names, llm_labeler, union_labels
+from .claim_labelers import Labels, LLMLabeler, as_names, union_labels
 from .claims_eval import regex_labeler, score, union_claims
-from .label_agreement import agreement, format_summary, progress
+from .label_agreement import agreement
+from .progress import Bar
 from .report import find_logs
-from .transcripts import DEFAULT_CORPUS, claimed_roles, games_by_id, knowledge_of, public_reveals, read_jsonl
+from .transcripts import claimed_roles, games_by_id, knowledge_of, public_reveals, read_jsonl
 
 EXIT_NOTHING = 1
 EXIT_BAD = 2
@@ -155,9 +152,34 @@ def ndjson(rows: Iterable[dict[str, Any]]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
+class StatementProgress:
+    """``LLMLabeler.on_done``: a bar on stderr over the statements (``benchmarks.progress``), failures and tokens
+    beside; its total is set when the statements are known (``label``)."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.bar = Bar("relabel", None, unit="statements", quiet=quiet)
+        self.failed = self.tokens = 0
+
+    def start(self, total: int) -> None:
+        """The statements are known, and the labelling starts (the bar is drawn at the first one done)."""
+        self.bar.total = total
+        self.bar.started = self.bar.clock()
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        self.failed += record["status"] != "answered"
+        self.tokens += record["prompt_tokens"] + record["completion_tokens"]
+        self.bar.advance(failed=self.failed, tokens=self.tokens)
+
+    def close(self) -> None:
+        if self.bar.done:  # nothing to say when no statement was labelled (a preflight refused, or none to label)
+            self.bar.close()
+
+
 def label(labeler: Any, items: list[dict[str, Any]]) -> tuple[Labels, list[str | None], list[dict[str, Any]]]:
     """The labels, an error per statement (None: labelled) and the call records (LLM only)."""
     if isinstance(labeler, LLMLabeler):
+        if isinstance(labeler.on_done, StatementProgress):
+            labeler.on_done.start(len(items))
         labels = asyncio.run(labeler.alabel(items)) if items else []
         calls = labeler.last_calls if items else []
         errors = [None if c["status"] == "answered" else f"{c['reason']}: {c['error']}" for c in calls]
@@ -282,118 +304,3 @@ def relabel_jsonl(path: Path, name: str, labeler: Any, out: Path, corpus: Path) 
 
 
 # ---------------------------------------------------------------------------------------- command
-
-
-def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
-    text = "label a run's (or a JSONL's) statements with another claim labeler"
-    p = commands.add_parser("relabel", help=text, description=text, epilog=RELABEL_EXIT_CODES,
-                            formatter_class=formatter)  # fmt: skip
-    p.add_argument("source", type=Path, help="a run folder (games/*.ndjson) or a .jsonl of statements")
-    p.add_argument("--labeler", choices=["llm", "regex"], default="llm", help="llm (default) or regex (no model)")
-    p.add_argument("--model", help="the model name (required for --labeler llm; no default)")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
-    p.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
-    p.add_argument("--out", type=Path, help="run folder: the claims folder (default SOURCE/claims); JSONL: the file")
-    p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="transcripts corpus (night logs; JSONL only)")
-    p.add_argument("--timeout", type=float, help="wall-clock limit per attempt, seconds (default 60)")
-    p.add_argument("--retries", type=int, help="retries per call (default 4)")
-    p.add_argument("--max-tokens", type=int, help="room for one answer (default 600)")
-    p.add_argument("--response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
-                   help="what to ask the server for; auto (default) steps down from json_schema as the server "
-                        "refuses")  # fmt: skip
-    p.add_argument("--breaker", type=int, default=8, help="stop (exit 3) after N calls in a row unanswered")
-    p.add_argument("--max-failure-rate", type=float, default=0.10, help="exit 4 above this share of failures")
-    p.add_argument("--no-preflight", action="store_true", help="skip the probe of the endpoint")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary")
-
-
-def make_labeler(args: argparse.Namespace) -> Any:
-    if args.labeler == "regex":
-        return regex_labeler(None)  # run items carry their revealed roles; JSONL items get the corpus's below
-    if not args.model:
-        raise ValueError("--labeler llm needs --model (and --base-url for a server other than OpenAI)")
-    options = {k: v for k, v in (("timeout", args.timeout), ("retries", args.retries), ("max_tokens", args.max_tokens),
-                                 ("response_format", args.response_format)) if v is not None}  # fmt: skip
-    return llm_labeler(args.model, args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency,
-                       breaker=args.breaker, preflight=not args.no_preflight, **options)  # fmt: skip
-
-
-def relabel_command(args: argparse.Namespace) -> int:
-    source: Path = args.source
-    try:
-        if not 0.0 <= args.max_failure_rate <= 1.0:  # NaN fails this too
-            raise ValueError(f"--max-failure-rate must be between 0 and 1 (got {args.max_failure_rate})")
-        labeler = make_labeler(args)
-        is_run = source.is_dir()
-        if is_run and not find_logs(source):
-            raise ValueError(f"no game logs in {source}")
-        if not is_run and not source.is_file():
-            raise ValueError(f"no such run folder or file: {source}")
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD
-    name = args.labeler
-    show = isinstance(labeler, LLMLabeler) and not args.quiet and sys.stderr.isatty()
-    if show:
-        labeler.on_done = progress()
-    started = time.perf_counter()
-    try:
-        if is_run:
-            result = relabel_run(source, name, labeler, args.out or source / "claims")
-        else:
-            out = args.out or source.with_name(f"{source.stem}.{name}.jsonl")
-            result = relabel_jsonl(source, name, labeler, out, args.corpus)
-    except LabelerUnavailableError as exc:
-        print(f"error: preflight: {exc}\nnothing was labelled; fix the above, or pass --no-preflight", file=sys.stderr)
-        return EXIT_BAD
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD
-    finally:
-        if show:
-            print(file=sys.stderr)  # end the progress line
-    summary = finish_summary(result, labeler, name, time.perf_counter() - started)
-    if isinstance(labeler, LLMLabeler) and labeler.down is not None:
-        how = "stopped answering" if summary["answered"] else "gave no answer"
-        print(f"RELABEL STOPPED: {labeler.endpoint_shown} model {labeler.options.model!r} {how}: "
-              f"{labeler.down}. {summary['answered']} of {summary['statements']} statements were labelled; "
-              "nothing was written.", file=sys.stderr)  # fmt: skip
-        return EXIT_DOWN
-    if not summary["statements"]:
-        skipped = "; ".join(f"{s['game']}: {s['error']}" for s in summary.get("skipped_logs") or [])
-        print(f"error: no statement to label in {source}" + (f" (skipped {skipped})" if skipped else ""),
-              file=sys.stderr)  # fmt: skip
-        return EXIT_NOTHING
-    if not summary["answered"]:
-        causes = ", ".join(f"{k} {v}" for k, v in summary["failures"].items())
-        print(f"error: no statement could be labelled ({causes}); nothing was written", file=sys.stderr)
-        return EXIT_NOTHING
-    for path, text in result.writes.items():
-        write_atomic(path, text)
-    if result.summary_path is not None:
-        write_atomic(result.summary_path, json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
-    rate = summary["failed"] / summary["statements"]
-    incomplete = rate > args.max_failure_rate
-    if incomplete:
-        print(
-            f"INCOMPLETE LABELS: {summary['failed']} of {summary['statements']} statements ({rate:.0%}) could "
-            f"not be labelled, more than --max-failure-rate {args.max_failure_rate:.0%}; each carries its error."
-        )
-    if not args.quiet:
-        print(json.dumps(summary, indent=1) if args.json else "\n".join(format_summary(summary)))
-    return EXIT_INCOMPLETE if incomplete else 0
-
-
-def finish_summary(result: Relabelled, labeler: Any, name: str, seconds: float) -> dict[str, Any]:
-    if isinstance(labeler, LLMLabeler):
-        head = labeler.summary()
-    else:
-        failed = sum(1 for claims in result.labels if claims is None)
-        head = {"model": None, "base_url": None, "statements": result.statements,
-                "answered": result.statements - failed, "failed": failed, "failures": {},
-                "tokens": {"prompt": 0, "completion": 0}}  # fmt: skip
-    claims = [c for claims in result.labels if claims for c in claims]
-    head["claims"] = {"total": len(claims), **{k: sum(1 for c in claims if c["kind"] == k) for k in CLAIM_KINDS}}
-    return {"labeler": name, **head, **result.summary, "seconds": round(seconds, 2)}

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, cast
@@ -47,6 +47,7 @@ from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
 
 from . import html_report
 from .claim_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_labels_message
+from .progress import Bar, track
 from .report_stream import RunPass, read_run
 from .report_tables import TABLES, write_tables
 from .validity import game_validity
@@ -71,7 +72,7 @@ def iter_records(paths: Iterable[Path]) -> Iterator[GameRecord]:
         yield GameRecord.from_events(read_log(path), source=str(path))
 
 
-def load_records(paths: list[Path]) -> list[GameRecord]:
+def load_records(paths: Iterable[Path]) -> list[GameRecord]:
     """Every log's record in memory at once (the report streams them instead: ``iter_records``)."""
     return list(iter_records(paths))
 
@@ -86,14 +87,26 @@ def load_run(paths: list[Path]) -> tuple[list[GameRecord], list[dict[str, Any]]]
     return records, validity
 
 
-def baseline_logs(run_dir: Path, config: dict[str, Any], seeds: list[int], kind: str) -> list[Path]:
+def missing_baselines(run_dir: Path, seeds: list[int], kind: str) -> list[int]:
+    """The seeds whose baseline game by ``kind`` is not played yet (no log, or an unfinished one)."""
+    folder = run_dir / "baselines" / kind / "games"
+    wanted = {seed: folder / f"game-00000-seed{seed}.ndjson" for seed in seeds}
+    return [s for s, p in wanted.items() if not p.is_file() or not GameRecord.from_events(read_log(p)).complete]
+
+
+def baseline_logs(
+    run_dir: Path, config: dict[str, Any], seeds: list[int], kind: str, missing: list[int] | None = None,
+    on_game: Callable[[], None] | None = None,
+) -> list[Path]:  # fmt: skip
     """The logs of the same rules and seeds played by one model-free lineup, in seed order (played when
-    missing or unfinished, and kept in ``RUN_DIR/baselines/<kind>/games``)."""
+    missing or unfinished, and kept in ``RUN_DIR/baselines/<kind>/games``). ``missing``: those seeds, when
+    already known (``missing_baselines``); ``on_game`` is called as each one has been played."""
     from agents import play_game
 
     folder = run_dir / "baselines" / kind / "games"
     wanted = {seed: folder / f"game-00000-seed{seed}.ndjson" for seed in seeds}
-    missing = [s for s, p in wanted.items() if not p.is_file() or not GameRecord.from_events(read_log(p)).complete]
+    if missing is None:
+        missing = missing_baselines(run_dir, seeds, kind)
     game_config = GameConfig.model_validate(config)
 
     async def play_missing() -> None:
@@ -102,6 +115,8 @@ def baseline_logs(run_dir: Path, config: dict[str, Any], seeds: list[int], kind:
         async def one(seed: int) -> None:
             async with limit:  # a fresh env per game writes game-00000-seed<seed>.ndjson, over any half-written one
                 await play_game(game_config, kind, seed, log_dir=folder)
+            if on_game is not None:
+                on_game()
 
         await asyncio.gather(*(one(s) for s in missing))
 
@@ -134,11 +149,13 @@ def build_report(
     max_game_plots: int = 8,
     title: str | None = None,
     labeler: str = DEFAULT_LABELER,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Write metrics.json, tables, plots, report.html and the per-game viewer pages; return the metrics.
 
     ``labeler``: whose claims and lie labels the figures rest on (raises ``claim_labels.LabelsError``
-    when its file is missing or unreadable)."""
+    when its file is missing or unreadable). ``progress``: a bar on stderr for each stage (the logs read,
+    the baselines played and scored, the plots and pages; ``benchmarks.progress``), erased when it is done."""
     run_dir = Path(run_dir)
     out_dir = report_dir(run_dir, out, labeler)
     if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():
@@ -161,36 +178,59 @@ def build_report(
         assert plotting is not None
         return plotting.game_plots(record, name, out_dir / "plots" / "games")
 
-    run = read_run(paths, run_dir, labeler, out_dir, baselines, baseline_games, game_page,
-                   game_plots if plotting is not None else None, max_game_plots)  # fmt: skip
-    metrics = run.totals.result(resamples=resamples)
-    document = _document(run, run_dir, labeler, metrics, _baselines(run, run_dir, baselines, resamples), resamples)
-    (out_dir / "metrics.json").write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    with Bar("report", len(paths), unit="logs", quiet=not progress, leave=False) as bar:
+        run = read_run(paths, run_dir, labeler, out_dir, baselines, baseline_games, game_page,
+                       game_plots if plotting is not None else None, max_game_plots, on_game=bar.advance)  # fmt: skip
+    found = _baselines(run, run_dir, baselines, resamples, progress)  # each bootstrap has its own seeded generator
     # The run pages read a few attributes of each game (GameOverview's docstring): its overview stands in
     # for the record, so no page needs every game in memory.
     overviews = cast("list[GameRecord]", run.overviews)
-    images: dict[str, str] = plotting.run_plots(document, overviews, out_dir / "plots") if plotting is not None else {}
-    html_report.write_report(document, run.names, overviews, images, out_dir / "report.html", title, plot_note)
+    steps = 3 if plotting is not None else 2  # the figures' intervals, the plots, the pages
+    with Bar("report figures", steps, unit="steps", quiet=not progress, leave=False) as bar:
+        metrics = run.totals.result(resamples=resamples)
+        document = _document(run, run_dir, labeler, metrics, found, resamples)
+        (out_dir / "metrics.json").write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        bar.advance()
+        images: dict[str, str] = {}
+        if plotting is not None:
+            images = plotting.run_plots(document, overviews, out_dir / "plots")
+            bar.advance()
+        html_report.write_report(document, run.names, overviews, images, out_dir / "report.html", title, plot_note)
+        bar.advance()
     return document
 
 
-def _baselines(run: RunPass, run_dir: Path, kinds: tuple[str, ...], resamples: int) -> dict[str, dict[str, Any]]:
+def _baselines(
+    run: RunPass, run_dir: Path, kinds: tuple[str, ...], resamples: int, progress: bool = False
+) -> dict[str, dict[str, Any]]:
     """Per lineup: the run's own games played by it alone when there are enough, else games played
-    (or cached) with the run's config and the seeds of its first games; none when configs are mixed."""
+    (or cached) with the run's config and the seeds of its first games; none when configs are mixed.
+
+    ``progress``: a bar over the baseline games to play, then to score (each lineup's ``len(seeds)``)."""
     seeds = run.seeds
     if not seeds or run.mixed or run.config is None:
         return {}
+    config = run.config
+    own_kinds = {kind for kind in kinds if len(run.own_baseline_paths.get(kind, [])) >= len(seeds)}
+    missing = {kind: missing_baselines(run_dir, seeds, kind) for kind in kinds if kind not in own_kinds}
+    total = sum(len(m) for m in missing.values()) + len(kinds) * len(seeds)
     out: dict[str, dict[str, Any]] = {}
-    for kind in kinds:
-        own = run.own_baseline_paths.get(kind, [])
-        if len(own) >= len(seeds):
-            totals = run.own_baselines[kind]
-            # Fed up to --baseline-games of them; fewer seeds (logs without one): the first len(seeds) again.
-            metrics = totals.result(resamples) if totals.games == len(seeds) else aggregate(
-                (run.labeling.relabel(r) for r in iter_records(own[: len(seeds)])), resamples)  # fmt: skip
-        else:
-            metrics = aggregate(iter_records(baseline_logs(run_dir, run.config, seeds, kind)), resamples)
-        out[kind] = {"games": len(seeds), "seeds": seeds, "metrics": metrics}
+    with Bar("baselines", total, unit="games", quiet=not progress, leave=False) as bar:
+        for kind in kinds:
+            if kind in own_kinds:
+                own = run.own_baseline_paths[kind]
+                totals = run.own_baselines[kind]
+                # Fed up to --baseline-games of them; fewer seeds (logs without one): the first len(seeds) again.
+                if totals.games == len(seeds):
+                    metrics = totals.result(resamples)
+                    bar.advance(len(seeds))
+                else:
+                    metrics = aggregate((run.labeling.relabel(r) for r in track(iter_records(own[: len(seeds)]), bar)),
+                                        resamples)  # fmt: skip
+            else:
+                logs = baseline_logs(run_dir, config, seeds, kind, missing[kind], on_game=bar.advance)
+                metrics = aggregate(track(iter_records(logs), bar), resamples)
+            out[kind] = {"games": len(seeds), "seeds": seeds, "metrics": metrics}
     return out
 
 

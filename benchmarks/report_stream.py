@@ -114,9 +114,11 @@ def read_run(
     game_page: GamePage,
     game_plots: GamePlots | None,
     max_game_plots: int,
+    on_game: Callable[[], None] | None = None,
 ) -> RunPass:
     """Read every log once (see the module docstring). The tables are written to ``out_dir / "tables"``
-    only when some game finished; raises ``ValueError`` (and writes nothing) when none did."""
+    only when some game finished; raises ``ValueError`` (and writes nothing) when none did. ``on_game`` is
+    called after each log (a progress bar's)."""
     run = RunPass(RunLabeling(run_dir, labeler))  # an unreadable labels file: raised before any log is read
     others: list[tuple[RunLabeling, ClaimsCoverage]] = []
     for name in available_labelers(run_dir):
@@ -162,6 +164,8 @@ def read_run(
     try:
         for path in paths:
             read_game(path)
+            if on_game is not None:
+                on_game()
         if tables is None:
             raise ValueError(f"none of the {len(paths)} logs in {run_dir} holds a finished game")
     except BaseException:

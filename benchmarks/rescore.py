@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,14 +148,19 @@ async def rescore_game(path: Path, lineup: Lineup, out_dir: Path, concurrency: i
 
 
 async def rescore_run(
-    run_dir: str | Path, lineup: Lineup, out_dir: str | Path, concurrency: int = 8
-) -> list[RescoredGame]:
+    run_dir: str | Path, lineup: Lineup, out_dir: str | Path, concurrency: int = 8,
+    on_game: Callable[[RescoredGame], None] | None = None,
+) -> list[RescoredGame]:  # fmt: skip
+    """Rescore every log of ``run_dir`` into ``out_dir/games``; ``on_game`` is told of each game as it is done."""
     out = Path(out_dir) / "games"
     out.mkdir(parents=True, exist_ok=True)
     games = asyncio.Semaphore(max(1, concurrency))
 
     async def one(path: Path) -> RescoredGame:
         async with games:
-            return await rescore_game(path, lineup, out, concurrency)
+            game = await rescore_game(path, lineup, out, concurrency)
+        if on_game is not None:
+            on_game(game)
+        return game
 
     return list(await asyncio.gather(*(one(p) for p in find_logs(run_dir))))

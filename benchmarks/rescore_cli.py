@@ -17,6 +17,7 @@ from pathlib import Path
 from werewolf_env.metrics import aggregate
 
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
+from .progress import Bar, track
 from .report import build_report, find_logs, load_records
 from .report_cli import fmt_value
 from .run_folder import RunFolderError, check_out_folder
@@ -25,7 +26,7 @@ MARKER = "rescore.json"  # what a rescore writes first in its folder: a later re
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    from .rescore import labeler_lineup, rescore_run, slug
+    from .rescore import RescoredGame, labeler_lineup, rescore_run, slug
 
     try:
         lineup, label = labeler_lineup(args.labeler, args.base_url)
@@ -44,7 +45,15 @@ def rescore_command(args: argparse.Namespace) -> int:
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / MARKER).write_text(json.dumps({"source": str(args.run_dir), "labeler": label}) + "\n")
     started = time.perf_counter()
-    games = asyncio.run(rescore_run(args.run_dir, lineup, out, args.concurrency))
+    with Bar("rescore", len(find_logs(args.run_dir))) as bar:
+        skipped = 0
+
+        def done_one(game: RescoredGame) -> None:
+            nonlocal skipped
+            skipped += game.error is not None
+            bar.advance(skipped=skipped)
+
+        games = asyncio.run(rescore_run(args.run_dir, lineup, out, args.concurrency, on_game=done_one))
     failed = [g for g in games if g.error]
     done = [g for g in games if not g.error]
     print(f"rescored {len(done)} games with labeler {label} in {time.perf_counter() - started:.1f}s: "
@@ -58,14 +67,17 @@ def rescore_command(args: argparse.Namespace) -> int:
         baseline_games=0,
         plots=not args.no_plots,
         title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
+        progress=True,
     )
     from .validity import common_answers, format_coverage
 
     # Both sides over the same games; the comparison only on analyses answered under both labelings, so
     # a labeler whose server failed is neither scored 0 nor compared on a different subset.
-    rescored = [r for r in load_records(find_logs(out)) if r.complete]
-    names = {Path(r.source or "").name for r in rescored}
-    originals = [r for r in load_records(find_logs(args.run_dir)) if r.complete and Path(r.source or "").name in names]
+    new_logs, old_logs = find_logs(out), find_logs(args.run_dir)
+    with Bar("comparison", len(new_logs) + len(old_logs), unit="logs", leave=False) as bar:
+        rescored = [r for r in load_records(track(new_logs, bar)) if r.complete]
+        names = {Path(r.source or "").name for r in rescored}
+        originals = [r for r in load_records(track(old_logs, bar)) if r.complete and Path(r.source or "").name in names]
     first, second = aggregate(originals, resamples=0), document["metrics"]
     paired = [aggregate(side, resamples=0)["detective"]["by_role"] for side in common_answers(originals, rescored)]
     print(f"  analyses: original labels {format_coverage(first['totals']['analysis_coverage'])}; labels by "

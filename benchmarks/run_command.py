@@ -38,9 +38,10 @@ from werewolf_env.metrics import GameRecord
 
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED, EXIT_STORAGE, interrupted_code
 from .llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
+from .progress import Bar
 from .run_folder import RunFolderError, describe_os_error
 from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
-from .validity import format_validity, run_validity, worst_fallback_rate
+from .validity import format_validity, game_validity, run_validity, worst_fallback_rate
 
 
 @dataclass
@@ -149,9 +150,11 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str) -> int:
     done = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "ok"]
     results = [GameResult.from_json(e["result"]) for e in done]
     failed = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "failed"]
-    summary = summarize(results, config, label, elapsed)
+    validities: list[dict[str, Any]] = []
+    with Bar("replay check", len(results), unit="logs", quiet=args.quiet, leave=False) as bar:
+        summary = summarize(results, config, label, elapsed, bar, validities)
     summary["failed"] = [{"game": e["game"], "seed": e["seed"], "error": e["error"]} for e in failed]
-    code = judge_run(summary, outcome, plan, args.max_fallback_rate, len(jobs))
+    code = judge_run(summary, outcome, plan, args.max_fallback_rate, len(jobs), run_validity(validities))
     RunDir(args.out).write_json("summary.json", summary)
     if not args.quiet:
         print_summary(summary, args.out)
@@ -159,7 +162,7 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str) -> int:
         from .report import build_report
         from .report_cli import print_report_lines
 
-        document = build_report(args.out, baseline_games=args.baseline_games,
+        document = build_report(args.out, baseline_games=args.baseline_games, progress=not args.quiet,
                                 title=f"Werewolf deception report: {label}, {args.games} games")  # fmt: skip
         if not args.quiet:
             print_report_lines(document, args.out)
@@ -169,11 +172,13 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str) -> int:
 
 
 def judge_run(
-    summary: dict[str, Any], outcome: RunOutcome, plan: RunPlan, max_fallback_rate: float, planned: int
-) -> int:
-    """Put validity, the stop reason and the verdict into the summary; the exit code they give."""
-    logs = [r["log_path"] for r in summary["per_game"] if r.get("log_path")]
-    validity = run_validity(logs)
+    summary: dict[str, Any], outcome: RunOutcome, plan: RunPlan, max_fallback_rate: float, planned: int,
+    validity: dict[str, Any] | None = None,
+) -> int:  # fmt: skip
+    """Put validity (``validity``, else read from the logs), the stop reason and the verdict into the summary;
+    the exit code they give."""
+    if validity is None:
+        validity = run_validity([r["log_path"] for r in summary["per_game"] if r.get("log_path")])
     summary["validity"] = validity
     summary["preflight"] = [p.to_json() for p in plan.probes]
     summary["endpoints"] = outcome.endpoints
@@ -268,7 +273,12 @@ def play_games(
             backend.close()
 
 
-def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed: float) -> dict[str, Any]:
+def summarize(
+    results: list[GameResult], config: GameConfig, label: str, elapsed: float, bar: Bar | None = None,
+    validities: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The run's summary, reading and replaying each game's log once (``bar`` advanced after each); each game's
+    answer validity appended to ``validities`` when given (the same read)."""
     winners: Counter[str] = Counter()
     lies: Counter[str] = Counter()
     lies_by_role: Counter[str] = Counter()
@@ -287,6 +297,10 @@ def summarize(results: list[GameResult], config: GameConfig, label: str, elapsed
                     lies[record["data"]["type"]] += 1
                     lies_by_role[role] += 1
         replay_ok += bool(replay(result.log_path))  # type: ignore[arg-type]
+        if validities is not None:
+            validities.append(game_validity(raw))
+        if bar is not None:
+            bar.advance()
     return {
         "version": __version__, "games": len(results), "players": config.num_players,
         "werewolves": config.num_werewolves, "analysis": config.analysis, "lineup": label,

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ from agents.runner import calls_in_flight
 from werewolf_env import GameConfig
 
 from .game_workers import RayBackend, failure, play_job, stop_workers, worker_pool
+from .progress import Bar
 from .run_folder import RunDir, RunMismatchError, is_storage_error
 
 __all__ = ["Job", "Progress", "RayBackend", "RunDir", "RunMismatchError", "RunStoppedError", "play_job", "play_run"]
@@ -49,49 +48,24 @@ class Job:
     lineup: Lineup
 
 
-class Progress:
-    """One status line on stderr: games done, failures, calls in flight, tokens, rate and ETA."""
+class Progress(Bar):
+    """The games bar of a run (``benchmarks.progress``, on stderr): games done of the run's total (resumed
+    ones included, not counted in the rate), failures, and for LLM runs tokens and calls in flight."""
 
-    def __init__(self, total: int, done: int, quiet: bool = False, stream: Any = None) -> None:
-        self.total, self.done, self.failed = total, done, 0
+    total: int  # always known
+
+    def __init__(self, total: int, done: int, quiet: bool = False, stream: Any = None, label: str = "games",
+                 **options: Any) -> None:  # fmt: skip
+        super().__init__(label, total, done=done, unit="games", quiet=quiet, stream=stream, **options)
+        self.failed = 0
         self.tokens = 0
-        self.quiet = quiet
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.started = time.perf_counter()
-        self.resumed = done
-        self._last_print = 0.0
+        self._llm = False  # shown once a call was made: a model-free run has no tokens to count
 
-    def line(self) -> str:
-        elapsed = time.perf_counter() - self.started
-        played = self.done - self.resumed
-        rate = played / elapsed if elapsed > 0 else 0.0
-        left = self.total - self.done
-        eta = f"{left / rate:.0f}s" if rate > 0 else "?"
-        return (
-            f"[{self.done}/{self.total}] {100 * self.done / max(1, self.total):3.0f}%  failed {self.failed}  "
-            f"calls in flight {calls_in_flight()}  tokens {self.tokens:,}  {rate:.1f} games/s  ETA {eta}"
-        )
-
-    def show(self, force: bool = False) -> None:
-        if self.quiet:
-            return
-        now = time.perf_counter()
-        if self.tty:
-            self.stream.write("\r" + self.line().ljust(100))
-            self.stream.flush()
-        elif force or now - self._last_print >= 10:
-            self.stream.write(self.line() + "\n")
-            self.stream.flush()
-            self._last_print = now
-
-    def finish(self) -> None:
-        if not self.quiet:
-            if self.tty:
-                self.stream.write("\r" + self.line().ljust(100) + "\n")
-            else:
-                self.show(force=True)
-            self.stream.flush()
+    def extra_fields(self) -> list[str]:
+        flight = calls_in_flight()
+        self._llm = self._llm or flight > 0 or self.tokens > 0
+        llm = [f"tokens {self.tokens:,}", f"calls in flight {flight}"] if self._llm else []
+        return [f"failed {self.failed}", *llm, *super().extra_fields()]
 
 
 async def play_run(

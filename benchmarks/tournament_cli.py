@@ -14,15 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_env.inert_text import terminal_safe
+from werewolf_env.log import read_log
+from werewolf_env.metrics import GameRecord
 
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
 from .llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
+from .progress import Bar
 from .report import build_report
 from .report_cli import fmt_value
 from .run_command import RunPlan, execute
 from .runs import RunDir
-from .tournament import TournamentConfig, entrant_table, fit_ratings, load_tournament, schedule, tournament_games
-from .validity import format_validity, run_validity, worst_fallback_rate
+from .tournament import TournamentConfig, TournamentGame, entrant_table, fit_ratings, load_tournament, schedule
+from .validity import format_validity, game_validity, run_validity, worst_fallback_rate
 
 
 def tournament_command(args: argparse.Namespace) -> int:
@@ -62,16 +65,15 @@ def play_tournament(plan: RunPlan, tour: TournamentConfig, args: argparse.Namesp
     run = RunDir(out)
     done = [j for j in jobs if entries.get(j.id, {}).get("status") == "ok"]
     failed = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "failed"]
-    validity = run_validity([run.log_of(j.id) for j in done])
     if outcome.stopped is not None:
         print(f"TOURNAMENT STOPPED: {outcome.stopped}. {len(done)} of {len(jobs)} games finished and kept; "
               "fix the endpoint and run the same command to resume.", file=sys.stderr)  # fmt: skip
         return EXIT_STOPPED
-    records = tournament_games(run.log_of(j.id) for j in done)
+    records, validity = read_games([run.log_of(j.id) for j in done], args.quiet)
     if not records:
         print(f"error: no game finished ({len(failed)} failed; see {run.results_path})", file=sys.stderr)
         return EXIT_FAILED_GAMES
-    document = build_report(out, baseline_games=args.baseline_games, plots=not args.no_plots,
+    document = build_report(out, baseline_games=args.baseline_games, plots=not args.no_plots, progress=not args.quiet,
                             title=f"Werewolf deception tournament: {tour.name}")  # fmt: skip
     ratings = fit_ratings(records, tour.names)
     table = entrant_table(tour, document, records, ratings)
@@ -97,6 +99,20 @@ def play_tournament(plan: RunPlan, tour: TournamentConfig, args: argparse.Namesp
     if invalid:
         return EXIT_INVALID
     return EXIT_FAILED_GAMES if failed else 0
+
+
+def read_games(paths: list[Path], quiet: bool) -> tuple[list[TournamentGame], dict[str, Any]]:
+    """Each finished game's few fields for the ratings, and the answer validity over them: one read per log
+    (``tournament.tournament_games`` and ``validity.run_validity`` in one pass), with a progress bar."""
+    records, validities = [], []
+    with Bar("reading games", len(paths), unit="logs", quiet=quiet, leave=False) as bar:
+        for path in paths:
+            raw = read_log(path)
+            validities.append(game_validity(raw))
+            records.append(TournamentGame.of(GameRecord.from_events(raw, source=str(path))))
+            del raw
+            bar.advance()
+    return records, run_validity(validities)
 
 
 def print_tournament(result: dict[str, Any], out: Path) -> None:

@@ -157,3 +157,19 @@ def test_graph_table_and_mermaid() -> None:
     assert text.startswith("stateDiagram-v2") and "n_check_winner_day --> n_summarize" in text
     out = subprocess.run([sys.executable, "-m", "werewolf_env.graph"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == text
+
+
+@pytest.mark.parametrize("name", ["default", "witch_hunter"])
+def test_numeric_info_passes_api_and_seed_tests(name: str) -> None:
+    api_test(werewolf_env.env(numeric_info=True, **CONFIGS[name]), num_cycles=400)
+    seed_test(lambda: werewolf_env.env(numeric_info=True, **CONFIGS[name]), num_cycles=400)
+    api_test(DiscreteActions(werewolf_env.raw_env(numeric_info=True, **CONFIGS[name])), num_cycles=400)
+
+
+def test_state_reaches_through_the_wrappers() -> None:
+    from werewolf_env.parallel_state import STATE_SIZE
+
+    for env in (werewolf_env.env(), DiscreteActions(werewolf_env.raw_env())):
+        env.reset(seed=0)
+        assert env.state_space.shape == (STATE_SIZE,)
+        assert env.state_space.contains(env.state())

@@ -12,12 +12,17 @@ from werewolf_env.observe import OBS_LAYOUT, OBS_SIZE, ObservationRenderer, Tran
 from werewolf_env.visibility import knowledge
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), players=st.sampled_from([5, 8, 11]),
-       analysis=st.sampled_from(["full", "off"]), reveal=st.booleans())  # fmt: skip
-def test_cached_observations_equal_fresh_ones(seed: int, players: int, analysis: str, reveal: bool) -> None:
+       analysis=st.sampled_from(["full", "off"]), reveal=st.booleans(), witch_hunter=st.booleans())  # fmt: skip
+def test_cached_observations_equal_fresh_ones(
+    seed: int, players: int, analysis: str, reveal: bool, witch_hunter: bool
+) -> None:
+    # With a witch and a hunter: what the witch learns at night (the attack, her potions) and the hunter's turns.
+    extra = {"role_counts": {"witch": 1, "hunter": 1}, "num_seers": 0 if players == 5 else 1} if witch_hunter else {}
     env = werewolf_env.raw_env(
-        num_players=players, num_werewolves=max(1, players // 4), analysis=analysis, reveal_role_on_death=reveal
+        num_players=players, num_werewolves=max(1, players // 4), analysis=analysis, reveal_role_on_death=reveal,
+        **extra,
     )
     env.reset(seed=seed)
     policy = random_policy(seed, fuzz=0.2)

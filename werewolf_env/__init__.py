@@ -3,9 +3,12 @@
     import werewolf_env
     env = werewolf_env.env()            # wrapped; werewolf_env.raw_env() for the bare AEC env
     env.reset(seed=0)
+    par = werewolf_env.parallel_env()   # the same game as a native PettingZoo ParallelEnv
+    observations, infos = par.reset(seed=0)
 
-See ``werewolf_env.env`` for spaces, rewards and the simultaneous-group API, ``werewolf_env.graph``
-for the phase graph, and ``werewolf_env.log.replay`` to re-run a logged game.
+See ``werewolf_env.env`` for spaces, rewards and the simultaneous-group API, ``werewolf_env.parallel``
+for the parallel API, ``werewolf_env.parallel_state`` for ``state()``, ``werewolf_env.graph`` for the
+phase graph, and ``werewolf_env.log.replay`` to re-run a logged game.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from .config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, T
 from .engine import Game, GameOverError
 from .env import env, raw_env
 from .log import ReplayResult, replay
+from .parallel import WerewolfParallelEnv, parallel_env
 from .state import ActionKind
 
 __all__ = [
     "DEFAULT_NAMES", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "Game", "GameConfig", "GameOverError",
-    "ReplayResult", "Role", "Team", "__version__", "env", "raw_env", "replay",
+    "ReplayResult", "Role", "Team", "WerewolfParallelEnv", "__version__", "env", "parallel_env", "raw_env",
+    "replay",
 ]  # fmt: skip

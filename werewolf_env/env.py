@@ -7,7 +7,8 @@
 | Roles        | werewolf, seer, doctor, villager, witch, hunter (``roles.ROLE_SPECS``; ``role_counts``) |
 | Actions      | one JSON object per action kind (``action_specs.ACTION_SPECS``)                        |
 | Observation  | ``Dict(observation=Box(0, 1, (OBS_SIZE,)), text=FreeText())``                          |
-| Parallel API | No; ``simultaneous_agents()`` lists a group                                            |
+| Parallel API | Yes, native: ``parallel_env()`` (``werewolf_env.parallel``): one step = one group       |
+| State        | ``state()``: ``Box(0, 1, (STATE_SIZE,))``, hidden roles included (``parallel_state``)  |
 | Rewards      | +1 winning team, -1 others, 0 to all on truncation                                     |
 
     from werewolf_env import env
@@ -53,9 +54,33 @@ The public ``game_start`` event's ``config`` never names the roles (``roles`` is
 Simultaneous groups: ``simultaneous_agents()`` lists the agents still to answer in the current group
 (one turn's bids, the night actions, the votes, the analyses of one statement, the summaries). Their
 observations do not change while the others in the group answer, so a runner may ask them all at
-once and step them in this order with exactly the sequential result.
+once and step them in this order with exactly the sequential result. ``werewolf_env.parallel_env()``
+is the same game as a native PettingZoo ``ParallelEnv`` whose step is one such group (same seed and
+answers: the same log, ``ground_truth()`` and snapshot byte for byte).
+
+Global state: ``state()`` and ``state_space`` (PettingZoo's privileged state, for centralised critics):
+a fixed-size float32 vector with every seat's hidden role, who is alive, the suspicion matrix, the
+potions, the pending turns and the clock (blocks: ``parallel_state.STATE_LAYOUT``). Never part of
+any seat's observation or info.
+
+Numeric info: ``raw_env(numeric_info=True)`` (and ``parallel_env(numeric_info=True)``) makes every
+info the same four keys of numbers and arrays, for every seat on every step, for libraries that
+cannot hold strings in ``info`` (TorchRL's ``PettingZooWrapper``): ``action_kind`` (int: index in
+``state.ACTION_KINDS``, ``NO_ACTION`` = ``len(ACTION_KINDS)`` when the seat has nothing to answer),
+``round`` (int), ``legal_targets`` (int8 array of ``num_players``: 1 for each seat the action may
+name), ``fallbacks`` (int: how many fallbacks the seat's last action needed). Dropped: ``phase``,
+``answer_format``, the statement limits, ``max_bid``, ``roles_in_game``, the fallbacks' reasons (still
+in the log). Cannot be combined with ``info_events``.
+
+Rendering: ``render_mode="ansi"``: ``render()`` returns the public transcript (what a spectator sees);
+``"human"``: ``render()`` prints the public lines not printed yet and returns None, and ``step`` calls
+it after each action, so the transcript scrolls by once, in order (PettingZoo's ``render_test``).
 
 Version history:
+- v1, later additions (the AEC game, its observations and logs unchanged: default games log byte for byte
+  as before): ``parallel_env()`` (native parallel API), ``state()`` / ``state_space``, ``numeric_info``;
+  ``render_mode="human"`` prints the new public lines and returns None (it printed the whole transcript
+  after each step, and ``render()`` returned it).
 - v1: the Witch (heal, then poison: each potion once a game) and the Hunter (a last shot on death), chosen
   with ``role_counts``; roles and action kinds as data (``roles``, ``action_specs``); new action kinds
   heal, poison and shoot, so the numeric observation's kind block and its role blocks (room for eight
@@ -68,28 +93,22 @@ Arguments (``raw_env(**kwargs)`` or ``raw_env(config=GameConfig(...))``):
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .action_specs import KIND_PHASE, KINDS_WITH_TARGETS
-from .actions import answer_format, legal_targets, to_jsonable
+from .actions import legal_targets
 from .config import GameConfig, arguments_table
-from .engine import Game
-from .log import EventLog, dumps
-from .observe import OBS_SIZE, ObservationRenderer, Transcript
-from .spaces import FreeText, JsonActionSpace
-from .state import KIND_NAME, ActionKind, Turn
-from .visibility import visible
+from .env_base import NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
+
+__all__ = ["NO_ACTION", "NUMERIC_INFO_KEYS", "WerewolfBase", "env", "raw_env"]
 
 __doc__ = (__doc__ or "") + arguments_table() + "\n"
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
+
+class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming convention
     metadata: ClassVar[dict[str, Any]] = {
         "name": "werewolf_v1",
         "render_modes": ["ansi", "human"],
@@ -102,74 +121,22 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         log_dir: str | Path | None = None,
         config: GameConfig | None = None,
         info_events: bool = False,
+        numeric_info: bool = False,
         **config_kwargs: Any,
     ) -> None:
-        super().__init__()
-        if config is not None and config_kwargs:
-            raise TypeError("pass either config=GameConfig(...) or config keywords, not both")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.config = config if config is not None else GameConfig(**config_kwargs)
-        self.render_mode = render_mode
-        self.log_dir = Path(log_dir) if log_dir is not None else None
-        self.info_events = info_events
-        n = self.config.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
-        names = self.config.player_names()
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-                    "text": FreeText(),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {agent: JsonActionSpace(names, self.config.max_bid) for agent in self.possible_agents}
-        self.game: Game | None = None
-        self._log: EventLog | None = None
-        self._episode = 0
-        self._seed_rng: np.random.Generator | None = None
-        self._seed_source: int | None = None
-        self._last_fallbacks: dict[str, dict[str, Any]] = {}
-        self._last_log_path: Path | None = None
-        self._info_group = -1
-        self._info_template: dict[str, Any] | None = None
-        self._info_template_key: tuple[ActionKind, int] | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        AECEnv.__init__(self)
+        self._setup(render_mode, log_dir, config, info_events, numeric_info, config_kwargs)
 
     # ------------------------------------------------------------------ AEC API
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            # Later unseeded resets draw from a generator seeded here, made only when needed.
-            self._seed_rng, self._seed_source = None, seed
-            game_seed = int(seed)
-        else:
-            if self._seed_rng is None:
-                self._seed_rng = np.random.default_rng(self._seed_source)
-            game_seed = int(self._seed_rng.integers(2**31 - 1))
-        self._close_log()
-        self.game = Game(self.config, game_seed)
-        self._renderer = ObservationRenderer(self.game.state)
+        game = self._start_game(seed)
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self._last_fallbacks = {}
-        self._reset_event_streams()
-        if self.log_dir is not None:
-            path = self.log_dir / f"game-{self._episode:05d}-seed{game_seed}.ndjson"
-            self._log = EventLog(path, self.game)
-        self._episode += 1
-        self.agent_selection = self._agent(self.game.current.player)  # type: ignore[union-attr]
+        self.agent_selection = self._agent(game.current.player)  # type: ignore[union-attr]
         self._update_infos()
 
     def step(self, action: Any) -> None:
@@ -204,7 +171,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             else:
                 self._update_infos(agent)
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def observe(self, agent: str) -> dict[str, Any]:
         state = self._game().state
@@ -214,16 +181,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 return self._renderer.observe(seat, turn, legal_targets(state, turn))
         return self._renderer.observe(seat, None, [])
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        if self.game is None:
-            return ""
-        return self._renderer.public_text()
-
-    def close(self) -> None:
-        self._close_log()
-
     # ------------------------------------------------------------------ runner support
 
     def simultaneous_agents(self) -> list[str]:
@@ -231,59 +188,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if self.game is None or self.game.over:
             return []
         return [self._agent(t.player) for t in self.game.group]
-
-    def refresh_infos(self) -> None:
-        """Rebuild every info now (after changing ``info_events`` between reset and the first step)."""
-        self._reset_event_streams()
-        self._update_infos()
-
-    def expected_action(self, agent: str) -> str | None:
-        """The action kind ``agent`` must answer with now, or None."""
-        if self.game is None:
-            return None
-        turn = self.game.pending_turn(self.agent_name_mapping[agent])
-        return turn.kind.value if turn is not None else None
-
-    def log_extra(self, agent: str | None, record: dict[str, Any]) -> None:
-        """Attach a policy's record (prompt, raw output, tokens, latency) to the game log, if any."""
-        if self._log is not None:
-            seat = self.agent_name_mapping[agent] if agent is not None else None
-            self._log.record(seat, to_jsonable(record))
-
-    @property
-    def log_path(self) -> Path | None:
-        """The current game's log file (after the game ends: the file it was written to)."""
-        return self._log.path if self._log is not None else self._last_log_path
-
-    # ------------------------------------------------------------------ evaluation (hidden from agents)
-
-    def ground_truth(self) -> dict[str, Any]:
-        """Roles, night outcomes and the grounded lie label of every statement so far."""
-        return self._game().ground_truth()
-
-    def spectator_view(self) -> str:
-        """The whole game with hidden information (roles, night actions, analyses, labels): for debugging."""
-        game = self._game()
-        return Transcript(game.state.names, None, spectator=True).update(game.state.events)
-
-    def snapshot(self) -> dict[str, Any]:
-        return self._game().snapshot()
-
-    # ------------------------------------------------------------------ helpers
-
-    def _game(self) -> Game:
-        if self.game is None:
-            raise RuntimeError("call reset() before using the environment")
-        return self.game
-
-    def _agent(self, seat: int) -> str:
-        return self.possible_agents[seat]
-
-    def _close_log(self) -> None:
-        if self._log is not None:
-            self._log.close()
-            self._last_log_path = self._log.path
-            self._log = None
 
     def _update_infos(self, actor: str | None = None) -> None:
         """Rebuild the infos that can have changed when a group ends: the actor's and the new
@@ -304,68 +208,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         infos[actor] = self._info(seat, None)
         for turn in state.pending:  # after the actor's: a player may be asked again at once
             infos[self.possible_agents[turn.player]] = self._info(turn.player, turn)
-
-    def _reset_event_streams(self) -> None:
-        """Every seat's ``info["events"]`` starts again from the game's first event, numbered from 0."""
-        n = self.config.num_players
-        self._event_cursor = [0] * n  # engine events already looked at, per seat
-        self._events_given = [0] * n  # events handed to the seat: the next one's ``seq``
-
-    def _new_events(self, seat: int) -> list[dict[str, Any]]:
-        """The events ``seat`` may see that it has not been given yet, as plain JSON (as in the log),
-        numbered in the seat's own stream: the engine's index would show how many hidden events fell
-        in between."""
-        events = self._game().state.events
-        given = self._events_given[seat]
-        new = []
-        for event in events[self._event_cursor[seat] :]:
-            if visible(event, seat):
-                record = event.to_json()
-                record["seq"] = given
-                given += 1
-                new.append(json.loads(dumps(record)))  # a JSON round trip: copies, never the engine's data
-        self._event_cursor[seat] = len(events)
-        self._events_given[seat] = given
-        return new
-
-    def _info(self, seat: int, turn: Turn | None) -> dict[str, Any]:
-        if turn is None:
-            info: dict[str, Any] = {"action_kind": None}
-        else:
-            state = self._game().state
-            kind = turn.kind
-            # Kinds without targets give every member of the group the same info: build it once.
-            key = (kind, state.group_id) if kind in _NO_TARGET_KINDS else None
-            template = self._info_template if key is not None and self._info_template_key == key else None
-            if template is None:
-                template = {
-                    "action_kind": KIND_NAME[kind],
-                    "phase": KIND_PHASE[kind],
-                    "round": state.round,
-                    "legal_targets": [state.names[p] for p in legal_targets(state, turn)],
-                    "answer_format": answer_format(kind, state.config.max_bid),
-                }
-                if kind is ActionKind.BID:
-                    template["max_bid"] = state.config.max_bid
-                elif kind is ActionKind.STATEMENT:
-                    template["max_statement_words"] = state.config.max_statement_words
-                    template["max_statement_chars"] = state.config.statement_char_limit
-                    # Public (the rules list the role counts): what a statement may claim to be.
-                    template["roles_in_game"] = [r.value for r in state.roles_in_game]
-                if key is not None:
-                    self._info_template, self._info_template_key = template, key
-            info = template.copy()
-            legal = template["legal_targets"]
-            info["legal_targets"] = legal.copy() if legal else []  # policies may edit their copy
-            if self.info_events:
-                info["events"] = self._new_events(seat)
-        fallback = self._last_fallbacks.get(self.possible_agents[seat])
-        if fallback is not None:
-            info["fallbacks"] = fallback
-        return info
-
-
-_NO_TARGET_KINDS = frozenset(ActionKind) - KINDS_WITH_TARGETS
 
 
 def env(**kwargs: Any) -> AECEnv:

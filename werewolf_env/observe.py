@@ -166,8 +166,10 @@ class ObservationRenderer:
         labels[seat] = names[seat] + " (you)" + ("" if state.alive[seat] else " [dead]")
         head = self._static_text[seat] + f"\n\n{Section.PLAYERS} " + ", ".join(labels)
         cache = self._seats[seat]
+        # Everything ``known_facts`` reads that can change (the witch's: the attacks she saw, her potions).
         facts_key = (
-            len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())), len(state.revealed)
+            len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())), len(state.revealed),
+            len(state.attacks_seen.get(seat, ())), len(state.potions.get(seat, ())),
         )  # fmt: skip
         if cache.facts_key != facts_key:
             facts = known_facts(state, seat)
@@ -258,9 +260,10 @@ class ObservationRenderer:
         head_sources = (
             deaths, len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())),
             len(state.revealed), state.suspicion_version,
+            len(state.attacks_seen.get(seat, ())), len(state.potions.get(seat, ())),  # the witch's night
         )  # fmt: skip
         if head_sources != cache.sources:
-            old = cache.sources or (-1, -1, -1, -1, -1)
+            old = cache.sources or (-1,) * len(head_sources)
             if old[0] != deaths:  # someone died since
                 if self._alive_version != state.facts_version:
                     self._alive = np.array(state.alive, dtype=np.float32)

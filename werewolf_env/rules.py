@@ -110,6 +110,8 @@ def open_heal(state: GameState) -> None:
     for witch in witches:
         state.attacks_seen.setdefault(witch, []).append((state.round, state.night.target))
         state.emit("attack_seen", None, (witch,), target=state.night.target)
+    if witches:
+        state.facts_version += 1  # what the witch knows changed (observation caches key on it)
     _open(state, [w for w in witches if "heal" in state.potions.get(w, ()) and state.night.target is not None],
           ActionKind.HEAL)  # fmt: skip
 
