@@ -1,0 +1,127 @@
+"""``ParallelDiscreteActions``: the ``DiscreteActions`` variant for the native ``ParallelEnv``.
+
+For multi-agent RL libraries that take a PettingZoo ``ParallelEnv`` and need fixed-size numeric
+tensors (TorchRL's ``PettingZooWrapper``, BenchMARL, MARL loops of one's own):
+
+    from werewolf_env.wrappers import parallel_discrete_env
+    env = parallel_discrete_env(num_players=8)       # parallel_env(numeric_info=True), wrapped
+    observations, infos = env.reset(seed=0)
+    while env.agents:
+        actions = {a: env.action_space(a).sample(observations[a]["action_mask"]) for a in env.agents}
+        observations, rewards, terminations, truncations, infos = env.step(actions)
+
+* Action space: ``Discrete(num_actions)`` for every seat, the integers of ``DiscreteActions`` (the
+  same ``decode`` and the same mask for a seat that has a turn).
+* Observation: ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32), action_mask=Box(0, 1, (num_actions,),
+  int8))``; no text (``keep_text=True`` adds the env's ``text``, which tensor libraries cannot hold).
+* Every seat acts on every step, as parallel libraries expect: a seat in the current group gets the
+  mask of its legal answers; an idle or dead seat (and every seat on the last step) gets a mask with
+  only ``NOOP`` (index 0) set, and whatever it sends is ignored. So a masked policy never needs a
+  fallback, and idle steps carry no policy gradient (one legal action: log-probability 0).
+* Infos, rewards, terminations, ``state()`` / ``state_space``: the wrapped env's. Use it with
+  ``numeric_info=True`` (``parallel_discrete_env``'s default) for libraries that put infos in tensors.
+
+A masked-out or out-of-range index of a seat with a turn is passed on anyway and becomes the env's
+recorded fallback, as in ``DiscreteActions``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseParallelWrapper
+
+from ..config import MAX_PLAYERS
+from ..observe import OBS_SIZE
+from ..parallel import WerewolfParallelEnv, parallel_env
+from .discrete import NUM_STATEMENTS, DiscreteActions
+
+__all__ = ["NOOP", "ParallelDiscreteActions", "parallel_discrete_env"]
+
+NOOP = 0  # the one action an idle or dead seat may take (ignored by the env)
+
+
+class ParallelDiscreteActions(BaseParallelWrapper):
+    """See the module docstring."""
+
+    def __init__(self, env: WerewolfParallelEnv, keep_text: bool = False) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        if not isinstance(base, WerewolfParallelEnv):
+            raise TypeError(f"ParallelDiscreteActions wraps werewolf_env.parallel_env(), not {type(base).__name__}")
+        self.base = base
+        self.keep_text = keep_text
+        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, NUM_STATEMENTS, 11)
+        # The integer <-> answer mapping and the legal-action mask are DiscreteActions' own: it only reads
+        # ``base`` (the game and the seat names) and ``num_actions``, never the AEC turn order.
+        codec = DiscreteActions.__new__(DiscreteActions)
+        codec.base = base
+        codec.num_actions = self.num_actions
+        codec.keep_text = False
+        self.codec = codec
+        obs: dict[str, spaces.Space] = {
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+        }
+        if keep_text:
+            obs["text"] = base.observation_spaces[base.possible_agents[0]]["text"]
+        self.observation_spaces = {a: spaces.Dict(obs) for a in base.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(self.num_actions) for a in base.possible_agents
+        }
+        self.possible_agents = base.possible_agents[:]
+        self.metadata = dict(base.metadata)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        observations, infos = self.env.reset(seed=seed, options=options)
+        return self._wrap(observations), infos
+
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        game = self.base.game
+        if game is None or game.over:
+            return self.env.step({})
+        decoded: dict[str, Any] = {}
+        for turn in game.group:  # only the current group's answers matter; the others are ignored
+            agent = self.possible_agents[turn.player]
+            action = actions.get(agent)
+            decoded[agent] = None if action is None else self.codec.decode(agent, action)
+        observations, rewards, terminations, truncations, infos = self.env.step(decoded)
+        return self._wrap(observations), rewards, terminations, truncations, infos
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The legal actions of ``agent`` now: its turn's answers, or only ``NOOP`` without a turn."""
+        mask = self.codec.action_mask(agent)
+        if not mask.any():
+            mask[NOOP] = 1
+        return mask
+
+    def decode(self, agent: str, action: Any) -> dict[str, Any]:
+        """The JSON action an integer stands for in ``agent``'s current turn (``{}`` without a turn)."""
+        return self.codec.decode(agent, action)
+
+    def _wrap(self, observations: dict[str, Any]) -> dict[str, Any]:
+        out = {}
+        for agent, inner in observations.items():
+            wrapped = {"observation": inner["observation"], "action_mask": self.action_mask(agent)}
+            if self.keep_text:
+                wrapped["text"] = inner["text"]
+            out[agent] = wrapped
+        return out
+
+
+def parallel_discrete_env(keep_text: bool = False, **kwargs: Any) -> ParallelDiscreteActions:
+    """``ParallelDiscreteActions(parallel_env(**kwargs))``, with ``numeric_info=True`` unless told otherwise."""
+    kwargs.setdefault("numeric_info", True)
+    return ParallelDiscreteActions(parallel_env(**kwargs), keep_text=keep_text)
