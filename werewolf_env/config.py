@@ -243,6 +243,10 @@ class GameConfig(BaseModel):
         """Some role of this game is asked for ``kind`` (a game without a witch has no poison)."""
         return kind in _derived(self, generation())[2]
 
+    def kinds_in_game(self) -> frozenset[ActionKind]:
+        """The night and death actions some role of this game takes."""
+        return _derived(self, generation())[2]
+
     @property
     def statement_char_limit(self) -> int:
         """The character cap of a statement: ``max_statement_chars``, or its default for the word limit."""

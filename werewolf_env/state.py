@@ -144,7 +144,7 @@ class GameState:
         counts = self.config.seat_counts()
         self.counts_in_role_order = tuple(counts.values())
         self.roles_in_game = tuple(role for role, count in counts.items() if count)
-        self.kinds_in_game = frozenset(kind for kind in ActionKind if self.config.acts(kind))
+        self.kinds_in_game = self.config.kinds_in_game()
 
     @property
     def num_players(self) -> int:
