@@ -87,6 +87,8 @@ class LLMAgent(Policy):
         self.endpoint = self.transport.endpoint  # the runner's concurrency cap is per endpoint
         self.name = label or options.label()
         self._records: list[dict[str, Any]] = []
+        # Exceptions that end the game rather than fall back: the transport's, and the runner's caller's.
+        self.passthrough: tuple[type[BaseException], ...] = tuple(self.transport.passthrough)
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMAgent(model={self.model!r}, base_url={self.transport.shown!r})"
@@ -107,7 +109,7 @@ class LLMAgent(Policy):
             return await self._turn(observation, info)
         except EndpointDownError:
             raise  # already redacted; the runner stops the run on it
-        except self.transport.passthrough:
+        except self.passthrough:
             raise  # the caller's own (an evaluation framework's limit or cancellation): never a fallback
         except Exception as exc:  # the runner records the text: it must not carry this endpoint's secrets
             raise RuntimeError(self.transport.scrub(f"{type(exc).__name__}: {exc}")) from None

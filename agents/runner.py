@@ -269,6 +269,9 @@ async def _play(
     watchers = [(agent, p) for agent, p in zip(env.possible_agents, policies, strict=True) if hasattr(p, "watch")]
     # Structured events cost time on every turn: hand them out only when some policy reads them.
     env.info_events = any(p.needs_events for p in policies)
+    for policy in policies:  # policies that turn errors into their own (LLM seats) let the caller's through
+        if passthrough and isinstance(getattr(policy, "passthrough", None), tuple):
+            policy.passthrough = tuple(dict.fromkeys((*policy.passthrough, *passthrough)))  # type: ignore[attr-defined]
     env.refresh_infos()
     started = time.perf_counter()
     steps = errors = groups = 0

@@ -61,6 +61,8 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
         name: dict[str, Any] = {"type": "string", "enum": names} if names else {"type": "string"}
         if not spec.null_ok:
             return _obj({spec.target_key: name})
+        if "legal_targets" in info and not names:  # this turn names nobody: null is the only answer
+            return _obj({spec.target_key: {"type": "null"}})
         # anyOf, not a type list with an enum: llama.cpp's grammar converter drops an enum next to a
         # list of types (a 270M model then voted for "0" and ":{").
         return _obj({spec.target_key: {"anyOf": [name, {"type": "null"}]}})

@@ -98,7 +98,7 @@ def dataset_card(summary: dict[str, Any]) -> str:
         "public statement.",
         f"- `games` ({summary['games']} rows; `{summary['files']['games']}`): one row per finished game.",
         "",
-        "They join on `game_id` (unique over this dataset: `run_id/log name`).",
+        "They join on `game_id` (unique over this dataset and opaque: `run_id/` and a hash of the log's name).",
         "",
         "```python",
         "from datasets import load_dataset",
@@ -118,8 +118,8 @@ def dataset_card(summary: dict[str, Any]) -> str:
         "or team its own policy or model, so a seat's policy can tell its team) and whether a seat's answer "
         f"was replaced by a fallback. Drop every `{HIDDEN_PREFIX}*` column to get the games as the players "
         "followed them (names, public speech, the claims read from it, the outcome) plus run metadata. "
-        "Note that `seed` with the game's config determines the deal (the engine is deterministic): it is an "
-        "id, not a feature.",
+        "The seed is hidden too (`hidden_seed`; the log's name, `hidden_log`, holds it): with the game's config "
+        "it determines the deal (the engine is deterministic).",
         "",
         "Fallbacks: when an agent's answer was unusable, the environment substituted its conservative "
         "default; such a statement or analysis is flagged (`hidden_statement_fallback`, `hidden_self_fallback`, "

@@ -9,15 +9,16 @@ the table did not see: roles and teams, the ground truth (lie labels, the truth 
 self and peer analysis, suspicion scores, who played each seat (a lineup may give each role or team its
 own policy, so a seat's policy can tell its team) and whether a seat's answer was replaced by a fallback.
 Dropping every ``hidden_`` column leaves the game as the players followed it (names, public speech and
-the claims read from it, the outcome) plus run metadata (ids, seed, public config, token and fallback
-totals). The seed and the config together do determine the deal (the engine is deterministic): a
-``seed`` is an id for replay, not a column to train a role predictor on.
+the claims read from it, the outcome) plus run metadata (opaque ids, public config, token and fallback
+totals). The seed is hidden (``hidden_seed``): with the config it determines the deal (the engine is
+deterministic), and so is the log's name, which holds it.
 
 Pure: no I/O, no pyarrow at import time (``arrow_schema`` imports it when asked).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -34,10 +35,11 @@ CLAIM_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("team", "string", "the team claimed (null for a role claim)"),
     ("negated", "bool", "the claim denies it (\"Bob is not the seer\")"),
     ("hedged", "bool", "said as a belief (\"I think ...\")"),
-    ("source", "string", "who read it: text (the claim reader), agent (the agent's structured claims) or both"),
 )
 TRUTH_CLAIM_FIELDS: tuple[tuple[str, str, str], ...] = (
     *CLAIM_FIELDS,
+    # Whether the agent sent the claim tells policies apart, and a lineup may give each team its own policy.
+    ("source", "string", "who read it: text (the claim reader), agent (the agent's structured claims) or both"),
     ("true", "bool", "the claim holds in the game's true state"),
     ("known_false", "bool", "the speaker knew it to be false when saying it"),
     ("type", "string", "the lie type the claim makes: fabrication, misdirection, distortion or none"),
@@ -65,8 +67,7 @@ Column = tuple[str, str, str]  # name, type, meaning
 
 STATEMENT_COLUMNS: tuple[Column, ...] = (
     ("run_id", "string", "the run folder's name (made unique among the exported runs)"),
-    ("game_id", "string", "run_id/log name: unique over the export; joins the games table"),
-    ("seed", "int64", "the game's seed (with the config it determines the deal: an id, not a feature)"),
+    ("game_id", "string", "run_id/<12 hex digits>: unique over the export, opaque; joins the games table"),
     ("round", "int32", "the day the statement was made in (1 = the first)"),
     ("phase", "string", "the phase it was made in (debate)"),
     ("statement_id", "int32", "the statement's id in its game (0, 1, ...)"),
@@ -75,8 +76,10 @@ STATEMENT_COLUMNS: tuple[Column, ...] = (
     ("speaker_name", "string", "the speaker's player name"),
     ("text", "string", "what was said"),
     ("claims", "list<claim>", "the claims read from the statement (what every player could read)"),
-    ("claims_source", "string", "where the claims come from: text, agent, both or none"),
     ("truncated", "bool", "the text was cut to the word limit"),
+    ("hidden_seed", "int64", "HIDDEN: the game's seed (with the config it determines the deal)"),
+    ("hidden_claims_source", "string", "HIDDEN: where the claims come from: text, agent, both or none (whether "
+     "the agent sent structured claims tells policies, and so maybe teams, apart)"),
     ("hidden_speaker_role", "string", "HIDDEN: the speaker's true role"),
     ("hidden_speaker_team", "string", "HIDDEN: the speaker's true team (village or werewolf)"),
     ("hidden_speaker_policy", "string", "HIDDEN: who played the speaker (lineup label: heuristic, random, "
@@ -102,8 +105,7 @@ STATEMENT_COLUMNS: tuple[Column, ...] = (
 
 GAME_COLUMNS: tuple[Column, ...] = (
     ("run_id", "string", "the run folder's name (made unique among the exported runs)"),
-    ("game_id", "string", "run_id/log name: unique over the export; joins the statements table"),
-    ("seed", "int64", "the game's seed"),
+    ("game_id", "string", "run_id/<12 hex digits>: unique over the export, opaque; joins the statements table"),
     ("package_version", "string", "the werewolf-deception version that played the game"),
     ("config", "string", "the public game config as JSON (hand-dealt roles left out)"),
     ("num_players", "int32", "seats"),
@@ -117,6 +119,8 @@ GAME_COLUMNS: tuple[Column, ...] = (
     ("fallbacks", "int32", "actions the env replaced with its fallback (an unusable answer)"),
     ("prompt_tokens", "int64", "LLM prompt tokens over the game (0 without LLM seats)"),
     ("completion_tokens", "int64", "LLM completion tokens over the game"),
+    ("hidden_seed", "int64", "HIDDEN: the game's seed (with the config it determines the deal)"),
+    ("hidden_log", "string", "HIDDEN: the game's log file in its run folder (its name holds the seed)"),
     ("hidden_roles", "list<string>", "HIDDEN: each seat's role"),
     ("hidden_teams", "list<string>", "HIDDEN: each seat's team"),
     ("hidden_seat_policies", "list<string>", "HIDDEN: who played each seat (lineup labels)"),
@@ -157,11 +161,17 @@ def _model_of(policy: str) -> str | None:
     return policy.split(":", 1)[1] if policy.startswith("llm:") else None
 
 
+def game_id_of(run_id: str, name: str) -> str:
+    """The game's id in the export: opaque, since its log's name holds the seed (which, with the config,
+    determines the deal)."""
+    return f"{run_id}/{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+
+
 def game_rows(
     run_id: str, name: str, raw: list[dict[str, Any]], record: GameRecord
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One finished game's statement rows and its game row, from its log's records and their ``GameRecord``."""
-    game_id = f"{run_id}/{name}"
+    game_id = game_id_of(run_id, name)
     n = record.num_players
     models: dict[int, str] = {}  # the model each LLM seat called (the lineup label may be a custom name)
     seat_fallbacks = [0] * n
@@ -200,11 +210,11 @@ def game_rows(
         told = st.self_label
         reported = [lb.suspicion for lb in st.answered_peers if lb.suspicion is not None]
         rows.append({
-            "run_id": run_id, "game_id": game_id, "seed": record.seed, "round": st.round, "phase": phase,
+            "run_id": run_id, "game_id": game_id, "round": st.round, "phase": phase,
             "statement_id": st.id, "turn": st.turn, "speaker_seat": st.speaker,
             "speaker_name": record.names[st.speaker], "text": st.text,
             "claims": [_claim(c, CLAIM_FIELDS) for c in public.get("claims") or []],
-            "claims_source": st.claims_source, "truncated": st.truncated,
+            "truncated": st.truncated, "hidden_seed": record.seed, "hidden_claims_source": st.claims_source,
             "hidden_speaker_role": record.roles[st.speaker], "hidden_speaker_team": record.team(st.speaker),
             "hidden_speaker_policy": policies[st.speaker], "hidden_speaker_model": seat_models[st.speaker],
             "hidden_statement_fallback": fallback, "hidden_lie": st.lie, "hidden_lie_type": st.lie_type or "none",
@@ -223,13 +233,14 @@ def game_rows(
     public_config = {**config, "roles": None} if "roles" in config else config
     header = next((r for r in raw if r.get("type") == "header"), {})
     game = {
-        "run_id": run_id, "game_id": game_id, "seed": record.seed,
+        "run_id": run_id, "game_id": game_id,
         "package_version": header.get("package_version"), "config": json.dumps(public_config, sort_keys=True),
         "num_players": n, "names": list(record.names), "lineup": "+".join(sorted(set(policies))),
         "winner": record.winner or None, "rounds": record.rounds, "truncated": record.truncated,
         "statements": len(record.statements), "actions": record.actions, "fallbacks": record.fallbacks,
         "prompt_tokens": record.tokens.get("prompt_tokens", 0),
         "completion_tokens": record.tokens.get("completion_tokens", 0),
+        "hidden_seed": record.seed, "hidden_log": name,
         "hidden_roles": list(record.roles), "hidden_teams": [record.team(s) for s in range(n)],
         "hidden_seat_policies": policies, "hidden_seat_models": seat_models,
         "hidden_seat_prompt_tokens": [record.seat_tokens.get(s, {}).get("prompt_tokens", 0) for s in range(n)],

@@ -19,7 +19,7 @@ from agents.fake_answers import scripted_answer
 from agents.fake_openai import FakeOpenAIServer
 from benchmarks import export as export_module
 from benchmarks.cli import main
-from benchmarks.export_schema import GAME_COLUMNS, HIDDEN_PREFIX, STATEMENT_COLUMNS
+from benchmarks.export_schema import GAME_COLUMNS, HIDDEN_PREFIX, STATEMENT_COLUMNS, game_id_of
 from werewolf_env.log import read_log
 
 pa = pytest.importorskip("pyarrow")
@@ -27,9 +27,9 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 SMALL = ["--players", "5", "--rounds", "2", "--no-report", "--quiet"]
 # The columns a player at the table could see, and run metadata: everything else must be hidden_.
-PUBLIC_STATEMENTS = {"run_id", "game_id", "seed", "round", "phase", "statement_id", "turn", "speaker_seat",
-                     "speaker_name", "text", "claims", "claims_source", "truncated"}  # fmt: skip
-PUBLIC_GAMES = {"run_id", "game_id", "seed", "package_version", "config", "num_players", "names", "lineup",
+PUBLIC_STATEMENTS = {"run_id", "game_id", "round", "phase", "statement_id", "turn", "speaker_seat",
+                     "speaker_name", "text", "claims", "truncated"}  # fmt: skip
+PUBLIC_GAMES = {"run_id", "game_id", "package_version", "config", "num_players", "names", "lineup",
                 "winner", "rounds", "truncated", "statements", "actions", "fallbacks", "prompt_tokens",
                 "completion_tokens"}  # fmt: skip
 
@@ -76,7 +76,7 @@ def exported(runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) ->
 
 def logs(runs: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
     """Every exported game's records by game_id, read by the project's reader."""
-    return {f"{run.name}/{path.stem}": read_log(path) for run in runs.values()
+    return {game_id_of(run.name, path.stem): read_log(path) for run in runs.values()
             for path in sorted((run / "games").glob("*.ndjson"))}  # fmt: skip
 
 
@@ -93,7 +93,7 @@ def test_round_trip_counts_types_and_values(runs: dict[str, Path], exported: Pat
     assert statements.schema.names == [name for name, _, _ in STATEMENT_COLUMNS]
     assert games.schema.names == [name for name, _, _ in GAME_COLUMNS]
     types = statements.schema
-    assert pa.types.is_int32(types.field("round").type) and pa.types.is_int64(types.field("seed").type)
+    assert pa.types.is_int32(types.field("round").type) and pa.types.is_int64(types.field("hidden_seed").type)
     assert pa.types.is_boolean(types.field("hidden_lie").type)
     assert pa.types.is_float64(types.field("hidden_mean_peer_suspicion").type)
     assert pa.types.is_string(types.field("text").type)
@@ -112,7 +112,7 @@ def test_round_trip_counts_types_and_values(runs: dict[str, Path], exported: Pat
         roles = events(records, "roles")[0]["data"]["roles"]
         game = game_rows[game_id]
         over = events(records, "game_over")[0]["data"]
-        assert game["seed"] == header["seed"] and game["hidden_roles"] == roles
+        assert game["hidden_seed"] == header["seed"] and game["hidden_roles"] == roles
         assert game["winner"] == over["winner"] and game["truncated"] == over["truncated"]
         assert game["statements"] == len(events(records, "statement"))
         calls = [r["data"] for r in events(records, "agent_record") if r["data"].get("type") == "llm_call"]
@@ -195,12 +195,13 @@ def test_pandas_reads_typed_columns(exported: Path) -> None:
     pd = pytest.importorskip("pandas")
     statements = pd.read_parquet(exported / "statements" / "data.parquet")
     games = pd.read_parquet(exported / "games" / "data.parquet")
-    assert statements["round"].dtype == "int32" and statements["seed"].dtype == "int64"
+    assert statements["round"].dtype == "int32" and statements["hidden_seed"].dtype == "int64"
     assert statements["hidden_lie"].dtype == bool and statements["truncated"].dtype == bool
     assert statements["hidden_self_confidence"].dtype == "float64"
     assert pd.api.types.is_string_dtype(statements["text"])
     assert isinstance(statements["claims"].iloc[0][0], dict) and isinstance(games["names"].iloc[0][0], str)
-    assert (statements.groupby("game_id").size() == games.set_index("game_id")["statements"]).all()
+    expected = games.set_index("game_id")["statements"]
+    assert (statements.groupby("game_id").size().reindex(expected.index, fill_value=0) == expected).all()
 
 
 def test_hidden_information_only_in_hidden_columns(exported: Path) -> None:

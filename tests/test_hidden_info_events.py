@@ -27,6 +27,7 @@ import werewolf_env
 from tests.helpers import STANDARD_ROLES, random_policy
 from werewolf_env import GameConfig
 from werewolf_env.config import Role
+from werewolf_env.env_base import seat_form
 from werewolf_env.log import dumps, read_log, replay
 from werewolf_env.observe import _SLICES, NUM_ROLES
 from werewolf_env.state import Event
@@ -289,7 +290,10 @@ def test_each_seat_gets_exactly_what_it_may_know(config: GameConfig, seed: int, 
         assert [r["seq"] for r in stream] == list(range(len(stream))), f"seat {seat}: seq is not its own count"
         expected = first_principles_stream(state.events, seat, roles)
         # the stream is exactly the events the seat may know, in order, up to its last turn
-        want = [json.loads(dumps({**e.to_json(), "seq": i})) for i, e in enumerate(expected[: len(stream)])]
+        want = [seat_form(json.loads(dumps({**e.to_json(), "seq": i}))) for i, e in enumerate(expected[: len(stream)])]
+        # how a statement's claims were found (text, agent) tells policies apart, and so maybe teams: never sent
+        assert not any("claims_source" in r["data"] or any("source" in c for c in r["data"].get("claims", ()))
+                       for r in stream if r["type"] == "statement")  # fmt: skip
         assert stream == want, f"seat {seat}: info['events'] differ from what it may know"
         for record in stream:
             check_content(record, seat, roles, config)

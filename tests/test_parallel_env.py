@@ -14,7 +14,9 @@ from pettingzoo.utils.conversions import aec_to_parallel_wrapper, turn_based_aec
 
 import werewolf_env
 from agents import HeuristicAgent, RandomAgent
+from werewolf_env.action_specs import NIGHT_PHASES
 from werewolf_env.parallel import NO_ACTION, WerewolfParallelEnv
+from werewolf_env.roles import Role
 from werewolf_env.spaces import JsonActionSpace
 from werewolf_env.state import ACTION_KINDS
 
@@ -106,7 +108,10 @@ def play_parallel(config: dict[str, Any], seed: int, policies: Policies, log_dir
     steps = 0
     while env.agents:
         group = env.simultaneous_agents()
-        assert group and set(group) == {a for a in env.agents if infos[a]["action_kind"] is not None}
+        # Empty only on a witch's step that asks nobody (the nights of a witch game all take the same steps).
+        assert (group or env.game.state.paused) and set(group) == {
+            a for a in env.agents if infos[a]["action_kind"] is not None
+        }
         assert all(infos[a]["action_kind"] is None for a in env.agents if a not in group)
         actions = {}
         for agent in group:  # in the order the AEC env asks them
@@ -275,3 +280,31 @@ def test_unseeded_resets_follow_the_seeded_sequence_as_in_the_aec_env() -> None:
         par.reset()
         aec.reset()
         assert par.game.state.seed == aec.game.state.seed != 11
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_night_of_a_witch_game_takes_the_same_steps(seed: int) -> None:
+    """How many steps a night takes must not tell whether the witch lives or which potions she has left:
+    her nodes are stepped every night, asking her or nobody (idle steps, nothing logged)."""
+    env = werewolf_env.parallel_env(**WITCH_HUNTER)
+    _obs, infos = env.reset(seed=seed)
+    state = env.game.state
+    witch = state.roles.index(Role.WITCH)
+    rng = np.random.default_rng(seed)
+    nights: list[int] = []
+    steps = 0
+    witch_states = set()
+    while env.agents:
+        if state.phase in NIGHT_PHASES:
+            if steps == 0:
+                witch_states.add((state.alive[witch], tuple(sorted(state.potions.get(witch, ())))))
+            steps += 1
+        elif steps:
+            nights.append(steps)
+            steps = 0
+        group = env.simultaneous_agents()
+        actions = {a: RandomAgent(int(rng.integers(1 << 30))).act({}, infos[a]) for a in group}
+        _obs, _r, _t, _tr, infos = env.step(actions)
+    assert nights and set(nights) == {3}, nights  # the pack, doctor and seer; the heal; the poison
+    if seed == 0:
+        assert len(witch_states) > 1  # the witch's state changed over the game, the nights did not

@@ -95,6 +95,13 @@ def test_passthrough_errors_end_the_game_instead_of_falling_back() -> None:
     assert not any(r.get("data", {}).get("type") == "policy_error" for r in seen)
 
 
+def test_the_callers_passthrough_reaches_through_a_transport_that_does_not_declare_it() -> None:
+    """``play_game(passthrough=...)`` alone is enough: an LLM seat must not turn the caller's error into its own."""
+    with pytest.raises(StopError):
+        play_game_sync(CONFIG, None, seed=2, policy_factory=lambda seat: LLMAgent(transport=_stopping(5)),
+                       passthrough=(StopError,))  # fmt: skip
+
+
 def test_without_passthrough_an_error_is_a_fallback() -> None:
     result = play_game_sync(CONFIG, None, seed=2, policy_factory=lambda seat: LLMAgent(transport=_stopping(5)))
     assert result.policy_errors > 0 and result.fallbacks > 0

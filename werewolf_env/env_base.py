@@ -26,6 +26,20 @@ from .state import ACTION_KINDS, KIND_NAME, ActionKind, Turn
 from .visibility import visible
 
 _NO_TARGET_KINDS = frozenset(ActionKind) - KINDS_WITH_TARGETS
+# What a statement event says about how its claims were found (read from the text, sent by the agent, both):
+# it tells which seats' policies send structured claims, and a lineup may give each team its own policy.
+# The log keeps it; a seat's ``info["events"]`` does not.
+_AGENT_SIDE = ("claims_source", "claims_disagreement")
+
+
+def seat_form(record: dict[str, Any]) -> dict[str, Any]:
+    """An event record as a seat receives it: a statement without how its claims were found."""
+    if record.get("type") == "statement":
+        data = record["data"]
+        for key in _AGENT_SIDE:
+            data.pop(key, None)
+        data["claims"] = [{k: v for k, v in claim.items() if k != "source"} for claim in data.get("claims", ())]
+    return record
 
 
 class WerewolfBase:
@@ -213,7 +227,7 @@ class WerewolfBase:
                 record = event.to_json()
                 record["seq"] = given
                 given += 1
-                new.append(json.loads(dumps(record)))  # a JSON round trip: copies, never the engine's data
+                new.append(seat_form(json.loads(dumps(record))))  # a JSON round trip: copies, never the engine's
         self._event_cursor[seat] = len(events)
         self._events_given[seat] = given
         return new

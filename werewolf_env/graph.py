@@ -130,6 +130,9 @@ def advance(state: GameState) -> None:
             return
         state.phase = target
         PHASE_GRAPH[target].handler(state)
+        if not state.pending and target in state.pause_when_empty:
+            state.paused = True  # a step in which nobody answers (see ``GameState.pause_when_empty``)
+            return
 
 
 def to_mermaid() -> str:

@@ -149,12 +149,12 @@ def judge_claims(know: Knowledge, claims: list[dict[str, Any]]) -> dict[str, Any
             true = _seer_result_true(know, claim)
             known_false = not true
             lie_type = "fabrication" if known_false else "none"
-        elif kind == "protected":  # a doctor's protection or a witch's heal
-            true = (ActionKind.PROTECT in own_kinds or ActionKind.HEAL in own_kinds) and subject in know.protected
-            known_false = not true
-            lie_type = "fabrication" if known_false else "none"
-        elif kind == "poisoned":
-            true = ActionKind.POISON in own_kinds and subject in know.poisoned
+        elif kind in ("protected", "poisoned"):  # one's own night action: the speaker knows what it did
+            if kind == "protected":  # a doctor's protection or a witch's heal
+                did = (ActionKind.PROTECT in own_kinds or ActionKind.HEAL in own_kinds) and subject in know.protected
+            else:
+                did = ActionKind.POISON in own_kinds and subject in know.poisoned
+            true = did != bool(claim.get("negated"))  # "I never poisoned X" is true when the speaker did not
             known_false = not true
             lie_type = "fabrication" if known_false else "none"
         else:

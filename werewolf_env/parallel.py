@@ -25,7 +25,10 @@ or the game is over. Which seats answer now: ``infos[agent]["action_kind"]`` is 
 them and None for the others (with ``numeric_info=True``: ``NO_ACTION``); their observation's kind
 block has its last slot ("none") set and its legal-targets block empty. An idle or dead seat's
 action is ignored (it may be left out of ``actions``); a member of the group left out answers None,
-which the engine replaces with its recorded fallback (as ``raw_env.step(None)`` would).
+which the engine replaces with its recorded fallback (as ``raw_env.step(None)`` would). In a game with a
+witch, her heal and poison steps come every night even when she is dead, out of potions or has no victim
+to heal: then nobody answers (every seat idles, nothing is logged), so how long a night takes never tells
+her state.
 
 Same game as the AEC env: the same seed and the same answers give the same events, log file,
 ``ground_truth()`` and ``snapshot()`` byte for byte (``tests/test_parallel_env.py`` plays heuristic
@@ -59,8 +62,13 @@ from pettingzoo import ParallelEnv
 from .actions import legal_targets
 from .config import GameConfig
 from .env_base import NO_ACTION, WerewolfBase
+from .graph import advance
+from .roles import ActionKind
 
 __all__ = ["NO_ACTION", "WerewolfParallelEnv", "parallel_env"]
+
+# A witch's nodes: stepped every night in a game with a witch, asking her or nobody (``GameState.pause_when_empty``).
+_WITCH_NODES = frozenset({"heal", "poison"})
 
 
 class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
@@ -84,7 +92,9 @@ class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-        self._start_game(seed)
+        game = self._start_game(seed)
+        if ActionKind.HEAL in game.state.kinds_in_game:  # every night takes the witch's two steps
+            game.state.pause_when_empty = _WITCH_NODES
         self.agents = self.possible_agents[:]
         self._update_infos()
         return self._observations(), dict(self.infos)
@@ -97,13 +107,17 @@ class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
         if state.over:
             return {}, {}, {}, {}, {}
         fallbacks = self._last_fallbacks
-        for turn in list(state.pending):  # the group, in the AEC env's order
-            agent = self.possible_agents[turn.player]
-            result = game.act(actions.get(agent))
-            if result.fallbacks:
-                fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
-            else:
-                fallbacks.pop(agent, None)
+        if state.paused:  # the step of a witch's node that asked nobody (dead, no potion, no victim)
+            state.paused = False
+            advance(state)
+        else:
+            for turn in list(state.pending):  # the group, in the AEC env's order
+                agent = self.possible_agents[turn.player]
+                result = game.act(actions.get(agent))
+                if result.fallbacks:
+                    fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
+                else:
+                    fallbacks.pop(agent, None)
         if self._log is not None:
             self._log.flush_events()
         self._update_infos()

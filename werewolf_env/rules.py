@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .action_specs import ACTION_SPECS
 from .roles import ROLE_SPECS, ActionKind
 from .rules_base import _acting, _count, _die, _draw, _open, _take, winner_of
 from .rules_day import (
@@ -112,8 +113,11 @@ def open_heal(state: GameState) -> None:
         state.emit("attack_seen", None, (witch,), target=state.night.target)
     if witches:
         state.facts_version += 1  # what the witch knows changed (observation caches key on it)
-    _open(state, [w for w in witches if "heal" in state.potions.get(w, ()) and state.night.target is not None],
-          ActionKind.HEAL)  # fmt: skip
+    # Asked only when the victim may be healed (a potion left; herself only if the rules allow it).
+    target = state.night.target
+    refuse = ACTION_SPECS[ActionKind.HEAL].refuse
+    assert refuse is not None
+    _open(state, [w for w in witches if target is not None and refuse(state, w, target) is None], ActionKind.HEAL)
 
 
 def open_poison(state: GameState) -> None:
@@ -153,16 +157,14 @@ def resolve_night(state: GameState) -> None:
     victim = target if target is not None and not saved else None
     potions = {"healed": sorted(healed), "poisoned": sorted(poisoned)} if witch_night else {}
     state.emit("night_outcome", None, (), target=target, protected=sorted(protected), saved=saved, **potions)
-    if victim is not None:
-        state.night_deaths.append((state.round, victim))
-        _die(state, victim, "night")
-    else:
-        state.night_deaths.append((state.round, None))
-        if not any(state.alive[seat] for seat in poisoned):  # else the poison's death is the night's news
-            state.emit("death", None, PUBLIC, victim=None, cause="night")
-    for seat in sorted(poisoned):  # announced as night deaths: nobody is told which death was the poison
-        if state.alive[seat]:
-            _die(state, seat, "night")
+    state.night_deaths.append((state.round, victim))
+    # The night's dead in seat order, whatever killed them: neither the cause nor the order of the
+    # announcements tells the pack's victim from the witch's poison.
+    dead = sorted({seat for seat in poisoned if state.alive[seat]} | ({victim} if victim is not None else set()))
+    if not dead:
+        state.emit("death", None, PUBLIC, victim=None, cause="night")
+    for seat in dead:
+        _die(state, seat, "night")
     state.night = NightChoices()
     state.facts_version += 1
 

@@ -113,6 +113,11 @@ class GameState:
     shooters: list[int] = field(default_factory=list)  # dead hunters who still shoot, in order of death
     shots: list[tuple[int, int, int | None]] = field(default_factory=list)  # (round, hunter, shot or None)
     rollout: bool = False  # a counterfactual rollout's fork: no debate, the vote follows the night
+    # Collect nodes that stop ``graph.advance`` even when they ask nobody (``paused`` set): the parallel env
+    # steps the witch's nodes every night, so that the night's length never shows whether she lives or
+    # which potions she has left. The AEC env, which steps acting seats only, leaves it empty.
+    pause_when_empty: frozenset[str] = frozenset()
+    paused: bool = False
     exiles: list[tuple[int, int | None]] = field(default_factory=list)  # (round, exiled or None)
     revealed: dict[int, Role] = field(default_factory=dict)
     suspicion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
