@@ -12,8 +12,7 @@ truth for precision and recall. Undefined figures are ``None`` with a reason, ne
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from werewolf_env.claims import claim_key
@@ -148,17 +147,3 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
 
 def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
-
-
-def progress() -> Callable[[dict[str, Any]], None]:
-    """A status line on stderr, updated as each statement is labelled."""
-    done = {"n": 0, "failed": 0, "tokens": 0}
-
-    def show(record: dict[str, Any]) -> None:
-        done["n"] += 1
-        done["failed"] += record["status"] != "answered"
-        done["tokens"] += record["prompt_tokens"] + record["completion_tokens"]
-        print(f"\rrelabel: {done['n']} statements, {done['failed']} failed, {done['tokens']} tokens",
-              end="", file=sys.stderr, flush=True)  # fmt: skip
-
-    return show

@@ -115,9 +115,7 @@ def add_role_claims(claimed: dict[int, str], speaker: int, claims: Iterable[dict
                 del claimed[speaker]
 
 
-# The role a night-result claim makes its speaker claim (the first role whose night action it reports), unless
-# the speaker claimed another role whose night action it is (``roles_acting``).
-ROLE_OF_RESULT: dict[str, str] = {"seer_result": "seer", "protected": "doctor", "poisoned": "witch"}
+# The night actions a night-result claim reports.
 _RESULT_ACTIONS: dict[str, frozenset[ActionKind]] = {
     "seer_result": frozenset({ActionKind.UNMASK}),
     "protected": frozenset({ActionKind.PROTECT, ActionKind.HEAL}),
@@ -133,6 +131,10 @@ def roles_acting(kind: str) -> tuple[str, ...]:
 
 
 on_roles_changed(roles_acting.cache_clear)
+
+# The role a night-result claim makes its speaker claim (the first built-in role whose night action it reports:
+# seer, doctor, witch), unless the speaker claimed another role whose night action it is (``roles_acting``).
+ROLE_OF_RESULT: dict[str, str] = {kind: roles_acting(kind)[0] for kind in _RESULT_ACTIONS}
 
 
 def normalize_claims(raw: Any, resolve: Any, speaker: int) -> tuple[list[dict[str, Any]], list[str]]:

@@ -101,7 +101,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import legal_targets
 from .config import GameConfig, arguments_table
-from .env_base import NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
+from .env_base import METADATA, NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
 
 __all__ = ["NO_ACTION", "NUMERIC_INFO_KEYS", "WerewolfBase", "env", "raw_env"]
 
@@ -109,11 +109,7 @@ __doc__ = (__doc__ or "") + arguments_table() + "\n"
 
 
 class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming convention
-    metadata: ClassVar[dict[str, Any]] = {
-        "name": "werewolf_v1",
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**METADATA, "is_parallelizable": False}
 
     def __init__(
         self,

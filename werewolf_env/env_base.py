@@ -26,6 +26,8 @@ from .state import ACTION_KINDS, KIND_NAME, ActionKind, Turn
 from .visibility import visible
 
 _NO_TARGET_KINDS = frozenset(ActionKind) - KINDS_WITH_TARGETS
+# PettingZoo metadata both envs share (the AEC env adds that it is not parallelizable by conversion).
+METADATA: dict[str, Any] = {"name": "werewolf_v1", "render_modes": ["ansi", "human"]}
 # What a statement event says about how its claims were found (read from the text, sent by the agent, both):
 # it tells which seats' policies send structured claims, and a lineup may give each team its own policy.
 # The log keeps it; a seat's ``info["events"]`` does not.

@@ -54,22 +54,23 @@ def unsupported(what: str) -> dict[str, str]:
     return {UNSUPPORTED_KEY: what}
 
 
-def marker_text(value: Any) -> str | None:
-    """The text of a bytes marker, else None."""
+def _marker(value: Any, key: str) -> str | None:
+    """The text a one-key marker ``{key: text}`` holds, else None."""
     if type(value) is dict and len(value) == 1:
-        text = value.get(BYTES_KEY)
+        text = value.get(key)
         if type(text) is str:
             return text
     return None
 
 
+def marker_text(value: Any) -> str | None:
+    """The text of a bytes marker, else None."""
+    return _marker(value, BYTES_KEY)
+
+
 def marker_reason(value: Any) -> str | None:
     """What an unsupported-value marker stands for, else None."""
-    if type(value) is dict and len(value) == 1:
-        what = value.get(UNSUPPORTED_KEY)
-        if type(what) is str:
-            return what
-    return None
+    return _marker(value, UNSUPPORTED_KEY)
 
 
 def short_repr(value: Any, limit: int = 60) -> str:

@@ -28,8 +28,8 @@ from .visibility import knowledge_masks
 
 # Re-exported: they were defined here first and are imported from here.
 __all__ = [
-    "NUM_KINDS", "NUM_ROLES", "OBS_LAYOUT", "OBS_SIZE", "ObservationRenderer",
-    "Transcript", "event_line", "named_seats", "rules_text",
+    "NUM_KINDS", "NUM_ROLES", "OBS_LAYOUT", "OBS_SIZE", "ObservationRenderer", "Transcript", "event_line",
+    "layout_slices", "named_seats", "rules_text",
 ]  # fmt: skip
 
 _HISTORY_HEAD = f"\n\n{Section.HISTORY}\n"
@@ -363,12 +363,19 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = (
 _MASK_ROWS = np.array(
     [[float(mask >> i & 1) for i in range(NUM_ROLES)] for mask in range(1 << NUM_ROLES)], dtype=np.float32
 )  # row ``mask``: which of ROLES the bitmask allows
-_SLICES: dict[str, tuple[int, int]] = {}
-_offset = 0
-for _key, _size in OBS_LAYOUT:
-    _SLICES[_key] = (_offset, _offset + _size)
-    _offset += _size
-OBS_SIZE = _offset
+
+
+def layout_slices(layout: tuple[tuple[str, int], ...]) -> tuple[dict[str, tuple[int, int]], int]:
+    """Each block's ``(start, stop)`` in a vector laid out as ``layout`` (name, size), and the vector's size."""
+    slices: dict[str, tuple[int, int]] = {}
+    offset = 0
+    for key, size in layout:
+        slices[key] = (offset, offset + size)
+        offset += size
+    return slices, offset
+
+
+_SLICES, OBS_SIZE = layout_slices(OBS_LAYOUT)
 _PUBLIC = _SLICES["claimed_roles"][0]  # blocks from here on are the same for every seat
 _KIND_START = _SLICES["kind"][0] - _PUBLIC  # offsets in the public part
 _CLAIMED_START = _SLICES["claimed_roles"][0] - _PUBLIC

@@ -61,7 +61,7 @@ from pettingzoo import ParallelEnv
 
 from .actions import legal_targets
 from .config import GameConfig
-from .env_base import NO_ACTION, WerewolfBase
+from .env_base import METADATA, NO_ACTION, WerewolfBase
 from .graph import advance
 from .roles import ActionKind
 
@@ -74,7 +74,7 @@ _WITCH_NODES = frozenset({"heal", "poison"})
 class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
     """See the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "werewolf_v1", "render_modes": ["ansi", "human"]}
+    metadata: ClassVar[dict[str, Any]] = dict(METADATA)
 
     def __init__(
         self,

@@ -40,7 +40,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .config import MAX_PLAYERS
-from .observe import OBS_LAYOUT, ObservationRenderer
+from .observe import OBS_LAYOUT, ObservationRenderer, layout_slices
 from .roles import MAX_ROLES, Team
 from .state import ACTION_KINDS, GameState
 
@@ -58,20 +58,11 @@ STATE_LAYOUT: tuple[tuple[str, int], ...] = (
     ("round", 1), ("debate_turn", 1), ("over", 1), ("winner", len(_TEAMS)),
 )  # fmt: skip
 
-STATE_SLICES: dict[str, tuple[int, int]] = {}
-_offset = 0
-for _key, _size in STATE_LAYOUT:
-    STATE_SLICES[_key] = (_offset, _offset + _size)
-    _offset += _size
-STATE_SIZE = _offset
+STATE_SLICES, STATE_SIZE = layout_slices(STATE_LAYOUT)
 
 # The observation's public blocks copied as they are (claimed roles, accusations, last votes).
-_OBS_OFFSETS: dict[str, int] = {}
-_obs_offset = 0
-for _key, _size in OBS_LAYOUT:
-    _OBS_OFFSETS[_key] = _obs_offset
-    _obs_offset += _size
-_OBS_PUBLIC = (_OBS_OFFSETS["claimed_roles"], _OBS_OFFSETS["last_votes"] + MAX_PLAYERS)
+_OBS_SLICES, _ = layout_slices(OBS_LAYOUT)
+_OBS_PUBLIC = (_OBS_SLICES["claimed_roles"][0], _OBS_SLICES["last_votes"][1])
 _STATE_PUBLIC = (STATE_SLICES["claimed_roles"][0], STATE_SLICES["last_votes"][1])
 
 
