@@ -48,6 +48,9 @@ FIXED_CONTENT = {
 }
 
 
+_SUBJECTS = re.compile(r'"suspicion_of": an object with one key per player, (.+?), each ')
+
+
 def scripted_answer(prompt: str) -> dict[str, Any]:
     """A valid action for the task the prompt asks for (deterministic in the prompt)."""
     digest = int(hashlib.sha256(prompt.encode()).hexdigest()[:8], 16)
@@ -73,8 +76,13 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
     # An analysis's confidence is the probability that the statement is deceptive, on the flag's side.
     if '"suspicion"' in wanted:
         flagged = bool(digest % 2)
-        return {"is_deceptive": flagged, "confidence": 0.6 if flagged else 0.4, "deception_type": "none",
-                "reasoning": "scripted", "suspicion": round((digest % 100) / 100, 2)}  # fmt: skip
+        answer = {"is_deceptive": flagged, "confidence": 0.6 if flagged else 0.4, "deception_type": "none",
+                  "reasoning": "scripted", "suspicion": round((digest % 100) / 100, 2)}  # fmt: skip
+        subjects = _SUBJECTS.search(wanted)
+        if subjects:  # the players the statement spoke of (``config.subject_suspicion``)
+            names = subjects.group(1).split(", ")
+            answer["suspicion_of"] = {name: round(((digest >> (3 * k)) % 100) / 100, 2) for k, name in enumerate(names)}
+        return answer
     if '"is_deceptive"' in wanted:
         return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none", "reasoning": "scripted"}
     return {"summary": "A scripted game."}

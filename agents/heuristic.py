@@ -238,7 +238,8 @@ class HeuristicAgent(HeuristicSpeech, Policy):
         st = m.statements[-1]
         speaker = st.speaker
         verdict, certainty, why = self._check(st)
-        suspicion = m.wolf_probability()[speaker]
+        probs = m.wolf_probability()
+        suspicion = probs[speaker]
         if verdict == "none" and suspicion >= 0.6:
             verdict, certainty, why = "misdirection", round(suspicion, 2), "I already suspect the speaker."
         flagged = verdict != "none"
@@ -250,6 +251,9 @@ class HeuristicAgent(HeuristicSpeech, Policy):
             "deception_type": verdict,
             "reasoning": why,
             "suspicion": round(suspicion, 3),
+            # The players the statement spoke of, when the env asks (``config.subject_suspicion``).
+            **({"suspicion_of": {name: round(probs[m.names.index(name)], 3) for name in info["subjects"]}}
+               if info.get("subjects") else {}),
         }
 
     def _check(self, st: Statement) -> tuple[str, float, str]:
@@ -309,6 +313,22 @@ class HeuristicAgent(HeuristicSpeech, Policy):
             return {"vote": None}
         pick = self.rng.choice([p for p in legal if probs[p] >= best - 1e-9])
         return {"vote": m.names[pick]}
+
+    def _poll(self, info: dict[str, Any]) -> dict[str, Any]:
+        """Whom this player would exile now: its vote's choice from its current suspicions, with ties broken by
+        seat instead of its random generator, so that answering a poll never changes how it plays."""
+        m = self.memory
+        legal = [p for p in range(len(m.names)) if m.names[p] in set(info["legal_targets"])]
+        if m.role == WOLF:
+            legal = [p for p in legal if p not in m.teammates]
+            seers = [p for p in m.seer_claimants() if p in legal]
+            pick = seers[0] if seers else max(legal, key=lambda p: (self._accusations(p), -p), default=None)
+            return {"vote": None if pick is None else m.names[pick]}
+        probs = m.wolf_probability()
+        best = max((probs[p] for p in legal), default=0.0)
+        if best < 0.3:
+            return {"vote": None}
+        return {"vote": m.names[min(p for p in legal if probs[p] >= best - 1e-9)]}
 
     def _summary(self, info: dict[str, Any]) -> dict[str, Any]:
         m = self.memory

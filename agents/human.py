@@ -44,6 +44,7 @@ SHORTHAND = {
     "poison": "a player's name, or none to keep the potion",
     "shoot": "a player's name, or none",
     "vote": "a player's name, or none to abstain",
+    "poll": "private, does not count: whom you would vote for now, or none",
     "bid": "a whole number",
     "statement": "what you say, as plain text",
     "summary": "your notes, as plain text",
@@ -79,14 +80,15 @@ class HumanAgent(Policy):
         if friction:
             self._say(("!! " if friction.get("warning") else "   ") + friction["text"])
         while True:
-            self.output.write(prompt_of(kind))
+            subjects = [str(name) for name in info.get("subjects") or []]
+            self.output.write(prompt_of(kind, subjects))
             self.output.flush()
             line = self.input.readline()
             if not line:
                 self._closed = True
                 self._say("(no more input: the game plays on without you)")
                 return {}
-            answer = shorthand(line.strip(), kind)
+            answer = shorthand(line.strip(), kind, subjects)
             action, error = validate(json.dumps(answer) if isinstance(answer, dict) else answer, kind, info)
             if error is None:
                 return action  # type: ignore[return-value]
@@ -123,8 +125,9 @@ class HumanAgent(Policy):
         return new, tail
 
 
-def shorthand(line: str, kind: str) -> dict[str, Any] | str:
-    """A JSON answer from what a person types; JSON itself passes through unchanged."""
+def shorthand(line: str, kind: str, subjects: list[str] | None = None) -> dict[str, Any] | str:
+    """A JSON answer from what a person types; JSON itself passes through unchanged. ``subjects``: the players a
+    peer analysis also scores (``info["subjects"]``), whose scores follow the suspicion in that order."""
     if line.startswith("{"):
         return line
     target = _TARGETS.get(kind)
@@ -149,12 +152,16 @@ def shorthand(line: str, kind: str) -> dict[str, Any] | str:
     answer["deception_type"] = types[0] if types else ("fabrication" if answer["is_deceptive"] else "none")
     if kind == "peer_analysis":
         answer["suspicion"] = numbers[1] if len(numbers) > 1 else (0.7 if answer["is_deceptive"] else 0.3)
+        if subjects:  # only what was typed: a score left out is the env's to note, never made up here
+            answer["suspicion_of"] = dict(zip(subjects, numbers[2:], strict=False))
     return answer
 
 
-def prompt_of(kind: str | None) -> str:
+def prompt_of(kind: str | None, subjects: list[str] | None = None) -> str:
     """The answer prompt of a turn: its kind and the shorthand it takes."""
     hint = SHORTHAND.get(kind or "")
+    if hint and subjects and kind == "peer_analysis":
+        hint += " " + " ".join(f"[{name} 0-1]" for name in subjects)
     return f"[{kind}] your answer ({hint}; or JSON)> " if hint else f"[{kind}] your answer (JSON)> "
 
 

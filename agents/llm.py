@@ -125,6 +125,14 @@ class LLMAgent(Policy):
         if friction:
             note = f"{messages[-1]['content']}\n\nDETECTOR NOTE: {friction['text']}"
             messages[-1] = {**messages[-1], "content": note}
+        return await self.answer(messages, kind, info, answer_format)
+
+    async def answer(
+        self, messages: list[dict[str, str]], kind: str, info: dict[str, Any], answer_format: str
+    ) -> dict[str, Any] | str:
+        """The answer to ready ``messages`` (cut to the context budget, validated as an action of ``kind``,
+        repaired once): the action, or what the env falls back on. Records as any turn
+        (``drain_records``); the LLM judge (``benchmarks.llm_judge``) asks its own prompt through this."""
         messages, budget = fit(
             messages, self.options.context_budget, self.options.max_tokens,
             self.transport.estimate_tokens,

@@ -22,12 +22,18 @@ class RandomAgent(Policy):
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+        # Polls and the scores of a statement's subjects draw from streams of their own, so switching either on
+        # leaves this player's other answers as they were (and polls never change a game).
+        self.subject_rng = random.Random(None if seed is None else seed + 0x5EED)
+        self.poll_rng = random.Random(None if seed is None else seed + 0x9011)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
         rng = self.rng
         kind = info.get("action_kind")
         legal = list(info.get("legal_targets", []))
         target = _TARGETS.get(kind)  # type: ignore[arg-type]
+        if kind == "poll":
+            return {"vote": self.poll_rng.choice([*legal, None])}
         if target is not None:
             key, null_ok = target
             if null_ok:
@@ -51,6 +57,8 @@ class RandomAgent(Policy):
             }
             if kind == "peer_analysis":
                 action["suspicion"] = round(rng.random(), 3)
+                if info.get("subjects"):
+                    action["suspicion_of"] = {name: round(self.subject_rng.random(), 3) for name in info["subjects"]}
             return action
         return {"summary": "Good game."}
 

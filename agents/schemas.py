@@ -89,6 +89,10 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
                 "enum": PROBABILITIES,
                 "description": "probability that the speaker is a werewolf",
             }
+            subjects = [str(n) for n in info.get("subjects") or []]
+            if subjects:  # the players the statement spoke of, each scored like the speaker
+                score = {"type": "number", "enum": PROBABILITIES, "description": "probability they are a werewolf"}
+                props["suspicion_of"] = _obj({name: score for name in subjects})
         return _obj(props)
     # Short: eight long summaries queued at a one-slot local server overran the deadline (every one unanswered).
     return _obj({"summary": _text("your final summary of the game, in two or three sentences", 400)})

@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from agents import load_lineup
-from agents.llm_options import DEFAULT_BASE_URL
+from agents.lineup import AgentSpec
+from agents.llm_options import DEFAULT_BASE_URL, validate_options
 from werewolf_env import GameConfig, __version__
 from werewolf_env.env import raw_env
 
 from .exit_codes import (
     EXIT_BAD_OPTIONS,
+    EXIT_INVALID,
     EXIT_OUTPUT_CLOSED,
     EXIT_STORAGE,
     exit_codes_text,
@@ -37,7 +39,7 @@ from .exit_codes import (
 )
 from .export import add_export_options, export_command
 from .game_workers import workers_stuck
-from .llm_flags import add_llm_flags
+from .llm_flags import add_llm_flags, check_run_flags, llm_overrides, run_preflight
 from .play_cli import play_command
 from .relabel_cli import add_relabel_parser, relabel_command
 from .replay_cli import replay_command
@@ -106,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--role-counts", metavar="ROLE=N,...",
                      help="seats per role, e.g. witch=1,hunter=1 (roles not named keep their default: "
                      "werewolves a quarter of the seats, one seer, one doctor; villagers fill the rest)")  # fmt: skip
+    run.add_argument("--vote-polls", choices=["off", "after_statement", "after_debate"],
+                     help="private vote polls: whom each player would exile now, after each statement or after the "
+                     f"debate (default {rules['vote_polls'].default}; each poll is a call per model seat)")  # fmt: skip
+    run.add_argument("--subject-suspicion", action=argparse.BooleanOptionalAction,
+                     help="peers also score the players a statement speaks of, which the persuasion figures rest "
+                     f"on (default {'on' if rules['subject_suspicion'].default else 'off'})")  # fmt: skip
     who = run.add_mutually_exclusive_group()
     who.add_argument(
         "--agents",
@@ -192,8 +200,26 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument("--rollouts", type=int, default=3, help="rollouts per action pair and determinization")
     detect.add_argument("--workers", type=int, default=1, help="processes for the counterfactual values")
     detect.add_argument("--concurrency", type=int, default=8, help="games in flight")
-    detect.add_argument("--out", type=Path, default=Path("runs/detect-eval"), help="where to write")
+    detect.add_argument("--out", type=Path, help="where to write (default runs/detect-eval[-DATASET])")
+    detect.add_argument("--dataset", choices=["peskov2020"], help="instead of playing games: human Diplomacy lies")
+    detect.add_argument("--data-dir", type=Path, help="its folder (default ../shared/data/diplomacy_peskov2020)")
+    detect.add_argument(
+        "--detector", action="append", metavar="NAME",
+        help="a detector to evaluate (repeatable): peers, self, rules, text, values, text+values, llm-judge, or "
+        "module:Class (your own); default: all but llm-judge. With --dataset: text, text+context, "
+        "text+context+power (default: all)",
+    )  # fmt: skip
+    detect.add_argument(
+        "--train", nargs="+", type=Path, metavar="RUN",
+        help="instead of playing games: run folders (games/*.ndjson) to train on (with --test)",
+    )  # fmt: skip
+    detect.add_argument("--test", nargs="+", type=Path, metavar="RUN", help="run folders to test on (with --train)")
+    detect.add_argument("--judge-model", help="llm-judge: the model (OpenAI-compatible; key from $OPENAI_API_KEY)")
+    detect.add_argument(
+        "--judge-base-url", help=f"llm-judge: its endpoint (default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})"
+    )
     detect.add_argument("--quiet", "-q", action="store_true", help="no progress line and no table")
+    add_llm_flags(detect)
     return parser
 
 
@@ -243,29 +269,76 @@ def _dispatch(command: Callable[[argparse.Namespace], int], args: argparse.Names
 
 
 def detect_eval_command(args: argparse.Namespace) -> int:
-    from .detect_eval import print_table, run_detect_eval
+    if args.dataset:
+        from .peskov_eval import dataset_command
+
+        return dataset_command(args)
+    from .detect_eval import run_detect_eval
+    from .detect_runs import run_runs_eval
+    from .detect_table import print_table
+    from .detectors import DEFAULT, DetectorError, make_detector
     from .runs import RunMismatchError
 
+    args.out = args.out or Path("runs/detect-eval")
+    specs = list(dict.fromkeys(args.detector or DEFAULT))
     try:
+        check_run_flags(args)
+        if bool(args.train) != bool(args.test):
+            raise ValueError("--train and --test go together")
+        settings = judge_settings(args, specs)
+        for spec in specs:
+            make_detector(spec, **settings)  # an unknown name or a broken module:Class, before any game
         lineup = load_lineup(args.lineup)
         config = GameConfig(num_players=args.players)  # the default pack for that many players
         if min(args.train_games, args.test_games) < 1:
             raise ValueError("--train-games and --test-games must be at least 1")
         check_out_folder(args.out, "--out", ("train/manifest.json", "detect_eval.json"))
-    except (ValueError, RunFolderError) as exc:
+    except (ValueError, RunFolderError) as exc:  # DetectorError is a ValueError
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
+    if "llm-judge" in specs and not args.no_preflight:
+        probed = run_preflight([("llm-judge", AgentSpec.model_validate({"kind": "llm", **settings["options"]}))],
+                               args.quiet)  # fmt: skip
+        if isinstance(probed, int):
+            return probed
     try:
-        result = run_detect_eval(
-            args.out, lineup, config, args.train_games, args.test_games, args.seed, args.determinizations,
-            args.rollouts, args.workers, args.concurrency, quiet=args.quiet,
-        )  # fmt: skip
-    except (ValueError, RunMismatchError) as exc:
+        if args.train:
+            result = run_runs_eval(
+                args.out, args.train, args.test, args.seed, args.determinizations, args.rollouts, args.workers,
+                quiet=args.quiet, detectors=specs, settings=settings,
+            )  # fmt: skip
+        else:
+            result = run_detect_eval(
+                args.out, lineup, config, args.train_games, args.test_games, args.seed, args.determinizations,
+                args.rollouts, args.workers, args.concurrency, quiet=args.quiet, detectors=specs, settings=settings,
+            )  # fmt: skip
+    except (ValueError, RunMismatchError, DetectorError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
     if not args.quiet:
         print_table(result)
+    judged = next((row for row in result["table"] if row.get("detector") == "llm-judge"), None)
+    if judged is not None and 1 - judged["coverage"]["share"] > args.max_fallback_rate:
+        print(f"llm-judge answered {judged['coverage']['share']:.0%} of the statements: more than "
+              f"--max-fallback-rate {args.max_fallback_rate} went without a valid answer", file=sys.stderr)  # fmt: skip
+        return EXIT_INVALID
     return 0
+
+
+def judge_settings(args: argparse.Namespace, specs: list[str]) -> dict[str, Any]:
+    """The LLM judge's options (``--judge-model``, ``--judge-base-url`` and the LLM flags), pool and cache."""
+    if "llm-judge" not in specs:
+        if args.judge_model or args.judge_base_url:
+            raise ValueError("--judge-model and --judge-base-url go with --detector llm-judge")
+        return {}
+    if not args.judge_model:
+        raise ValueError("--detector llm-judge needs --judge-model (and --judge-base-url for another server)")
+    options: dict[str, Any] = {"model": args.judge_model, **llm_overrides(args)}
+    if args.judge_base_url:
+        options["base_url"] = args.judge_base_url
+    validate_options(options, "llm-judge")
+    return {"options": options, "concurrency": args.concurrency, "breaker": args.breaker,
+            "cache_dir": None if args.no_cache else args.out / "llm-cache"}  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ Per statement, the features are:
 
 Everything a feature reads was public when the statement was made, or is computed from each
 listener's own knowledge: no hidden role reaches the detector. The classifier is an L2-regularised
-logistic regression (numpy, Newton's method) trained on the grounded lie labels; its threshold is
-the one that maximised F1 on out-of-fold predictions over the training games. It saves to and
+logistic regression (``benchmarks.logistic``, the project's one solver) trained on the grounded lie
+labels; its threshold is the one that maximised F1 on out-of-fold predictions over the training games,
+each fold's standardisation fitted on that fold's training part only. It saves to and
 loads from a small JSON file.
 """
 
@@ -22,7 +23,8 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,8 @@ from werewolf_env.log import game_of_header, read_log, replayed_actions
 from werewolf_env.metrics import GameRecord
 from werewolf_env.names import name_key
 from werewolf_env.state import GameState, Statement
+
+from .logistic import best_threshold, fit_logistic, sigmoid
 
 TEXT_BUCKETS = 128
 # 2: "claims_extracted" (read "extracted" claims_source values the engine no longer writes, so it was
@@ -120,28 +124,34 @@ class StatementFeaturizer:
         return text, [value_features[k] for k in VALUE_FEATURES]
 
 
-def statement_rows(
-    log_path: str | Path, valuer: CounterfactualValuer | None, game_id: str | None = None
-) -> list[dict[str, Any]]:
-    """One row per statement of a logged game: features, the grounded label and the peers' verdict."""
-    records = read_log(log_path)
-    header = records[0]
-    record = GameRecord.from_events(records)
-    by_id = {st.id: st for st in record.statements}
-    game = game_of_header(header)
+def replayed_statements(records: list[dict[str, Any]]) -> Iterator[tuple[GameState, Statement]]:
+    """A logged game replayed from its header: (the game's state, the statement) as each statement is made."""
+    game = game_of_header(records[0])
     state = game.state
-    featurizer = StatementFeaturizer()
-    rows: list[dict[str, Any]] = []
     said = 0
     for entry in replayed_actions(records, game):
         if entry["data"]["kind"] != "statement" or len(state.statements) == said:
             continue
         said = len(state.statements)
-        st = state.statements[-1]
+        yield state, state.statements[-1]
+
+
+def statement_rows(
+    log_path: str | Path, valuer: CounterfactualValuer | None, game_id: str | None = None
+) -> list[dict[str, Any]]:
+    """One row per statement of a logged game: features, the grounded label and the peers' verdict."""
+    records = read_log(log_path)
+    record = GameRecord.from_events(records)
+    by_id = {st.id: st for st in record.statements}
+    featurizer = StatementFeaturizer()
+    rows: list[dict[str, Any]] = []
+    for state, st in replayed_statements(records):
         values = valuer.statement_values(state) if valuer is not None else []
         text_features, value_features = featurizer.features(state, st, values)
         logged = by_id.get(st.id)
         peers = logged.peer_labels if logged is not None else []
+        answered = logged.answered_peers if logged is not None else []
+        told = logged.self_label if logged is not None and logged.self_answered else None
         rows.append({
             "game": game_id or Path(log_path).stem, "statement_id": st.id, "speaker": st.speaker,
             "text": st.text, "lie": bool(st.verdict.get("lie")), "lie_type": st.verdict.get("type"),
@@ -150,6 +160,11 @@ def statement_rows(
             "rollouts": sum(v.rollouts for v in values),
             "peer_flag_share": (sum(lb.is_deceptive for lb in peers) / len(peers)) if peers else 0.0,
             "peer_detected": bool(logged.peer_detected) if logged is not None else False,
+            # Answered analyses only (a fallback is the env's default, not a verdict): None when nobody answered.
+            "peers_answered": len(answered),
+            "peer_share": sum(lb.is_deceptive for lb in answered) / len(answered) if answered else None,
+            "self_flag": told.is_deceptive if told is not None else None,
+            "self_confidence": told.confidence if told is not None else None,
         })  # fmt: skip
     return rows
 
@@ -165,10 +180,10 @@ class LogisticModel:
     weights: np.ndarray  # bias first
     threshold: float
     l2: float
+    notes: list[str] = field(default_factory=list)
 
     def probability(self, x: np.ndarray) -> np.ndarray:
-        z = ((x - self.mean) / self.scale) @ self.weights[1:] + self.weights[0]
-        return 1 / (1 + np.exp(-np.clip(z, -30, 30)))
+        return sigmoid(((x - self.mean) / self.scale) @ self.weights[1:] + self.weights[0])
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return self.probability(x) >= self.threshold
@@ -177,7 +192,7 @@ class LogisticModel:
         return {
             "version": DETECTOR_VERSION, "kind": "logistic_regression", "features": self.features,
             "mean": self.mean.tolist(), "scale": self.scale.tolist(), "weights": self.weights.tolist(),
-            "threshold": self.threshold, "l2": self.l2,
+            "threshold": self.threshold, "l2": self.l2, "notes": self.notes,
         }  # fmt: skip
 
     @classmethod
@@ -185,7 +200,8 @@ class LogisticModel:
         if data.get("version") != DETECTOR_VERSION or data.get("kind") != "logistic_regression":
             raise ValueError("not a detector file of this version")
         return cls(list(data["features"]), np.array(data["mean"]), np.array(data["scale"]),
-                   np.array(data["weights"]), float(data["threshold"]), float(data["l2"]))  # fmt: skip
+                   np.array(data["weights"]), float(data["threshold"]), float(data["l2"]),
+                   list(data.get("notes") or []))  # fmt: skip
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json()) + "\n", encoding="utf-8")
@@ -195,52 +211,53 @@ class LogisticModel:
         return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-def _fit_weights(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
-    design = np.hstack([np.ones((x.shape[0], 1)), x])
-    w = np.zeros(design.shape[1])
-    penalty = np.full(design.shape[1], l2)
-    penalty[0] = 0.0
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-np.clip(design @ w, -30, 30)))
-        grad = design.T @ (y - p) - penalty * w
-        hess = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty + 1e-9)
-        step = np.linalg.solve(hess, grad)
-        w += step
-        if np.abs(step).max() < 1e-8:
-            break
-    return w
+def _standardiser(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    return mean, scale
 
 
-def best_threshold(scores: np.ndarray, y: np.ndarray) -> float:
-    """The score threshold (predict positive at or above it) with the best F1."""
-    best, best_f1 = 0.5, -1.0
-    for t in np.unique(scores):
-        pred = scores >= t
-        tp = float((pred & y).sum())
-        f1 = 2 * tp / (pred.sum() + y.sum()) if pred.sum() + y.sum() else 0.0
-        if f1 > best_f1:
-            best, best_f1 = float(t), f1
-    return best
+def _weights(z: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, bool]:
+    """[bias, coefficients] of the shared solver, and whether the rows held one class only."""
+    fitted = fit_logistic(z, y.astype(float), l2=l2)
+    return np.concatenate([[fitted.intercept], fitted.coef]), fitted.one_class
+
+
+def out_of_fold_scores(
+    x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float = 1.0, folds: int = 5
+) -> tuple[np.ndarray, int]:
+    """Each row's probability from a model fit on the other folds (whole groups dealt round-robin), and
+    how many folds trained on one class. Each fold standardises with its own training part's means and
+    scales, so a held-out row is never seen before it is scored; a fold whose training part holds one
+    class scores its held-out rows with that part's smoothed base rate."""
+    y = y.astype(bool)
+    unique = np.unique(groups)
+    fold_of = {g: k % folds for k, g in enumerate(unique)}
+    fold = np.array([fold_of[g] for g in groups])
+    oof = np.zeros(len(y))
+    one_class = 0
+    for k in range(min(folds, len(unique))):
+        train, test = fold != k, fold == k
+        if train.sum() == 0 or test.sum() == 0:
+            continue
+        mean, scale = _standardiser(x[train])
+        w, single = _weights((x[train] - mean) / scale, y[train], l2)
+        one_class += single
+        oof[test] = sigmoid(((x[test] - mean) / scale) @ w[1:] + w[0])
+    return oof, one_class
 
 
 def fit(
     x: np.ndarray, y: np.ndarray, features: list[str], groups: np.ndarray, l2: float = 1.0, folds: int = 5
 ) -> LogisticModel:
-    """Fit on all rows; the threshold maximises F1 over out-of-fold predictions (folds by game)."""
+    """Fit on all rows; the threshold maximises F1 over out-of-fold predictions (``out_of_fold_scores``,
+    folds by game); the model's ``notes`` say how many folds trained on one class."""
     y = y.astype(bool)
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale == 0] = 1.0
-    z = (x - mean) / scale
-    unique = np.unique(groups)
-    fold_of = {g: k % folds for k, g in enumerate(unique)}
-    fold = np.array([fold_of[g] for g in groups])
-    oof = np.zeros(len(y))
-    for k in range(min(folds, len(unique))):
-        train, test = fold != k, fold == k
-        if train.sum() == 0 or test.sum() == 0 or y[train].all() or not y[train].any():
-            continue
-        w = _fit_weights(z[train], y[train].astype(float), l2)
-        oof[test] = 1 / (1 + np.exp(-np.clip(z[test] @ w[1:] + w[0], -30, 30)))
-    weights = _fit_weights(z, y.astype(float), l2)
-    return LogisticModel(features, mean, scale, weights, best_threshold(oof, y), l2)
+    oof, one_class = out_of_fold_scores(x, y, groups, l2, folds)
+    mean, scale = _standardiser(x)
+    weights, single = _weights((x - mean) / scale, y, l2)
+    notes = [f"{one_class} cross-validation fold(s) trained on one class scored with their base rate"] * bool(one_class)
+    if single:
+        notes.append("trained on one class: predicts its base rate")
+    return LogisticModel(features, mean, scale, weights, best_threshold(oof, y), l2, notes)

@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from werewolf_env.metrics import GameRecord, Label
+from werewolf_env.metrics import STATEMENT_FIGURES, GameRecord, Label, statement_figures
 
 HIDDEN_PREFIX = "hidden_"
 
@@ -101,6 +101,8 @@ STATEMENT_COLUMNS: tuple[Column, ...] = (
     ("hidden_peers_answered", "int32", "HIDDEN: peer analyses that are the agents' own (no fallback)"),
     ("hidden_mean_peer_suspicion", "float64", "HIDDEN: mean reported suspicion over the answered peer analyses "
      "(null if none)"),
+    # What the statement did to the listeners' private suspicions and vote polls (README, "Persuasion").
+    *((f"{HIDDEN_PREFIX}{name}", kind, f"HIDDEN: {meaning}") for name, kind, meaning in STATEMENT_FIGURES),
 )  # fmt: skip
 
 GAME_COLUMNS: tuple[Column, ...] = (
@@ -204,6 +206,7 @@ def game_rows(
         }  # fmt: skip
 
     rows = []
+    persuasion = statement_figures(record)
     for st in record.statements:
         public = publics.get(st.id, {})
         phase, fallback = spoken.get(st.id, ("", False))
@@ -228,6 +231,7 @@ def game_rows(
             "hidden_peer_analyses": [peer(label) for label in st.peer_labels],
             "hidden_peers_answered": len(st.answered_peers),
             "hidden_mean_peer_suspicion": sum(reported) / len(reported) if reported else None,
+            **{f"{HIDDEN_PREFIX}{name}": value for name, value in persuasion[st.id].items()},
         })  # fmt: skip
     config = dict(record.config)
     public_config = {**config, "roles": None} if "roles" in config else config

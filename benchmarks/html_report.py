@@ -16,6 +16,8 @@ from urllib.parse import quote
 from werewolf_env.metrics import LIE_TYPES, GameRecord
 
 from .html_base import Html, esc, figure, fmt, join, name, page, render, trusted
+from .html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
+from .html_persuasion import persuasion_section
 from .html_roles import roles_section
 from .html_sections import fmt_coverage, ground_truth_section, validity_section
 from .html_viewer import write_viewer_page, write_viewer_pages
@@ -36,6 +38,7 @@ PREDICTION_FIGURES = {
     ("players", "self_reported_deceptions_per_game"): "self_coverage",
     ("players", "first_correct_suspicion_found"): "observer_coverage",
     ("players", "statements_to_first_correct_suspicion"): "observer_coverage",
+    **PERSUASION_FIGURES,
 }  # fmt: skip
 
 
@@ -288,6 +291,7 @@ def write_run_report(
         if heading == "Deceptive capacity":
             parts.append(_lie_types_table(document, "by_role"))
     parts.extend(roles_section(document))
+    parts.extend(persuasion_section(document, _metric_table))
     parts.append(trusted("<h2>Cross-perception by role pair (final suspicion scores)</h2>"))
     parts.append(_role_pair_table(metrics["matrix_by_role_pair"]))
     trend = metrics["suspicion_trend"]

@@ -2,7 +2,8 @@
 
 Run-level: cross-perception averaged by role pair, detection precision / recall by observer role,
 the reliability diagram of stated confidence, win rates by role next to the baselines, how each role died
-(by cause: the pack, a poison, an exile, a shot), and the
+(by cause: the pack, a poison, an exile, a shot), the belief shifts of lies and of true statements by the
+speaker's role (metrics schema 6: ``persuasion``), and the
 village's suspicion over rounds with its Theil-Sen trend. Per game: the final cross-perception
 heatmap and each player's suspicion over the game with deaths and exiles marked.
 
@@ -175,6 +176,10 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     if deaths is not None:
         out["deaths by role and cause"] = _save(deaths, folder / "deaths_by_role.png")
 
+    shifts = _shifts_by_role(metrics)
+    if shifts is not None:
+        out["belief shifts of lies and truths by speaker role"] = _save(shifts, folder / "belief_shift_by_role.png")
+
     fig, ax = plt.subplots(figsize=(6, 3.8))
     trend = metrics["suspicion_trend"]
     for team, colour in (("werewolf", "#c0392b"), ("village", "#2e86c1")):
@@ -218,6 +223,30 @@ def _deaths_by_role(metrics: dict[str, Any]) -> Any:
     ax.set_ylim(0, 1.05)
     ax.set_title("How each role died (cause of death)")
     _legend(ax)
+    return fig
+
+
+def _shifts_by_role(metrics: dict[str, Any]) -> Any:
+    """Per speaker role, lies beside true statements (95% CIs): the listeners' shift of suspicion of the speaker,
+    and how far the village moved away from the truth (``misled``). None before metrics schema 6."""
+    by_role = ((metrics.get("persuasion") or {}).get("speaker") or {}).get("by_role") or {}
+    if not by_role:
+        return None
+    roles = list(by_role)
+    x = np.arange(len(roles))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True)
+    panels = (("shift_speaker", "listeners' suspicion of the speaker"), ("misled", "village moved away from the truth"))
+    for ax, (figure, title) in zip(axes, panels, strict=True):
+        for k, (which, label) in enumerate((("lies", "lies"), ("truths", "true statements"))):
+            ests = [by_role[r].get(f"{figure}_{which}") for r in roles]
+            _ci_bars(ax, x + (k - 0.5) * 0.4, ests, 0.4, label, color=("C3", "C2")[k])  # lies red
+        ax.axhline(0, color="#777", linewidth=0.8)
+        ax.set_xticks(x, [f"{_label(r)}\n{by_role[r]['lies']}/{by_role[r]['statements']}" for r in roles])
+        ax.set_xlabel("speaker role (lies / statements)")
+        ax.set_title(f"{title} (95% CI)", fontsize=9)
+    axes[0].set_ylabel("mean change per statement (0-1 scale)")
+    axes[0].legend(handles=[Patch(color="C3", label="lies"), Patch(color="C2", label="true statements")], fontsize=8)
+    fig.suptitle("Belief shift after lies vs true statements, by speaker role", fontsize=10)
     return fig
 
 

@@ -20,7 +20,7 @@ report goes to ``RUN_DIR/report-<labeler>/`` (or ``--out``), so the regex report
   (``baselines``), plus one row per game, and ``validity``: how many answers per policy and action
   kind were the agents' own (``benchmarks/validity.py``). Detection figures count answered analyses
   only and carry their ``coverage`` (see ``werewolf_env/metrics.py``);
-- ``tables/{games,players,statements,analyses,votes}.csv``: tidy tables, one row per unit
+- ``tables/{games,players,statements,analyses,votes,polls}.csv``: tidy tables, one row per unit
   (``pandas.read_csv`` loads them as they are; ``benchmarks/report_tables.py``);
 - ``plots/*.png`` (needs the ``report`` extra: matplotlib);
 - ``report.html`` and ``viewer/<game>.html``: pages that open offline in a browser.

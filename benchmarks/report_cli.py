@@ -116,7 +116,55 @@ def print_report_lines(document: dict[str, Any], out: Path) -> None:
         print(f"    {role:<9} F1 {fmt_value(values['f1'], ci=True):<22} "
               f"precision {fmt_value(values['precision'])}, recall {fmt_value(values['recall'])}; {coverage}"
               f"{versus('detective', 'by_role', role, 'f1')}")  # fmt: skip
+    for line in persuasion_lines(metrics):
+        print(f"  {line}")
     print(f"  report: {out / 'report.html'}   metrics: {out / 'metrics.json'}   tables: {out / 'tables'}/")
+
+
+def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
+    """What statements did to the listeners, by the speaker's team, and what that rests on (README, "Persuasion")."""
+    from .validity import format_coverage
+
+    persuasion = metrics.get("persuasion")
+    if not persuasion:  # a document from before metrics schema 6
+        return []
+    every = persuasion["speaker"]["all"]["all"]
+    polls = persuasion["polls"]
+    poll_note = "off" if not polls["polls"] else f"{polls['answered']} answered / {polls['polls']} asked"
+    subjects = every["subject_coverage"]
+    # Without subject scores (subject_suspicion off) no accusation's effect can be measured: say why, once.
+    subject_note = f"reported {_ratio(subjects)}" if subjects["expected"] else "not asked (subject_suspicion off)"
+    lines = [
+        f"persuasion (95% CI; answered peer analyses {_ratio(every['coverage'])}, {every['shift_fallbacks']} fallbacks "
+        f"left out; claim subjects {subject_note}; vote polls {poll_note}):"
+    ]
+    for team, row in persuasion["speaker"]["by_team"].items():
+        polled = row["vote_swing"]["value"] is not None
+        swing = f"; vote swing {fmt_value(row['vote_swing'], ci=True)}" if polled else ""
+        lines.append(
+            f"  {team:<9} persuasion {signed(row['persuasion'])} ({row['accusing_statements']} accusing); "
+            f"lie success {fmt_value(row['deception_success'], ci=True)} ({row['lies_measured']} lies measured), "
+            f"effect {signed(row['deception_effect'])}; village misled by lies {signed(row['misled_lies'])}, "
+            f"by truths {signed(row['misled_truths'])}{swing}"
+        )
+    village = persuasion["listener"]["by_team"].get("village")
+    if village:
+        lines.append(f"  village listeners' resistance to lies (toward-truth shift) {signed(village['resistance'])}; "
+                     f"{format_coverage(village['coverage'])}")  # fmt: skip
+    return lines
+
+
+def _ratio(cov: dict[str, Any]) -> str:
+    return f"{cov['answered']}/{cov['expected']}"
+
+
+def signed(est: dict[str, Any] | None) -> str:
+    """A shift with its sign and 95% interval ("+0.03 [-0.01, 0.07]"), or "n/a"."""
+    if not est or est.get("value") is None:
+        return "n/a"
+    low, high = est["ci"]
+    interval = f" [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else ""
+    return f"{est['value']:+.2f}{interval}"
 
 
 def fmt_value(

@@ -1,4 +1,4 @@
-"""The report's tidy tables (``tables/{games,players,statements,analyses,votes}.csv``), written a game at a time.
+"""The report's tidy tables (``tables/{games,players,statements,analyses,votes,polls}.csv``), written a game at a time.
 
     with TableWriter(out / "tables") as tables:
         for name, record in games:
@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from werewolf_env.metrics import GameRecord
 
-TABLES = ("games", "players", "statements", "analyses", "votes")
+TABLES = ("games", "players", "statements", "analyses", "votes", "polls")  # polls: empty unless vote_polls
 Rows = dict[str, list[dict[str, Any]]]
 
 
@@ -82,7 +82,7 @@ class _Table:
 
 
 class TableWriter:
-    """The five tables of a run, fed one game's rows at a time (see the module docstring)."""
+    """The tables of a run (``TABLES``), fed one game's rows at a time (see the module docstring)."""
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)

@@ -63,7 +63,7 @@ async def rescore_game(path: Path, lineup: Lineup, out_dir: Path, concurrency: i
     logged = [r for r in records if r.get("type") == "action"]
     original = next((r["data"]["policies"] for r in records
                      if r.get("type") == "agent_record" and r["data"].get("type") == "lineup"), None)  # fmt: skip
-    config = GameConfig.model_validate(header["config"])
+    config = GameConfig.from_record(header["config"])
     seed = int(header["seed"])
     work = out_dir / f".{path.stem}"
     env = raw_env(config=config, log_dir=work)

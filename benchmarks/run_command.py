@@ -82,6 +82,10 @@ def game_config(args: argparse.Namespace) -> GameConfig:
         rules["max_debate_turns"] = args.debate_turns
     if getattr(args, "role_counts", None):
         rules["role_counts"] = parse_role_counts(args.role_counts)
+    if getattr(args, "vote_polls", None) is not None:
+        rules["vote_polls"] = args.vote_polls
+    if getattr(args, "subject_suspicion", None) is not None:
+        rules["subject_suspicion"] = args.subject_suspicion
     return GameConfig(num_players=args.players, analysis=args.analysis, **rules)  # the default pack for n players
 
 

@@ -28,7 +28,7 @@ the same seats in every game of a block; in game r of a block, seat s is played 
 every role equally often, and no entrant is favoured by where the seed puts the roles.
 
 Rating: a Bradley-Terry model of the werewolf team beating the village, fitted by maximum
-likelihood (Newton's method, a small ridge) on all decided games: P(werewolves win) =
+likelihood (``benchmarks.logistic``, a small ridge) on all decided games: P(werewolves win) =
 sigmoid(side + mean skill of the werewolf seats' entrants - mean skill of the village seats'
 entrants). ``side`` absorbs how much the rules favour one team; skills are reported on the Elo
 scale (1500 + 400 / ln 10 x skill) with 95% intervals from a bootstrap over games. Unlike
@@ -56,6 +56,7 @@ from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 from werewolf_env.stats import Bootstrap
 
+from .logistic import fit_logistic
 from .runs import Job
 
 if sys.version_info >= (3, 11):
@@ -215,20 +216,11 @@ def fit_ratings(
     y = np.array(outcomes)
 
     def fit(weights: np.ndarray) -> np.ndarray:
-        design = np.hstack([np.ones((x.shape[0], 1)), x])
-        beta = np.zeros(design.shape[1])
-        ridge = np.full(design.shape[1], 1e-2)
-        ridge[0] = 1e-6
-        for _ in range(50):
-            p = 1 / (1 + np.exp(-(design @ beta)))
-            grad = design.T @ (weights * (y - p)) - ridge * beta
-            hess = (design * (weights * p * (1 - p))[:, None]).T @ design + np.diag(ridge)
-            step = np.linalg.solve(hess, grad)
-            beta += step
-            if np.abs(step).max() < 1e-9:
-                break
-        skills = beta[1:] - beta[1:].mean()  # only differences are identified
-        return np.concatenate([[beta[0]], skills])
+        # The project's one logistic solver; a resample whose decided games one side won all is one class: no
+        # skill is identified there (zero skills, the smoothed base rate as the side advantage).
+        found = fit_logistic(x, y, l2=1e-2, sample_weight=weights, intercept_l2=1e-6, tol=1e-10)
+        skills = found.coef - found.coef.mean()  # only differences are identified
+        return np.concatenate([[found.intercept], skills])
 
     point = fit(np.ones(len(y)))
     boot = Bootstrap(len(y), resamples, seed)
@@ -250,6 +242,20 @@ def fit_ratings(
             for k, name in enumerate(names)
         },
     }
+
+
+# An entrant's persuasion figures in tournament.json, as speaker and as village listener (README, "Persuasion").
+PERSUASION_KEYS = ("persuasion", "deception_success", "deception_successes", "lies_measured", "deception_effect",
+                   "misled_lies", "misled_truths", "vote_swing", "coverage", "subject_coverage")  # fmt: skip
+
+
+def entrant_persuasion(metrics: dict[str, Any], name: str) -> dict[str, Any]:
+    """The entrant's ``persuasion`` figures (as a speaker) and its village seats' ``resistance`` to lies."""
+    persuasion = metrics.get("persuasion") or {}
+    speaker = persuasion.get("speaker", {}).get("by_policy", {}).get(name, {})
+    listener = persuasion.get("listener", {}).get("by_policy", {}).get(name, {})
+    return {**{k: speaker.get(k) for k in PERSUASION_KEYS}, "resistance": listener.get("resistance"),
+            "resistance_coverage": listener.get("coverage")}  # fmt: skip
 
 
 def entrant_table(
@@ -286,6 +292,7 @@ def entrant_table(
                 k: metrics["detective"].get("by_policy", {}).get(name, {}).get(k)
                 for k in ("precision", "recall", "f1", "auroc_werewolf")
             },
+            "persuasion": entrant_persuasion(metrics, name),
             "tokens_per_game": {
                 "prompt": round(prompt / games, 1) if games else 0,
                 "completion": round(completion / games, 1) if games else 0,

@@ -21,7 +21,7 @@ from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_
 from .llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
 from .progress import Bar
 from .report import build_report
-from .report_cli import fmt_value
+from .report_cli import fmt_value, signed
 from .run_command import RunPlan, execute
 from .runs import RunDir
 from .tournament import TournamentConfig, TournamentGame, entrant_table, fit_ratings, load_tournament, schedule
@@ -137,5 +137,18 @@ def print_tournament(result: dict[str, Any], out: Path) -> None:
               f"{fmt_value(e['deception']['lies_per_statement']):>7} "
               f"{fmt_value(e['deception']['undetected_lie_share'], complement=True):>6} "
               f"{fmt_value(e['detection']['f1']):>6} {tokens:>11.0f} {cost:>8}")  # fmt: skip
+    print_persuasion(result)
     print(f"  win rates by role with 95% CIs, deception and detection per entrant: {out / 'tournament.json'}")
     print(f"  report: {out / 'report.html'}")
+
+
+def print_persuasion(result: dict[str, Any]) -> None:
+    """Beside the ratings: each entrant's persuasion and lie success (95% CIs), and what they rest on."""
+    print(f"  {'entrant':<16}{'persuasion [95% CI]':>24}  {'lie success [95% CI]':>22} {'lies':>5}  "
+          f"{'resistance [95% CI]':>24}  {'peer analyses':>13}")  # fmt: skip
+    for name, e in result["entrants"].items():
+        p = e.get("persuasion") or {}
+        cov = p.get("coverage") or {}
+        print(f"  {terminal_safe(name):<16}{signed(p.get('persuasion')):>24}  "
+              f"{fmt_value(p.get('deception_success'), ci=True):>22} {p.get('lies_measured') or 0:>5}  "
+              f"{signed(p.get('resistance')):>24}  {cov.get('answered', 0):>6}/{cov.get('expected', 0)}")  # fmt: skip

@@ -37,7 +37,7 @@ def quiet(game: Game, turn: Turn) -> Any:
         return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none"}  # confidence: P(deceptive)
     if kind is ActionKind.PEER_ANALYSIS:
         return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none", "suspicion": 0.5}
-    if kind is ActionKind.VOTE:
+    if kind in (ActionKind.VOTE, ActionKind.POLL):
         return {"vote": None}
     return {"summary": "done"}
 
@@ -120,6 +120,8 @@ def game_at(kind: ActionKind, **config: Any) -> Game:
     if kind in WITCH_AND_HUNTER_KINDS:
         game = fixed_game(FULL_ROLES, **config)
         script = scripted({(ActionKind.ELIMINATE, None, None): {"target": "Farid"}})
+    elif kind is ActionKind.POLL:  # polls are off unless the config asks for them
+        game, script = fixed_game(**{"vote_polls": "after_statement", **config}), quiet
     else:
         game, script = fixed_game(**config), quiet
     run_until(game, script, stop=lambda g: g.current is not None and g.current.kind is kind)

@@ -39,7 +39,7 @@ def check_legal(game: Game, turn: Turn, action: dict[str, Any]) -> None:
     kind = turn.kind
     if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, *WITCH_AND_HUNTER_KINDS):
         assert action["target"] is None or action["target"] in legal_targets(game.state, turn)
-    elif kind is ActionKind.VOTE:
+    elif kind in (ActionKind.VOTE, ActionKind.POLL):
         assert action["vote"] is None or action["vote"] in legal_targets(game.state, turn)
     elif kind is ActionKind.BID:
         assert isinstance(action["bid"], int) and 0 <= action["bid"] <= game.state.config.max_bid
@@ -54,6 +54,11 @@ def check_legal(game: Game, turn: Turn, action: dict[str, Any]) -> None:
         assert action["deception_type"] in ("none", "omission", "distortion", "fabrication", "misdirection")
         if kind is ActionKind.PEER_ANALYSIS:
             assert 0.0 <= action["suspicion"] <= 1.0
+            subjects = game.state.analysis_subjects(turn.player)
+            scored = action.get("suspicion_of", [])
+            assert bool(subjects) == ("suspicion_of" in action)
+            assert all(seat in subjects and 0.0 <= score <= 1.0 for seat, score in scored)
+            assert [seat for seat, _ in scored] == sorted({seat for seat, _ in scored})
     else:
         assert isinstance(action["summary"], str)
     if "notes" in action:

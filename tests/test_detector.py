@@ -84,15 +84,14 @@ def test_detect_eval_end_to_end(tmp_path: Path, capsys) -> None:  # type: ignore
     assert code == 0
     result = json.loads((tmp_path / "detect_eval.json").read_text())
     methods = [row["method"] for row in result["table"]]
-    assert len(methods) == 10 and methods[4:7] == [
-        "classifier: text only", "classifier: values only", "classifier: text + values"]  # fmt: skip
-    assert "peers' own judgment (heuristic peers, majority)" in methods
+    assert methods[:6] == ["rules", "text", "values", "text+values", "peers", "self"] and len(methods) == 8
+    assert all(row["coverage"]["statements"] == result["test"]["statements"] for row in result["table"])
     assert result["train"]["seeds"] == [0, 7] and result["test"]["seeds"][0] == 1_000_000  # disjoint seeds
     for row in result["table"]:
         assert row["f1"]["value"] is None or 0 <= row["f1"]["value"] <= 1
     LogisticModel.load(tmp_path / "detector.json")
     out = capsys.readouterr().out
-    assert "classifier: text + values" in out and "precision" in out
+    assert "text+values" in out and "precision" in out and "coverage" in out
     # Cached features make a rerun cheap and identical.
     assert main(["detect-eval", "--train-games", "8", "--test-games", "4", "--determinizations", "2",
                  "--rollouts", "1", "--out", str(tmp_path), "--quiet"]) == 0  # fmt: skip

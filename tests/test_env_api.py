@@ -28,20 +28,25 @@ CONFIGS: dict[str, dict[str, Any]] = {
                      "reveal_role_on_death": True},
     "witch_hunter_small": {"num_players": 6, "role_counts": {"werewolf": 1, "witch": 1, "hunter": 1},
                            "num_seers": 0, "num_doctors": 0, "witch_self_heal": False, "info_events": True},
+    # Persuasion's inputs: scores of a statement's subjects and private polls (poll turns for every living seat).
+    "polls": {"vote_polls": "after_statement", "subject_suspicion": True, "info_events": True},
+    "polls_debate": {"num_players": 6, "vote_polls": "after_debate", "subject_suspicion": True},
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small"])
+@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small", "polls",
+                                  "polls_debate"])
 def test_api_test(name: str) -> None:
     api_test(werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small"])
+@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small", "polls",
+                                  "polls_debate"])
 def test_seed_test(name: str) -> None:
     seed_test(lambda: werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 
 
-@pytest.mark.parametrize("name", ["default", "five_off", "witch_hunter"])
+@pytest.mark.parametrize("name", ["default", "five_off", "witch_hunter", "polls_debate"])
 def test_discrete_wrapper_api_and_seed(name: str) -> None:
     api_test(DiscreteActions(werewolf_env.raw_env(**CONFIGS[name])), num_cycles=400)
     seed_test(lambda: DiscreteActions(werewolf_env.raw_env(**CONFIGS[name])), num_cycles=400)
@@ -49,7 +54,7 @@ def test_discrete_wrapper_api_and_seed(name: str) -> None:
 
 def test_raw_env_metadata_and_agents() -> None:
     env = werewolf_env.raw_env()
-    assert env.metadata["name"] == "werewolf_v1"
+    assert env.metadata["name"] == "werewolf_v2"
     env.reset(seed=1)
     assert env.agents == [f"player_{i}" for i in range(8)]
     obs = env.observe(env.agent_selection)

@@ -41,6 +41,8 @@ TARGET_KINDS = {"eliminate": "target", "protect": "target", "unmask": "target", 
 BIDS = (10, 4, 9)  # the n-th bid is BIDS[n % 3]; the first is typed wrong once ("lots") before it
 SELF_ANALYSIS = "no 0.15 none"
 PEER_ANALYSIS = "yes 0.8 misdirection 0.9"
+SUBJECT_SCORE = 0.6  # typed for each player the prompt names after the suspicion ("[Bob 0-1]")
+SUBJECT = re.compile(r"\[([^\]\[]+) 0-1\]")
 PARSED_ANALYSIS = {
     "self_analysis": {"is_deceptive": False, "confidence": 0.15, "deception_type": "none"},
     "peer_analysis": {"is_deceptive": True, "confidence": 0.8, "deception_type": "misdirection", "suspicion": 0.9},
@@ -85,7 +87,8 @@ class Person:
         if kind == "self_analysis":
             return SELF_ANALYSIS
         if kind == "peer_analysis":
-            return PEER_ANALYSIS
+            subjects = SUBJECT.findall(found.group(0))
+            return " ".join([PEER_ANALYSIS, *[str(SUBJECT_SCORE)] * len(subjects)])
         assert kind == "summary", kind
         return SUMMARY
 
@@ -161,6 +164,8 @@ def check_log(records: list[dict[str, Any]], seat: int, person: Person) -> Playe
             done[kind].append(parsed["bid"])
         elif kind in PARSED_ANALYSIS:
             assert {k: parsed.get(k) for k in PARSED_ANALYSIS[kind]} == PARSED_ANALYSIS[kind], parsed
+            # Every player the statement spoke of, scored as typed (no repair above: none was left out).
+            assert all(score == SUBJECT_SCORE for _, score in parsed.get("suspicion_of", ())), parsed
             done[kind].append(parsed)
         elif kind == "statement":
             assert parsed["statement"] == statement(n + 1)

@@ -172,6 +172,9 @@ def paper_definitions(records: list[dict]) -> tuple[list[np.ndarray], dict[int, 
             if parsed["suspicion"] is not None:
                 totals[speaker]["suspicion"].append(parsed["suspicion"])
                 matrix[r["actor"], speaker] = w * parsed["suspicion"] + (1 - w) * matrix[r["actor"], speaker]
+            # Under subject_suspicion the analysis also scores the players the statement spoke of.
+            for subject, reported in parsed.get("suspicion_of") or ():
+                matrix[r["actor"], subject] = w * reported + (1 - w) * matrix[r["actor"], subject]
     after.append(matrix.copy())
     return after, totals
 
@@ -255,7 +258,7 @@ def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) ->
     selves = sum(st.self_label is not None for st in record.statements)
     assert peers > 5 and selves > 2
     summary = aggregate([record], resamples=100)
-    assert summary["schema_version"] == METRICS_SCHEMA_VERSION == 5
+    assert summary["schema_version"] == METRICS_SCHEMA_VERSION == 6
     for by, groups in summary["detective"].items():
         for key, d in groups.items():
             assert d["no_valid_predictions"] is True, (by, key)
@@ -280,6 +283,14 @@ def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) ->
     assert pl["observer_coverage"] == {"answered": 0, "expected": peers, "share": 0.0}
     assert pl["survival"]["value"] is not None and pl["statements_per_game"]["value"] is not None
     assert summary["totals"]["analysis_coverage"] == {"answered": 0, "expected": peers + selves, "share": 0.0}
+    # No belief shift rests on a fallback: every one is left out and counted, and nothing is measured.
+    moved = summary["persuasion"]["speaker"]["all"]["all"]
+    assert moved["no_valid_predictions"] and moved["shift_fallbacks"] == peers
+    assert moved["coverage"] == {"answered": 0, "expected": peers, "share": 0.0}
+    for name in ("persuasion", "deception_effect", "deception_success", "misled_lies", "misled_truths",
+                 "shift_speaker"):  # fmt: skip
+        assert moved[name]["value"] is None, name
+    assert summary["persuasion"]["listener"]["all"]["all"]["resistance"]["value"] is None
     # The tidy rows keep every analysis, marked, and no statement counts as caught or missed.
     rows = record.rows()
     assert len(rows["analyses"]) == peers + selves and not any(a["answered"] for a in rows["analyses"])

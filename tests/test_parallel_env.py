@@ -27,6 +27,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "witch_hunter_reveal": {**WITCH_HUNTER, "reveal_role_on_death": True, "info_events": True},
     "six_self": {"num_players": 6, "num_werewolves": 1, "max_debate_turns": 3, "analysis": "self"},
     "numeric": {**WITCH_HUNTER, "numeric_info": True},
+    "polls": {"vote_polls": "after_statement", "subject_suspicion": True},
 }
 
 
@@ -137,7 +138,7 @@ def play_parallel(config: dict[str, Any], seed: int, policies: Policies, log_dir
     ("name", "seed", "make"),
     [("default", 0, heuristic_policies), ("default", 1, heuristic_policies), ("witch_hunter", 2, heuristic_policies),
      ("witch_hunter", 3, heuristic_policies), ("six_self", 4, heuristic_policies), ("default", 5, fuzz_policies),
-     ("witch_hunter", 6, fuzz_policies)],
+     ("witch_hunter", 6, fuzz_policies), ("polls", 7, heuristic_policies), ("polls", 8, fuzz_policies)],
 )  # fmt: skip
 def test_parallel_plays_the_aec_game_byte_for_byte(name: str, seed: int, make: Policies, tmp_path: Path) -> None:
     aec = play_aec(CONFIGS[name], seed, make(seed), tmp_path / "aec")  # type: ignore[operator]

@@ -35,7 +35,7 @@ def rows(path: Path) -> list[dict[str, str]]:
 
 def test_run_writes_a_full_report(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = json.loads((run_dir / "metrics.json").read_text())
-    assert document["schema_version"] == 5 and document["run"]["games"] == 4
+    assert document["schema_version"] == 6 and document["run"]["games"] == 4
     assert document["run"]["lineups"] == ["heuristic"]
     assert set(document["baselines"]) == {"heuristic", "random"}
     assert document["baselines"]["random"]["seeds"] == [5, 6, 7]
@@ -75,9 +75,19 @@ def test_run_writes_a_full_report(run_dir: Path, tmp_path: Path, capsys: pytest.
         line = next(x for x in out.splitlines() if x.strip().startswith(role) and "F1" in x)
         assert f"F1 {values['f1']['value']:.2f}" in line and f"; {n} answered / {n} expected" in line
     assert "no valid predictions" not in out and "analyses: " not in out  # all answered: no coverage warning
+    # Persuasion: a line per speaker team and the village's resistance, each saying what it rests on.
+    moved = document["metrics"]["persuasion"]["speaker"]["all"]["all"]
+    assert f"answered peer analyses {moved['coverage']['answered']}/{moved['coverage']['expected']}" in out
+    assert "vote polls off" in out and "village listeners' resistance to lies" in out
+    assert "Persuasion: what statements did to the listeners" in html and "lies that succeeded" in html
+    assert rows(run_dir / "tables" / "polls.csv") == []  # polls off: the table is there, empty
+    statements = tables["statements"]
+    assert sum(int(row["shift_fallbacks"]) for row in statements) == 0 and moved["coverage"]["share"] == 1.0
     assert len(list((run_dir / "viewer").glob("*.html"))) == 4
     if shutil.which("python") and _has_matplotlib():
         assert (run_dir / "plots" / "calibration.png").is_file()
+        assert (run_dir / "plots" / "belief_shift_by_role.png").is_file()
+        assert "belief shifts of lies and truths by speaker role" in html
         assert "data:image/png;base64," in html
 
 

@@ -85,6 +85,14 @@ def test_tournament_command(tmp_path: Path) -> None:
         assert set(entrant["win_rate_by_role"]) == {"werewolf", "seer", "doctor", "villager"}
         assert entrant["rating"]["elo"] is not None
     assert result["entrants"]["rnd"]["priced"] and result["entrants"]["rnd"]["cost_per_game_usd"] == 0.0
+    # Beside the ratings: each entrant's persuasion and lie success as a speaker, its resistance as a listener.
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]["persuasion"]
+    for name, entrant in result["entrants"].items():
+        speaker = metrics["speaker"]["by_policy"][name]
+        assert entrant["persuasion"]["deception_success"] == speaker["deception_success"]
+        assert entrant["persuasion"]["persuasion"] == speaker["persuasion"]
+        assert entrant["persuasion"]["resistance"] == metrics["listener"]["by_policy"][name]["resistance"]
+        assert entrant["persuasion"]["coverage"]["expected"] > 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["kind"] == "tournament" and len(manifest["games"]) == 4
     assert (out / "report.html").is_file()

@@ -45,6 +45,8 @@ class ActionSpec:
     refuse: Refusal | None = None  # why ``seat`` may not be named by ``actor`` (None: legal); None: no target
     night: bool = False  # asked at night (before dawn's deaths)
     null_ok: bool = False  # null is an answer, not a fallback ("abstain", "keep the potion")
+    # Its action event is seen by nobody, not even its player (a poll leaves no trace in what anyone sees).
+    unseen: bool = False
     # The answer's fields in words, for language-model prompts: no placeholder a model could copy (a 270M
     # model sent ``<what you say>`` back verbatim). ``{names}`` (the legal targets), ``{max_bid}``,
     # ``{words}``, ``{chars}``, ``{probability}`` and ``{types}`` are filled in (``agents.prompts``).
@@ -184,6 +186,14 @@ ACTION_SPECS: dict[ActionKind, ActionSpec] = {spec.kind: spec for spec in (
         answer_words='"vote": the name of one of {names}, or null to abstain',
     ),
     ActionSpec(
+        ActionKind.POLL, "poll", VoteAction, {"vote": None},
+        '{"vote": "<name of the player you would exile now>" or null}',
+        "Private poll (nobody sees your answer; it does not count): if the vote were now, whom would you vote "
+        "to exile? Answer null if nobody.",
+        target_key="vote", refuse=_living_other, null_ok=True, unseen=True,
+        answer_words='"vote": the name of one of {names} you would exile now, or null',
+    ),
+    ActionSpec(
         ActionKind.SUMMARY, "summarize", SummaryAction, {"summary": ""},
         '{"summary": "<your final summary of the game>"}',
         "The game is over. Give your final summary of what happened.",
@@ -206,6 +216,7 @@ ACTION_MODELS: dict[ActionKind, type[BaseModel]] = {kind: spec.model for kind, s
 FALLBACK_FIELDS: dict[ActionKind, dict[str, Any]] = {kind: dict(spec.fallback) for kind, spec in ACTION_SPECS.items()}
 KIND_PHASE: dict[ActionKind, str] = {kind: spec.phase for kind, spec in ACTION_SPECS.items()}
 TARGET_KEYS: dict[ActionKind, str] = {kind: s.target_key for kind, s in ACTION_SPECS.items() if s.target_key}
+UNSEEN_KINDS = frozenset(kind for kind, spec in ACTION_SPECS.items() if spec.unseen)
 NIGHT_KINDS = frozenset(kind for kind, spec in ACTION_SPECS.items() if spec.night)
 NIGHT_PHASES = frozenset(spec.phase for spec in ACTION_SPECS.values() if spec.night)
 # Kinds whose legal targets players are told (a statement's: whom it may make claims about).

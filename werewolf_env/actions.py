@@ -155,6 +155,9 @@ def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
                 subject = state.statements[state.current_statement].speaker  # type: ignore[index]
                 suspicion = float(state.suspicion[turn.player, subject])
             action["suspicion"] = suspicion
+            subjects = state.analysis_subjects(turn.player)
+            if subjects:
+                action["suspicion_of"] = _subject_scores(obj.get("suspicion_of"), subjects, state, repairs)
     elif kind is ActionKind.SUMMARY:
         action["summary"] = _cap_text(values["summary"], MAX_SUMMARY_WORDS, MAX_SUMMARY_CHARS, "summary", repairs)[0]
     if notes is not None:
@@ -263,6 +266,34 @@ def _fast_fields(kind: ActionKind, obj: dict[str, Any]) -> dict[str, Any] | None
             return None
         values["suspicion"] = suspicion
     return values
+
+
+def _subject_scores(raw: Any, subjects: list[int], state: GameState, repairs: list[str]) -> list[list[Any]]:
+    """``suspicion_of`` as ``[[seat, score], ...]`` in seat order, for the asked ``subjects`` it scores.
+
+    Optional: a missing or unusable entry is left out and noted among the repairs, never a fallback of the
+    analysis (its verdict and its suspicion of the speaker stand); metrics count the subjects not scored."""
+    if not isinstance(raw, dict):
+        if raw is not None:
+            repairs.append(f"suspicion_of: {short_repr(raw)} is not an object of name: probability; ignored")
+        else:
+            repairs.append("suspicion_of: missing; no score of " + ", ".join(state.names[p] for p in subjects))
+        return []
+    scores: dict[int, float] = {}
+    seat_of = extractor_for(state.names).seat
+    for key, value in raw.items():
+        seat = seat_of(key) if isinstance(key, str) else None
+        score = _unit(value)
+        if seat not in subjects:
+            repairs.append(f"suspicion_of: {short_repr(key)} is not one of the players asked about; ignored")
+        elif score is None:
+            repairs.append(f"suspicion_of: {short_repr(value)} for {state.names[seat]} is not a probability; ignored")
+        else:
+            scores[seat] = score
+    missing = [state.names[p] for p in subjects if p not in scores]
+    if missing:
+        repairs.append("suspicion_of: no score of " + ", ".join(missing))
+    return [[seat, scores[seat]] for seat in sorted(scores)]
 
 
 def _show(value: Any) -> str:

@@ -11,8 +11,8 @@ history of ``metrics.json``. Pure: no I/O.
     summary = totals.result(resamples=1000)
 
 A game leaves behind only the columns the figures read (``werewolf_env.columns``) and a few numbers
-(``werewolf_env.suspicion``, ``werewolf_env.claims_coverage``): memory grows by a few kilobytes per game,
-not by the game.
+(``werewolf_env.suspicion``, ``werewolf_env.claims_coverage``, ``werewolf_env.role_figures``,
+``werewolf_env.persuasion_figures``): memory grows by a few kilobytes per game, not by the game.
 
 Detection figures (``detective``, ``self_report``, and the peer-majority figures of ``deceptive`` and
 ``players``) are computed from *answered* analyses only (see ``werewolf_env.game_record``); every
@@ -37,8 +37,9 @@ from typing import Any
 import numpy as np
 
 from .claims_coverage import ClaimsCoverage
-from .columns import TableColumns
+from .columns import GROUPS, TableColumns, coverage, grouped, unit_keys
 from .game_record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord
+from .persuasion_figures import PersuasionFigures
 from .role_figures import RoleFigures
 from .stats import Bootstrap, Estimate, wilson
 from .suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion_by_round, suspicion_trend
@@ -51,26 +52,16 @@ from .suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion
 # 5: ``deaths`` (by cause, "poison" and "shot" included, and by role) and ``role_actions`` (each role's own
 #    actions, night and on death: turns, uses, shares aimed at werewolves, saves, kills), keyed by the role and
 #    action tables (``werewolf_env.role_figures``); every figure of version 4 is unchanged.
-METRICS_SCHEMA_VERSION = 5
+# 6: ``persuasion`` (what statements did to the listeners' beliefs and votes: ``werewolf_env.persuasion_figures``);
+#    every figure of version 5 is unchanged.
+METRICS_SCHEMA_VERSION = 6
 NULL = Estimate(None, None, None, 0)
-
-
-def coverage(answered: int, expected: int) -> dict[str, Any]:
-    """How many of the analyses asked were answered (the figures beside it rest on ``answered``)."""
-    return {"answered": answered, "expected": expected, "share": round(answered / expected, 4) if expected else None}
-
-
-GROUPS = ("role", "team", "policy")  # figures by the unit's role, team and policy (and policy x role)
-
-
-def _unit_keys(*units: str) -> tuple[str, ...]:
-    return tuple(f"{unit}_{by}" for unit in units for by in GROUPS)
 
 
 # The columns each table's figures read (``TableColumns`` keeps these and no others).
 STATEMENT_COLUMNS = ("lie", "labelled", "peers", "peers_answered", "peer_detected", "self_asked", "self_answered",
                      "self_is_deceptive", "peer_flags")  # fmt: skip
-STATEMENT_KEYS = ("lie_type", *_unit_keys("speaker"))
+STATEMENT_KEYS = ("lie_type", *unit_keys("speaker"))
 PEER_COLUMNS = ("answered", "is_deceptive", "lie", "suspicion", "speaker_is_werewolf", "p_deceptive")
 SELF_COLUMNS = ("answered", "is_deceptive", "lie")
 PLAYER_COLUMNS = (
@@ -80,25 +71,6 @@ PLAYER_COLUMNS = (
     "peer_analyses_answered",
 )  # fmt: skip
 VOTE_COLUMNS = ("abstained", "on_werewolf")
-
-
-def _groups(cols: TableColumns, prefix: str) -> dict[str, dict[str, np.ndarray]]:
-    """Masks for: all, each role, each team, each policy (of the unit the prefix names)."""
-    out: dict[str, dict[str, np.ndarray]] = {"all": {"all": np.ones(cols.size, dtype=bool)}}
-    for by in GROUPS:
-        keys = cols.keys(f"{prefix}_{by}")
-        out[f"by_{by}"] = {k: keys == k for k in sorted(set(keys.tolist()))}
-    policies = out["by_policy"]
-    if len(policies) > 1:  # several models or agent kinds: each one's figures per role too
-        roles = cols.keys(f"{prefix}_role")
-        out["by_policy_role"] = {
-            f"{p} | {r}": mask & (roles == r) for p, mask in policies.items() for r in sorted(set(roles.tolist()))
-        }
-    return out
-
-
-def _grouped(cols: TableColumns, prefix: str, fn: Any) -> dict[str, Any]:
-    return {by: {key: fn(mask) for key, mask in masks.items()} for by, masks in _groups(cols, prefix).items()}
 
 
 def aggregate(records: Iterable[GameRecord], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -119,10 +91,10 @@ class RunAggregator:
         self.complete = 0
         self.winners: Counter[str] = Counter()
         self.statements = TableColumns(STATEMENT_COLUMNS, STATEMENT_KEYS)
-        self.peer_analyses = TableColumns(PEER_COLUMNS, _unit_keys("observer"))
-        self.self_analyses = TableColumns(SELF_COLUMNS, _unit_keys("speaker"))
-        self.players = TableColumns(PLAYER_COLUMNS, _unit_keys("seat"))
-        self.votes = TableColumns(VOTE_COLUMNS, _unit_keys("voter"))
+        self.peer_analyses = TableColumns(PEER_COLUMNS, unit_keys("observer"))
+        self.self_analyses = TableColumns(SELF_COLUMNS, unit_keys("speaker"))
+        self.players = TableColumns(PLAYER_COLUMNS, unit_keys("seat"))
+        self.votes = TableColumns(VOTE_COLUMNS, unit_keys("voter"))
         self.lies_by_type: Counter[str] = Counter()
         self.analyses = self.analyses_answered = 0
         self.actions = self.fallbacks = self.prompt_tokens = self.completion_tokens = 0
@@ -130,6 +102,7 @@ class RunAggregator:
         self.trend = SuspicionTrend()
         self.claims = ClaimsCoverage()
         self.roles = RoleFigures()
+        self.persuasion = PersuasionFigures()
 
     def add(self, record: GameRecord, rows: dict[str, list[dict[str, Any]]] | None = None) -> None:
         """One game; ``rows`` are its ``record.rows()`` when the caller has them already (their ``game``
@@ -156,6 +129,7 @@ class RunAggregator:
         self.trend.add(record)
         self.claims.add(record)
         self.roles.add(record)
+        self.persuasion.add(rows, record.config)
 
     def result(self, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
         """Figures over the games added so far (see ``werewolf_env.metrics`` for their definitions)."""
@@ -291,15 +265,16 @@ def _figures(run: RunAggregator, resamples: int, seed: int) -> dict[str, Any]:
         "complete_games": run.complete,
         "resamples": resamples,
         "outcomes": {team: j(wilson(run.winners.get(team, 0), run.games)) for team in TEAMS_AND_UNDECIDED},
-        "deceptive": _grouped(st, "speaker", deceptive),
-        "players": _grouped(pl, "seat", players),
-        "detective": _grouped(an, "observer", detective),
-        "self_report": _grouped(sa, "speaker", self_report),
-        "votes": _grouped(vo, "voter", voting),
+        "deceptive": grouped(st, "speaker", deceptive),
+        "players": grouped(pl, "seat", players),
+        "detective": grouped(an, "observer", detective),
+        "self_report": grouped(sa, "speaker", self_report),
+        "votes": grouped(vo, "voter", voting),
         **run.roles.result(resamples, seed),
         "matrix_by_role_pair": run.role_pairs.result(),
         "suspicion_trend": run.trend.result(),
         "claims_coverage": claims,
+        "persuasion": run.persuasion.result(resamples, seed),
         "totals": {
             "statements": st.size,
             "unlabelled_statements": int(st.size - labelled.sum()),

@@ -103,11 +103,11 @@ def read_disputes(reader: Reader, s: str, words: set[str]) -> None:
     if not CLAIM_WORDS.isdisjoint(words):
         for m in DISPUTED_CLAIM_RE.finditer(s):
             found.append((m.start(), ct.seats_in(m.group("seat"))[0], m.group("pred"), bool(m.group("weak"))))
-    if reader.claimed and not LIAR_WORDS.isdisjoint(words):  # whose role "lying" denies: one claimed before
+    if not LIAR_WORDS.isdisjoint(words) and reader.claimed:  # whose role "lying" denies: one claimed before
         for m in LIAR_RE.finditer(s):
             seat = m.group("seat") or m.group("seat2") or m.group("seat3")
             found.append((m.start(), ct.seats_in(seat)[0], None, False))
-    if reader.claimed and ("that" in words or "this" in words) and not FALSE_WORDS.isdisjoint(words):
+    if ("that" in words or "this" in words) and not FALSE_WORDS.isdisjoint(words) and reader.claimed:
         for m in THAT_IS_FALSE_RE.finditer(s):
             found.append((m.start(), ct.seats_in(m.group("seat"))[0], None, False))
     if not CHECKED_WORDS.isdisjoint(words):

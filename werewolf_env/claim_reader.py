@@ -30,13 +30,28 @@ class Reader(Pronouns):
     ) -> None:
         super().__init__(speaker)
         self.n_seats = n_seats
-        self.known = known or {}
-        self.claimed = claimed or {}  # seat -> the role it claimed in public before this statement
+        self._known = known or {}
+        self._claimed = claimed or {}  # seat -> the role it claimed in public before this statement
+        # Whether the reading looked at ``known`` or ``claimed`` at all (even at whether they are empty): when it
+        # did not, what it read depends on the text and the speaker alone (``ClaimExtractor.scan`` memoises so).
+        self.context_used = False
         self.found: list[dict[str, Any]] = []
         self.pending_check: frozenset[int] = frozenset()
         self.check_context = False
         self.sentence_start = 0  # where the previous sentence's claims start in ``found``
         self.medium = False  # the statement speaks of the medium: "X=Human" lists are execution results
+
+    @property
+    def known(self) -> dict[str, int]:
+        """Role -> seat of the roles everyone knows the holder of (revealed on death)."""
+        self.context_used = True
+        return self._known
+
+    @property
+    def claimed(self) -> dict[int, str]:
+        """Seat -> the role it claimed in public before this statement."""
+        self.context_used = True
+        return self._claimed
 
     def read(self, raw: str) -> None:
         words = set(ct.WORD_RE.findall(raw))
@@ -44,7 +59,7 @@ class Reader(Pronouns):
             # Every claim has a subject: a name, "I" / "my", a pronoun, or a role everyone knows the holder of.
             "<" not in raw
             and ct.SUBJECT_WORDS.isdisjoint(words)
-            and not (self.known and ("the" in words or "our" in words))
+            and not (("the" in words or "our" in words) and self.known)
             and not (self.named_before and not cd.PLAY_WORDS.isdisjoint(words) and cd.WOLF_PLAY_RE.search(raw))
         ):
             # Nothing to read here; only what later pronouns may refer to changes.
@@ -103,7 +118,7 @@ class Reader(Pronouns):
     ) -> None:
         preds = not cw.PRED_WORDS.isdisjoint(words)
         labels = not cw.LABEL_WORDS.isdisjoint(words)
-        if self.known and labels and not cp.DEATH_WORDS.isdisjoint(words):
+        if labels and not cp.DEATH_WORDS.isdisjoint(words) and self.known:
             # "the doctor is gone", "our late seer": a role everyone knows the holder of names that player. Roles
             # become known on death, so only where the sentence speaks of it: "watch the doctor" means the living one.
             for m in cp.ROLE_REFERENCE_RE.finditer(s):

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -71,6 +72,7 @@ class ClaimExtractor:
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
         self._memo: dict[tuple[str, int, KnownRoles, ClaimedRoles], tuple[list[dict[str, Any]], frozenset[int]]] = {}
+        self._plain: dict[tuple[str, int], tuple[list[dict[str, Any]], frozenset[int]]] = {}  # read without context
         lookup: dict[str, int] = {}
         for seat, name in enumerate(names):
             lookup[name_key(name)] = seat
@@ -127,31 +129,52 @@ class ClaimExtractor:
         "Alice's claim is false" or "Bob is lying" reads as a denial of that role.
         Memoised (template-driven agents repeat their sentences); callers get fresh claim dicts.
         """
+        return self.scan_with(text, speaker, lambda: (known, claimed))
+
+    def scan_with(
+        self, text: str, speaker: int, context: Callable[[], tuple[KnownRoles, ClaimedRoles]]
+    ) -> tuple[list[dict[str, Any]], frozenset[int]]:
+        """``scan``, with ``known`` and ``claimed`` as ``context()``: called only when the memo cannot answer
+        without them (the engine works them out from the game's statements so far).
+
+        Two memos: most statements are read without looking at ``known`` or ``claimed`` (the reader records
+        whether it did), and those are remembered by text and speaker alone, whatever the context.
+        """
         if self._version != cw.VERSION:  # the roles changed: what was read with the old words goes
             self._version = cw.VERSION
             self._memo.clear()
+            self._plain.clear()
             self._cased = frozenset(n for n in self.lookup if n in cw.COMMON_WORDS)
-        key = (text, speaker, known, claimed)
-        found = self._memo.get(key)
+        found = self._plain.get((text, speaker))
         if found is None:
-            if len(self._memo) >= ct.MEMO_SIZE:
-                self._memo.clear()
-            found = self._memo[key] = self._scan(text, speaker, known, claimed)
+            known, claimed = context()
+            key = (text, speaker, known, claimed)
+            found = self._memo.get(key)
+            if found is None:
+                found, used_context = self._scan(text, speaker, known, claimed)
+                memo = self._memo if used_context else self._plain
+                if len(memo) >= ct.MEMO_SIZE:
+                    memo.clear()
+                if used_context:
+                    self._memo[key] = found
+                else:
+                    self._plain[(text, speaker)] = found
         claims, mentioned = found
         return [claim.copy() for claim in claims], mentioned
 
     def _scan(
         self, text: str, speaker: int, known: KnownRoles = (), claimed: ClaimedRoles = ()
-    ) -> tuple[list[dict[str, Any]], frozenset[int]]:
+    ) -> tuple[tuple[list[dict[str, Any]], frozenset[int]], bool]:
+        """The claims and the seats named, and whether reading them looked at ``known`` or ``claimed``."""
         if ct.TYPOGRAPHIC_RE.search(text):
             text = text.translate(ct.APOSTROPHES)
         lowered = text.lower()
         hits = self._name_hits(text, lowered)
         mentioned = frozenset(seat for _, _, seat in hits)
         if cp.TRIGGER_WORDS.isdisjoint(ct.WORD_RE.findall(lowered)):
-            return [], mentioned  # no role, team, check or trust word: nothing to read
+            return ([], mentioned), False  # no role, team, check or trust word: nothing to read
         tokens = ct.tokenise(lowered, hits)
         reader = Reader(speaker, len(self.names), dict(known), dict(claimed))
         for sentence in ct.sentences(tokens):
             reader.read(sentence)
-        return reader.claims(), mentioned
+        return (reader.claims(), mentioned), reader.context_used

@@ -8,12 +8,15 @@ into a vocabulary, and the row's game index. Pure: no I/O.
     statements = TableColumns(numbers=("lie", "peers"), keys=("speaker_role",))
     statements.add(rows["statements"], game=0)
     statements.col("lie"); statements.keys("speaker_role"); statements.game
+
+``grouped(cols, "speaker", fn)`` gives ``fn(mask)`` for all rows and for each role, team and policy (and
+policy x role) of the unit a prefix names: the grouping of every figure in ``metrics.json``.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,3 +71,36 @@ class TableColumns:
         """A text column as an object array of str (what ``str(row[name])`` was)."""
         codes = self._array("codes", name, self._codes[name], np.int32)
         return np.array(list(self._vocab[name]) or [""], dtype=object)[codes]
+
+
+def coverage(answered: int, expected: int) -> dict[str, Any]:
+    """How many of the items asked (analyses, polls) were answered: the figures beside it rest on ``answered``."""
+    return {"answered": answered, "expected": expected, "share": round(answered / expected, 4) if expected else None}
+
+
+GROUPS = ("role", "team", "policy")  # figures by the unit's role, team and policy (and policy x role)
+
+
+def unit_keys(*units: str) -> tuple[str, ...]:
+    """The key columns a unit's figures are grouped by: ``speaker_role``, ``speaker_team``, ..."""
+    return tuple(f"{unit}_{by}" for unit in units for by in GROUPS)
+
+
+def group_masks(cols: TableColumns, prefix: str) -> dict[str, dict[str, np.ndarray]]:
+    """Masks for: all, each role, each team, each policy (of the unit the prefix names)."""
+    out: dict[str, dict[str, np.ndarray]] = {"all": {"all": np.ones(cols.size, dtype=bool)}}
+    for by in GROUPS:
+        keys = cols.keys(f"{prefix}_{by}")
+        out[f"by_{by}"] = {k: keys == k for k in sorted(set(keys.tolist()))}
+    policies = out["by_policy"]
+    if len(policies) > 1:  # several models or agent kinds: each one's figures per role too
+        roles = cols.keys(f"{prefix}_role")
+        out["by_policy_role"] = {
+            f"{p} | {r}": mask & (roles == r) for p, mask in policies.items() for r in sorted(set(roles.tolist()))
+        }
+    return out
+
+
+def grouped(cols: TableColumns, prefix: str, fn: Callable[[np.ndarray], Any]) -> dict[str, Any]:
+    """``fn(mask)`` for every group of ``group_masks``: {"all": {"all": ...}, "by_role": {role: ...}, ...}."""
+    return {by: {key: fn(mask) for key, mask in masks.items()} for by, masks in group_masks(cols, prefix).items()}

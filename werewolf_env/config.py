@@ -57,9 +57,13 @@ def reserved_names() -> frozenset[str]:
 
 # Fields added since the first logs: left out of a config's JSON at their default, so a game that does not
 # use them logs (and resumes, and replays) exactly as it did before they existed.
-_NEW_FIELDS_AT_DEFAULT_OMITTED = ("max_statement_chars", "role_counts", "witch_self_heal")
+_NEW_FIELDS_AT_DEFAULT_OMITTED = ("max_statement_chars", "role_counts", "witch_self_heal", "vote_polls")
+# Fields added since the first logs whose default is not what a game did before they existed: a recorded config
+# that leaves one out played by this value (``GameConfig.from_record``). They are always written.
+LEGACY_VALUES: dict[str, Any] = {"subject_suspicion": False}
 
 AnalysisMode = Literal["full", "self", "peer", "off"]
+VotePolls = Literal["off", "after_statement", "after_debate"]
 
 
 class GameConfig(BaseModel):
@@ -103,6 +107,17 @@ class GameConfig(BaseModel):
     max_bid: int = Field(10, ge=1, le=100, description="Highest bid for the floor.")
     analysis: AnalysisMode = Field(
         "full", description="Deception analyses after each statement: full (self and peers), self, peer, off."
+    )
+    subject_suspicion: bool = Field(
+        True,
+        description="Peers also score the players a statement makes claims about (not only its speaker): "
+        "how likely each is a werewolf. What the statement did to the listeners' beliefs (persuasion) rests on it.",
+    )
+    vote_polls: VotePolls = Field(
+        "off",
+        description="Private vote polls: every living player names whom it would exile now, after each "
+        "statement (and at the day's start) or once after the debate. Recorded, seen by nobody, never change "
+        "the game; each answer is one more call for a model seat.",
     )
     suspicion_weight: float = Field(
         0.7, ge=0.0, le=1.0, description="Weight of the new suspicion: score = w * new + (1 - w) * prior."
@@ -161,6 +176,15 @@ class GameConfig(BaseModel):
             if key in out and out[key] == GameConfig.model_fields[key].default:
                 del out[key]
         return out
+
+    @classmethod
+    def from_record(cls, recorded: dict[str, Any]) -> GameConfig:
+        """The config of a recorded game (a log's header): a field the record leaves out that did not exist then
+        takes the value games had before it (``LEGACY_VALUES``), so old logs replay as they were played."""
+        data = dict(recorded)
+        for key, value in LEGACY_VALUES.items():
+            data.setdefault(key, value)
+        return cls.model_validate(data)
 
     @field_validator("names")
     @classmethod
@@ -301,12 +325,15 @@ def without_new_defaults(recorded: Any, current: dict[str, Any]) -> dict[str, An
     fields = GameConfig.model_fields
     out = dict(current)
     for key in [k for k in current if k not in recorded and k in fields]:
-        if _at_default(key, current[key]):
+        if _at_default(key, current[key]) or LEGACY_VALUES.get(key, _MISSING) == current[key]:
             del out[key]
     for key in [k for k in recorded if k not in current and k in fields]:
         if _at_default(key, recorded[key]):
             out[key] = recorded[key]  # the same default, as the record wrote it
     return out
+
+
+_MISSING = object()
 
 
 def _at_default(key: str, value: Any) -> bool:

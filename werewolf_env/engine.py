@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .action_specs import KIND_PHASE
+from .action_specs import KIND_PHASE, UNSEEN_KINDS
 from .actions import ParseResult, legal_targets, parse, to_jsonable
 from .config import GameConfig
 from .graph import advance
@@ -91,7 +91,8 @@ class Game:
             data["repairs"] = result.repairs
         phase = KIND_PHASE[turn.kind]
         events = state.events
-        events.append(Event(len(events), state.round, phase, "action", turn.player, (turn.player,), data))
+        audience = () if turn.kind in UNSEEN_KINDS else (turn.player,)
+        events.append(Event(len(events), state.round, phase, "action", turn.player, audience, data))
         notes = action.get("notes")
         if notes:
             state.notes[turn.player].append((state.round, phase, notes))

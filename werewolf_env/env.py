@@ -1,8 +1,8 @@
-"""Werewolf as a PettingZoo AEC environment (``werewolf_v1``).
+"""Werewolf as a PettingZoo AEC environment (``werewolf_v2``).
 
 | Import       | ``from werewolf_env import env`` (``raw_env``: unwrapped)                            |
 |--------------|----------------------------------------------------------------------------------------|
-| Name         | ``werewolf_v1``                                                                        |
+| Name         | ``werewolf_v2``                                                                        |
 | Agents       | ``player_0`` ... ``player_{n-1}``, n = 5-16 (default 8)                                |
 | Roles        | werewolf, seer, doctor, villager, witch, hunter (``roles.ROLE_SPECS``; ``role_counts``) |
 | Actions      | one JSON object per action kind (``action_specs.ACTION_SPECS``)                        |
@@ -77,6 +77,12 @@ Rendering: ``render_mode="ansi"``: ``render()`` returns the public transcript (w
 it after each action, so the transcript scrolls by once, in order (PettingZoo's ``render_test``).
 
 Version history:
+- v2: persuasion's inputs. Peer analyses also score the players a statement speaks of (``subject_suspicion``,
+  on by default: ``info["subjects"]`` names them, the answer's ``suspicion_of`` scores them, each score is a
+  suspicion update); private vote polls (``vote_polls``, off by default) add the action kind ``poll``, last
+  in ``ACTION_KINDS``, so the numeric observation's kind block has one slot more: ``OBS_SIZE`` differs from
+  v1. A poll's events are seen by no seat, not even its own, and never change the game. With
+  ``subject_suspicion=False`` and polls off, games play and log as in v1 (but the config's new fields).
 - v1, later additions (the AEC game, its observations and logs unchanged: default games log byte for byte
   as before): ``parallel_env()`` (native parallel API), ``state()`` / ``state_space``, ``numeric_info``;
   ``render_mode="human"`` prints the new public lines and returns None (it printed the whole transcript

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from .action_specs import KIND_PHASE, KINDS_WITH_TARGETS
+from .action_specs import KIND_PHASE
 from .actions import answer_format, legal_targets, to_jsonable
 from .config import GameConfig
 from .engine import Game
@@ -25,9 +25,8 @@ from .spaces import FreeText, JsonActionSpace
 from .state import ACTION_KINDS, KIND_NAME, ActionKind, Turn
 from .visibility import visible
 
-_NO_TARGET_KINDS = frozenset(ActionKind) - KINDS_WITH_TARGETS
 # PettingZoo metadata both envs share (the AEC env adds that it is not parallelizable by conversion).
-METADATA: dict[str, Any] = {"name": "werewolf_v1", "render_modes": ["ansi", "human"]}
+METADATA: dict[str, Any] = {"name": "werewolf_v2", "render_modes": ["ansi", "human"]}
 # What a statement event says about how its claims were found (read from the text, sent by the agent, both):
 # it tells which seats' policies send structured claims, and a lineup may give each team its own policy.
 # The log keeps it; a seat's ``info["events"]`` does not.
@@ -120,6 +119,7 @@ class WerewolfBase:
         self._close_log()
         game = self.game = Game(self.config, game_seed)
         self._renderer = ObservationRenderer(game.state)
+        self._info_template_key = None  # keyed by group: the new game's groups count from 0 again
         self._rendered = 0
         self._last_fallbacks = {}
         self._reset_event_streams()
@@ -242,15 +242,16 @@ class WerewolfBase:
         else:
             state = self._game().state
             kind = turn.kind
-            # Kinds without targets give every member of the group the same info: build it once.
-            key = (kind, state.group_id) if kind in _NO_TARGET_KINDS else None
-            template = self._info_template if key is not None and self._info_template_key == key else None
+            # Every member of a group asked the same kind gets the same info but for its legal targets (filled in
+            # below, in their place): build it once per group and kind.
+            key = (kind, state.group_id)
+            template = self._info_template if self._info_template_key == key else None
             if template is None:
                 template = {
                     "action_kind": KIND_NAME[kind],
                     "phase": KIND_PHASE[kind],
                     "round": state.round,
-                    "legal_targets": [state.names[p] for p in legal_targets(state, turn)],
+                    "legal_targets": None,
                     "answer_format": answer_format(kind, state.config.max_bid),
                 }
                 if kind is ActionKind.BID:
@@ -260,11 +261,14 @@ class WerewolfBase:
                     template["max_statement_chars"] = state.config.statement_char_limit
                     # Public (the rules list the role counts): what a statement may claim to be.
                     template["roles_in_game"] = [r.value for r in state.roles_in_game]
-                if key is not None:
-                    self._info_template, self._info_template_key = template, key
+                self._info_template, self._info_template_key = template, key
             info = template.copy()
-            legal = template["legal_targets"]
-            info["legal_targets"] = legal.copy() if legal else []  # policies may edit their copy
+            names = state.names
+            info["legal_targets"] = [names[p] for p in legal_targets(state, turn)]  # a new list: policies may edit it
+            if kind is ActionKind.PEER_ANALYSIS and state.config.subject_suspicion:
+                subjects = state.analysis_subjects(seat)
+                if subjects:  # the players the statement spoke of, to score in ``suspicion_of``
+                    info["subjects"] = [state.names[p] for p in subjects]
             if self.info_events:
                 info["events"] = self._new_events(seat)
         fallback = self._last_fallbacks.get(self.possible_agents[seat])

@@ -67,6 +67,9 @@ class Label:
     fallback: bool = False
     prior: float | None = None  # the observer's score of the speaker before / after this analysis
     score: float | None = None
+    # The observer's score of each other player the statement's claims are about (a claim subject it reported
+    # on), before and after: {seat: (prior, score)}. A subject it did not report on has no entry.
+    subjects: dict[int, tuple[float, float]] = field(default_factory=dict)
 
     @property
     def answered(self) -> bool:
@@ -96,6 +99,10 @@ class StatementRecord:
     claims_source: str
     truncated: bool
     alive: list[bool]  # who was alive when it was made
+    # The living players its public claims are about, speaker excluded: whom listeners are asked about besides
+    # the speaker under ``config.subject_suspicion`` (``GameState.analysis_subjects``; else none). From the
+    # statement event, so another labeler's claims leave it as it was.
+    subjects: tuple[int, ...] = ()
     lie: bool = False
     lie_type: str | None = None
     # The lie rests on a known-false claim that was not hedged (the judge's ``lie_strict``).
@@ -158,6 +165,9 @@ class GameRecord:
     events: list[dict[str, Any]] = field(default_factory=list)  # the engine events, for viewers
     source: str | None = None
     labeler: str = "regex"  # whose claims and lie labels ``statements`` hold: the log's own (regex) unless replaced
+    # Private vote polls (config ``vote_polls``), in order: {"round", "after" ("day_start", "statement" or
+    # "debate"), "statement_id" (None unless after a statement), "poller", "target" (None: nobody), "fallback"}
+    polls: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def num_players(self) -> int:
@@ -192,6 +202,7 @@ class GameRecord:
         matrices: list[np.ndarray] = []
         votes: list[dict[str, Any]] = []
         deaths: list[dict[str, Any]] = []
+        polls: list[dict[str, Any]] = []
         events: list[dict[str, Any]] = []
         tokens: Counter[str] = Counter()
         seat_tokens: dict[int, Counter[str]] = {}
@@ -236,7 +247,8 @@ class GameRecord:
                     id=int(data["statement_id"]), round=int(record["round"]), turn=len(statements),
                     speaker=int(data["speaker"]), text=str(data["text"]), claims=list(data.get("claims") or []),
                     claims_source=str(data.get("claims_source", "")), truncated=bool(data.get("truncated")),
-                    alive=list(alive),
+                    # Subjects are asked about only under ``subject_suspicion`` (older logs: never).
+                    alive=list(alive), subjects=_subjects(data, alive) if config.get("subject_suspicion") else (),
                 )  # fmt: skip
                 statements[current.id] = current
                 matrices.append(running.copy())
@@ -265,9 +277,22 @@ class GameRecord:
             elif kind == "suspicion":
                 observer, subject = int(record["actor"]), int(data["subject"])
                 running[observer, subject] = float(data["score"])
+                said = statements.get(int(data["statement_id"]))
                 updated = labels.get((int(data["statement_id"]), observer))
-                if updated is not None:
-                    updated.prior, updated.score = float(data["prior"]), float(data["score"])
+                if updated is not None and said is not None:
+                    before_after = float(data["prior"]), float(data["score"])
+                    # The label's prior / score are the speaker's; a claim subject's go beside them.
+                    if subject == said.speaker:
+                        updated.prior, updated.score = before_after
+                    else:
+                        updated.subjects[subject] = before_after
+            elif kind == "poll" and isinstance(record.get("actor"), int):
+                sid, target = data.get("statement_id"), data.get("target")
+                polls.append({
+                    "round": int(record.get("round") or 0), "after": str(data.get("after") or ""),
+                    "statement_id": None if sid is None else int(sid), "poller": int(record["actor"]),
+                    "target": None if target is None else int(target), "fallback": bool(data.get("fallback")),
+                })  # fmt: skip
             elif kind == "votes":
                 votes.append({
                     "round": int(record["round"]),
@@ -298,7 +323,7 @@ class GameRecord:
             statements=sorted(statements.values(), key=lambda s: s.id), matrices=stacked, votes=votes,
             deaths=deaths, winner=winner, truncated=truncated, rounds=rounds, complete=complete,
             actions=actions, fallbacks=fallbacks, tokens=dict(tokens), events=events, source=source,
-            seat_tokens={seat: dict(c) for seat, c in seat_tokens.items()},
+            seat_tokens={seat: dict(c) for seat, c in seat_tokens.items()}, polls=polls,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ per-game figures
@@ -330,6 +355,13 @@ class GameRecord:
             "players": rows["players"],
             "matrix": np.round(self.final_matrix, 4).tolist(),
         }
+
+
+def _subjects(statement: dict[str, Any], alive: list[bool]) -> tuple[int, ...]:
+    """The living players a statement event's claims are about, its speaker excluded."""
+    speaker = int(statement["speaker"])
+    seats = {c.get("player") for c in statement.get("claims") or ()}
+    return tuple(sorted(s for s in seats if isinstance(s, int) and s != speaker and 0 <= s < len(alive) and alive[s]))
 
 
 def _label(statement_id: int, observer: int, action_kind: str, data: dict[str, Any]) -> Label:

@@ -6,6 +6,9 @@ its three steps: ``bid`` for the floor, ``debate`` (the statement) and ``analyze
 analyses of that statement), then ``score`` (suspicion updates). Games with a witch add ``heal`` and
 ``poison`` after the night group (she learns the pack's victim first); a dead hunter's ``shoot`` and
 its resolution ``shot`` come after the deaths of a night or an exile, before the winner is checked.
+Private vote polls (``config.vote_polls``) add ``poll`` (every living player names whom it would exile
+now) and ``polled`` (recorded for no one to see) at the day's start and after each statement, or once
+after the debate; with polls off (the default) the graph never enters them.
 
 A *collect* node opens turns for players; the engine waits until the whole simultaneous group has
 answered before it runs the next node, except where ``joins_next`` is set: the three night nodes
@@ -42,6 +45,14 @@ def _debate_continues(state: GameState) -> bool:
 
 def _in_rollout(state: GameState) -> bool:
     return state.rollout
+
+
+def _poll_due(state: GameState) -> bool:
+    return rules.poll_moment(state) is not None
+
+
+def _debate_over(state: GameState) -> bool:
+    return state.debate_turn >= state.config.max_debate_turns
 
 
 def _witch_in_game(state: GameState) -> bool:
@@ -88,14 +99,21 @@ PHASE_GRAPH: dict[str, Node] = {
     "check_winner_night": Node(rules.check_winner, "resolve", (
         (_game_decided, "winner", "summarize"),
         (_in_rollout, "rollout: no debate", "vote"),
+        (_poll_due, "vote polls after each statement", "poll"),
         (_always, "no winner", "bid"),
     )),
     "bid": Node(rules.open_bid, "collect", ((_always, "", "debate"),)),
     "debate": Node(rules.open_statement, "collect", ((_always, "", "analyze"),)),
     "analyze": Node(rules.open_analyses, "collect", ((_always, "", "score"),)),
     "score": Node(rules.score_analyses, "resolve", (
+        (_poll_due, "vote polls", "poll"),
         (_debate_continues, "turns left", "bid"),
         (_always, "debate over", "vote"),
+    )),
+    "poll": Node(rules.open_poll, "collect", ((_always, "", "polled"),)),
+    "polled": Node(rules.record_poll, "resolve", (
+        (_debate_over, "debate over", "vote"),
+        (_always, "", "bid"),
     )),
     "vote": Node(rules.open_vote, "collect", ((_always, "", "exile"),)),
     "exile": Node(rules.exile, "resolve", (

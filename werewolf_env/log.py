@@ -207,7 +207,7 @@ _HEADER_START = b'{"type":"header"'  # how every log begins (``dumps`` writes co
 
 def game_of_header(header: dict[str, Any]) -> Game:
     """A fresh game with a log header's config and seed: what every replay of the log starts from."""
-    return Game(GameConfig.model_validate(header["config"]), int(header["seed"]))
+    return Game(GameConfig.from_record(header["config"]), int(header["seed"]))
 
 
 class ReplayError(ValueError):

@@ -39,13 +39,14 @@ class _Seat:
     """One seat's cached observation parts and the versions of the state they were built from."""
 
     __slots__ = (
-        "facts", "facts_key", "facts_text", "head", "history", "masks", "notes", "notes_text", "scores",
-        "scores_version", "sources", "suspicion", "vec",
+        "facts", "facts_key", "facts_text", "head", "head_base", "history", "masks", "notes", "notes_text",
+        "scores", "scores_version", "sources", "suspicion", "vec",
     )  # fmt: skip
 
     def __init__(self, vec: np.ndarray) -> None:
         self.vec = vec  # the private blocks of the numeric observation (own role, knowledge, scores)
         self.head = ""  # role card, rules, players, known facts, suspicion scores
+        self.head_base = ""  # the head without its suspicion scores
         self.facts = self.suspicion = -1  # state versions ``head`` and ``vec`` were checked at
         self.sources: tuple[int, ...] = ()  # what ``head`` and ``vec`` were built from (see ``_refresh``)
         self.masks: tuple[int, ...] = ()  # the knowledge in ``vec``
@@ -108,7 +109,12 @@ class ObservationRenderer:
     def observe(self, seat: int, turn: Turn | None, legal: list[int]) -> dict[str, Any]:
         """``{"observation": vector, "text": text}`` for ``seat``, whose pending turn is ``turn``."""
         task, row = self._turn_parts(turn, legal)
-        return {"observation": self._vector(seat, row), "text": self._text(seat, task)}
+        # ``_vector`` and ``_text`` in one: the seat's cache is checked once (this runs on every step).
+        state = self.state
+        cache = self._seats[seat]
+        if cache.facts != state.facts_version or cache.suspicion != state.suspicion_version:
+            self._refresh(seat)
+        return {"observation": np.concatenate((cache.vec, row)), "text": self._joined(seat, cache, task)}
 
     def text(self, seat: int, turn: Turn | None, legal: list[int]) -> str:
         """Everything ``seat`` may know, ready to paste into a prompt."""
@@ -135,6 +141,8 @@ class ObservationRenderer:
             self._intros.clear()
         kind = turn.kind if turn is not None else None
         key = (kind, *legal)
+        if kind is ActionKind.PEER_ANALYSIS and state.config.subject_suspicion:  # whom it scores: per listener
+            key = (kind, *state.analysis_subjects(turn.player))  # type: ignore[union-attr]
         parts = self._turn_cache.get(key)
         if parts is None:
             intro = self._intros.get(kind)
@@ -148,15 +156,26 @@ class ObservationRenderer:
         cache = self._seats[seat]
         if cache.facts != state.facts_version or cache.suspicion != state.suspicion_version:
             self._refresh(seat)
-        history = self._history_text(seat) or "(nothing yet)"
-        notes = state.notes[seat]
+        return self._joined(seat, cache, task)
+
+    def _joined(self, seat: int, cache: _Seat, task: str) -> str:
+        """The whole text of a seat whose cache is up to date: head, history, notes and ``task``."""
+        if self._cursor != len(self.state.events):
+            self._sync()
+        pending = self._pending[seat]
+        if pending:
+            if cache.history:
+                pending.insert(0, cache.history)  # one copy of the (long) history, not two
+            cache.history = "\n".join(pending)
+            pending.clear()
+        notes = self.state.notes[seat]
         if len(notes) != cache.notes:
             cache.notes = len(notes)
-            cache.notes_text = notes_text(notes, state.config.max_notes_shown)
-        return "".join((cache.head, _HISTORY_HEAD, history, cache.notes_text, "\n\n", task))
+            cache.notes_text = notes_text(notes, self.state.config.max_notes_shown)
+        return "".join((cache.head, _HISTORY_HEAD, cache.history or "(nothing yet)", cache.notes_text, "\n\n", task))
 
     def _head(self, seat: int) -> str:
-        """Role card and rules, players, known facts and suspicion scores (see ``_refresh``)."""
+        """Role card and rules, players and known facts: the head but for the suspicion scores (see ``_refresh``)."""
         state = self.state
         names = state.names
         if self._labels_version != state.facts_version:  # "Name" or "Name [dead]", shared by all seats
@@ -175,16 +194,13 @@ class ObservationRenderer:
             facts = known_facts(state, seat)
             cache.facts_text = f"\n\n{Section.KNOWLEDGE}\n- " + "\n- ".join(facts) if facts else ""
             cache.facts_key = facts_key
-        head += cache.facts_text
-        if state.config.show_suspicion:
-            if cache.scores_version != state.suspicion_version:  # "Name 0.50" for every seat
-                row = state.suspicion[seat].tolist()
-                cache.scores = [f"{name} {score:.2f}" for name, score in zip(names, row, strict=True)]
-                cache.scores_version = state.suspicion_version
-            scores = cache.scores
-            shown = ", ".join([scores[p] for p in state.living() if p != seat])
-            head += f"\n\n{Section.SUSPICION} (0 = trust, 1 = surely a werewolf): " + shown
-        return head
+        return head + cache.facts_text
+
+    def _scores_line(self, seat: int) -> str:
+        """The head's suspicion scores of the living others (``_refresh`` keeps ``cache.scores`` up to date)."""
+        scores = self._seats[seat].scores
+        shown = ", ".join([scores[p] for p in self.state.living() if p != seat])
+        return f"\n\n{Section.SUSPICION} (0 = trust, 1 = surely a werewolf): " + shown
 
     def _history_text(self, seat: int) -> str:
         self._sync()
@@ -257,30 +273,40 @@ class ObservationRenderer:
         vec = cache.vec
         n = state.num_players
         deaths = n - len(state.living())
+        # What the head but for its scores shows, and the alive block (scores alone change most often: after
+        # every statement's analyses, when only the scores line and block are rebuilt).
         head_sources = (
             deaths, len(state.seer_results.get(seat, ())), len(state.protect_history.get(seat, ())),
-            len(state.revealed), state.suspicion_version,
-            len(state.attacks_seen.get(seat, ())), len(state.potions.get(seat, ())),  # the witch's night
+            len(state.revealed), len(state.attacks_seen.get(seat, ())), len(state.potions.get(seat, ())),
         )  # fmt: skip
-        if head_sources != cache.sources:
-            old = cache.sources or (-1,) * len(head_sources)
-            if old[0] != deaths:  # someone died since
+        rebuilt = head_sources != cache.sources
+        if rebuilt:
+            if (cache.sources[0] if cache.sources else -1) != deaths:  # someone died since
                 if self._alive_version != state.facts_version:
                     self._alive = np.array(state.alive, dtype=np.float32)
                     self._alive_version = state.facts_version
-                start = _SLICES["alive"][0]
+                start = _ALIVE_START
                 vec[start : start + n] = self._alive
-            if state.config.show_suspicion and old[4] != state.suspicion_version:
-                start = _SLICES["suspicion"][0]
+            cache.sources = head_sources
+            cache.head_base = self._head(seat)
+        if state.config.show_suspicion:
+            if cache.scores_version != state.suspicion_version:  # the block, and "Name 0.50" for every seat
+                start = _SUSPICION_START
                 vec[start : start + n] = state.suspicion[seat]
                 vec[start + seat] = 0.0
-            cache.sources = head_sources
-            cache.head = self._head(seat)
+                row = state.suspicion[seat].tolist()
+                cache.scores = [f"{name} {score:.2f}" for name, score in zip(state.names, row, strict=True)]
+                cache.scores_version = state.suspicion_version
+                rebuilt = True
+            if rebuilt:
+                cache.head = cache.head_base + self._scores_line(seat)
+        elif rebuilt:
+            cache.head = cache.head_base
         masks = knowledge_masks(state, seat)  # memoised on the state: cheap when unchanged
         if masks != cache.masks:
             old_masks = cache.masks or (-1,) * n
             cache.masks = masks
-            start = _SLICES["known_roles"][0]
+            start = _KNOWN_START
             for p in range(n):  # after a night, usually only the victim's row changes
                 if masks[p] != old_masks[p]:
                     vec[start + p * NUM_ROLES : start + (p + 1) * NUM_ROLES] = _MASK_ROWS[masks[p]]
@@ -382,3 +408,6 @@ _CLAIMED_START = _SLICES["claimed_roles"][0] - _PUBLIC
 _ACCUSED_START = _SLICES["accused"][0] - _PUBLIC
 _VOTES_START = _SLICES["last_votes"][0] - _PUBLIC
 _LEGAL_START = _SLICES["legal"][0] - _PUBLIC
+_ALIVE_START = _SLICES["alive"][0]  # offsets in a seat's private part
+_SUSPICION_START = _SLICES["suspicion"][0]
+_KNOWN_START = _SLICES["known_roles"][0]

@@ -118,7 +118,14 @@ def task_text(state: GameState, turn: Turn | None, legal: list[int], intro: str 
     if legal and turn.kind is not ActionKind.STATEMENT:
         allowed = ", ".join([state.names[p] for p in legal])
         lines.append(f"Allowed: {allowed}" + (" (or null to abstain)." if turn.kind is ActionKind.VOTE else "."))
-    lines.append("Answer with exactly one JSON object: " + answer_format(turn.kind, state.config.max_bid))
+    answer = answer_format(turn.kind, state.config.max_bid)
+    subjects = state.analysis_subjects(turn.player) if turn.kind is ActionKind.PEER_ANALYSIS else []
+    if subjects:
+        listed = ", ".join(f'"{state.names[p]}": p' for p in subjects)
+        lines.append(f"Also score the players it speaks of, p = how likely each is a werewolf (0-1): "
+                     f'"suspicion_of": {{{listed}}}.')
+        answer = answer[:-1] + ', "suspicion_of": {' + listed + "}}"
+    lines.append("Answer with exactly one JSON object: " + answer)
     return "\n".join(lines)
 
 

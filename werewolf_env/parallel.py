@@ -1,8 +1,8 @@
-"""Werewolf as a native PettingZoo ``ParallelEnv`` (``werewolf_v1``): one step = one simultaneous group.
+"""Werewolf as a native PettingZoo ``ParallelEnv`` (``werewolf_v2``): one step = one simultaneous group.
 
 | Import       | ``from werewolf_env import parallel_env``                                              |
 |--------------|----------------------------------------------------------------------------------------|
-| Name         | ``werewolf_v1`` (the same game as the AEC env ``werewolf_env.env``)                    |
+| Name         | ``werewolf_v2`` (the same game as the AEC env ``werewolf_env.env``)                    |
 | Agents       | ``player_0`` ... ``player_{n-1}``, n = 5-16 (default 8); all stay until the game ends  |
 | Actions      | one JSON object per action kind (``action_specs.ACTION_SPECS``); idle seats: ignored   |
 | Observation  | ``Dict(observation=Box(0, 1, (OBS_SIZE,)), text=FreeText())``, as in the AEC env       |

@@ -1,4 +1,4 @@
-"""One game's tidy rows (one table per unit: game, player, statement, analysis, vote), for CSV and pandas.
+"""One game's tidy rows (one table per unit: game, player, statement, analysis, vote, poll), for CSV and pandas.
 
 The table half of ``werewolf_env.game_record`` (``GameRecord.rows`` calls ``record_rows``). Pure: no I/O.
 
@@ -6,6 +6,10 @@ A statement the chosen claim labeler could not label (``StatementRecord.labelled
 report rests on another labeler's file, see ``benchmarks/claim_labels.py``) has ``lie`` null in the
 ``statements`` and ``analyses`` tables and counts in no lie-based column (``lies``, ``lies_<type>``,
 true / false positives): it is neither a lie nor a truth.
+
+Statements carry what they did to the listeners (``werewolf_env.persuasion.STATEMENT_FIGURES``: belief
+shifts, ``misled``, ``deception_effect``, ``persuasion``, vote swings), peer analyses each listener's own
+shift (``LISTENER_FIGURES``), and ``polls`` holds one row per private vote poll (config ``vote_polls``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .persuasion import listener_figures, statement_figures
 from .roles import Role, Team
 
 if TYPE_CHECKING:
@@ -35,6 +40,7 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
                 f"{prefix}_team": record.team(s), f"{prefix}_policy": record.policies[s]}  # fmt: skip
 
     statements, analyses = [], []
+    persuasion = statement_figures(record)
     for st in record.statements:
         peers = st.peer_labels
         reported = [lb.suspicion for lb in st.answered_peers if lb.suspicion is not None]
@@ -54,6 +60,7 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
             "peers": len(peers), "peers_answered": len(st.answered_peers), "peer_flags": st.peer_flags,
             "peer_detected": st.peer_detected if st.peer_judged else None,
             "mean_peer_suspicion": float(np.mean(reported)) if reported else None,
+            **persuasion[st.id],
         })  # fmt: skip
         for label in ([st.self_label] if st.self_label else []) + peers:
             analyses.append({
@@ -64,7 +71,7 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
                 "suspicion": label.suspicion, "prior": label.prior, "score": label.score,
                 "fallback": label.fallback, "answered": label.answered, "lie": truth,
                 "lie_type": st.lie_type or "", "speaker_is_werewolf": is_wolf[st.speaker],
-                "reasoning": label.reasoning,
+                "reasoning": label.reasoning, **listener_figures(record, st, label),
             })  # fmt: skip
     votes = []
     for ballot in record.votes:
@@ -76,6 +83,13 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
                 "abstained": target is None, "on_werewolf": target is not None and is_wolf[target],
                 "exiled": ballot["exiled"],
             })  # fmt: skip
+    polls = [{
+        "game": gid, "round": poll["round"], "after": poll["after"], "statement_id": poll["statement_id"],
+        **seat("poller", poll["poller"]), "target": poll["target"],
+        "target_name": None if poll["target"] is None else record.names[poll["target"]],
+        "target_role": None if poll["target"] is None else record.roles[poll["target"]],
+        "on_werewolf": poll["target"] is not None and is_wolf[poll["target"]], "fallback": poll["fallback"],
+    } for poll in record.polls]  # fmt: skip
     players = []
     final = record.final_matrix
     for s in range(n):
@@ -129,5 +143,6 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
         "prompt_tokens": record.tokens.get("prompt_tokens", 0),
         "completion_tokens": record.tokens.get("completion_tokens", 0),
     }  # fmt: skip
-    return {"games": [game_row], "players": players, "statements": statements, "analyses": analyses, "votes": votes}
+    return {"games": [game_row], "players": players, "statements": statements, "analyses": analyses, "votes": votes,
+            "polls": polls}  # fmt: skip
 

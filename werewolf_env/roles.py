@@ -51,6 +51,7 @@ class ActionKind(str, Enum):
     PEER_ANALYSIS = "peer_analysis"
     VOTE = "vote"
     SUMMARY = "summary"
+    POLL = "poll"  # a private vote poll (``config.vote_polls``): last, so the other kinds keep their index
 
 
 class _Registry(type):

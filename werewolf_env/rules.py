@@ -23,8 +23,11 @@ from .rules_day import (
     next_round,
     open_analyses,
     open_bid,
+    open_poll,
     open_statement,
     open_vote,
+    poll_moment,
+    record_poll,
     score_analyses,
 )
 from .state import PUBLIC, GameState, NightChoices
@@ -32,9 +35,9 @@ from .visibility import public_config
 
 __all__ = [
     "check_winner", "decide_pack", "end_game", "exile", "next_round", "open_analyses", "open_bid",
-    "open_eliminate", "open_heal", "open_poison", "open_protect", "open_shoot", "open_statement",
-    "open_summaries", "open_unmask", "open_vote", "resolve_night", "resolve_shot", "rewards",
-    "score_analyses", "start_game", "winner_of",
+    "open_eliminate", "open_heal", "open_poison", "open_poll", "open_protect", "open_shoot", "open_statement",
+    "open_summaries", "open_unmask", "open_vote", "poll_moment", "record_poll", "resolve_night",
+    "resolve_shot", "rewards", "score_analyses", "start_game", "winner_of",
 ]  # fmt: skip
 
 
@@ -83,9 +86,10 @@ def decide_pack(state: GameState) -> None:
                ActionKind.UNMASK: night.checks}  # fmt: skip
     for seat, action in _take(state).items():
         kinds = ROLE_SPECS[state.roles[seat]].night_kinds
-        kind = next((k for k in _NIGHT_GROUP if k in kinds), None)
-        if kind is not None:
-            choices[kind][seat] = action.get("target")
+        for kind in _NIGHT_GROUP:  # the first of the role's night kinds that the night group asks for
+            if kind in kinds:
+                choices[kind][seat] = action.get("target")
+                break
     votes = _count(night.proposals.values())
     target: int | None = None
     if votes:

@@ -65,8 +65,9 @@ def _public_role_claims(state: GameState) -> tuple[tuple[int, str], ...]:
 def open_analyses(state: GameState) -> None:
     ((speaker, action),) = _take(state).items()
     text = action["statement"]
-    extracted, mentioned = extractor_for(state.names).scan(
-        text, speaker, _publicly_known_roles(state), _public_role_claims(state)
+    # The public context is worked out only if the reader needs it (``ClaimExtractor.scan_with``).
+    extracted, mentioned = extractor_for(state.names).scan_with(
+        text, speaker, lambda: (_publicly_known_roles(state), _public_role_claims(state))
     )
     state.debate_turn += 1
     state.last_speaker = speaker
@@ -131,21 +132,69 @@ def score_analyses(state: GameState) -> None:
         action = answers[seat]
         if seat == speaker:
             continue
-        prior = float(state.suspicion[seat, speaker])
-        score = weight * action["suspicion"] + (1.0 - weight) * prior
-        state.suspicion[seat, speaker] = score
-        state.suspicion_version += 1
-        state.emit(
-            "suspicion",
-            seat,
-            (seat,),
-            statement_id=statement.id,
-            subject=speaker,
-            prior=prior,
-            reported=action["suspicion"],
-            score=score,
-        )
+        _update_suspicion(state, seat, speaker, action["suspicion"], statement.id, weight)
+        # The players the statement spoke of, as the listener scored them (``config.subject_suspicion``).
+        for subject, reported in action.get("suspicion_of", ()):
+            _update_suspicion(state, seat, subject, reported, statement.id, weight)
     state.current_statement = None
+
+
+def _update_suspicion(state: GameState, seat: int, subject: int, reported: float, statement_id: int,
+                      weight: float) -> None:
+    prior = float(state.suspicion[seat, subject])
+    score = weight * reported + (1.0 - weight) * prior
+    state.suspicion[seat, subject] = score
+    state.suspicion_version += 1
+    state.emit(
+        "suspicion", seat, (seat,), statement_id=statement_id, subject=subject, prior=prior, reported=reported,
+        score=score,
+    )  # fmt: skip
+
+
+def poll_moment(state: GameState) -> str | None:
+    """The vote poll due now (``config.vote_polls``), if any: at the day's start and after each statement
+    ("after_statement"), or once the debate is over ("after_debate"). Never in a rollout (no debate)."""
+    mode = state.config.vote_polls
+    if mode == "off" or state.rollout:
+        return None
+    if mode == "after_statement" and state.debate_turn == 0:
+        return "day_start"
+    said = bool(state.statements) and state.statements[-1].round == state.round and (
+        state.statements[-1].turn == state.debate_turn
+    )  # the turn just over made a statement (not a pass)
+    if mode == "after_statement":
+        return "statement" if said else None
+    return "debate" if state.debate_turn >= state.config.max_debate_turns else None
+
+
+def open_poll(state: GameState) -> None:
+    state.poll_moment = poll_moment(state)
+    _open(state, state.living(), ActionKind.POLL)
+
+
+def record_poll(state: GameState) -> None:
+    """Each answer as a ``poll`` event that no seat sees (the log keeps it): a poll never changes the game."""
+    answers = _take(state)
+    moment, state.poll_moment = state.poll_moment, None
+    said = state.statements[-1].id if moment == "statement" else None
+    fell_back = _poll_fallbacks(state, len(answers))
+    for seat in sorted(answers):
+        state.emit("poll", seat, (), after=moment, statement_id=said, target=answers[seat]["vote"],
+                   fallback=seat in fell_back)  # fmt: skip
+
+
+def _poll_fallbacks(state: GameState, answers: int) -> set[int]:
+    """Who of the poll just answered gave no usable answer (its action events, the latest ``answers`` polls)."""
+    fell_back: set[int] = set()
+    seen = 0
+    for event in reversed(state.events):
+        if seen == answers:
+            break
+        if event.type == "action" and event.data["kind"] == "poll":
+            seen += 1
+            if event.data.get("fallbacks") and event.actor is not None:
+                fell_back.add(event.actor)
+    return fell_back
 
 
 def open_vote(state: GameState) -> None:

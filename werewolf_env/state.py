@@ -125,6 +125,9 @@ class GameState:
     statements: list[Statement] = field(default_factory=list)
     current_statement: int | None = None
     vote_history: list[dict[str, Any]] = field(default_factory=list)
+    # (statement id, its living subjects but the speaker): ``analysis_subjects``'s memo for the current statement.
+    subjects_memo: tuple[int, tuple[int, ...]] = (-1, ())
+    poll_moment: str | None = None  # the vote poll being taken: "day_start", "statement" or "debate"
     winner: Team | None = None
     truncated: bool = False
     over: bool = False
@@ -164,6 +167,20 @@ class GameState:
     def kill(self, seat: int) -> None:
         self.alive[seat] = False
         self._living = None
+
+    def analysis_subjects(self, listener: int) -> list[int]:
+        """Whom a peer analysis of the current statement also scores (``config.subject_suspicion``): the living
+        players its claims are about, in seat order, but its speaker (scored anyway) and the listener."""
+        if not self.config.subject_suspicion or self.current_statement is None:
+            return []
+        said, about = self.subjects_memo
+        if said != self.current_statement:  # asked four times per listener (info, text, parse, score): read once
+            statement = self.statements[self.current_statement]
+            players = {claim["player"] for claim in statement.claims}
+            players.discard(statement.speaker)
+            about = tuple(sorted(p for p in players if self.alive[p]))
+            self.subjects_memo = (self.current_statement, about)
+        return [p for p in about if p != listener]
 
     def living_with_role(self, role: Role) -> list[int]:
         return [p for p, up in enumerate(self.alive) if up and self.roles[p] is role]

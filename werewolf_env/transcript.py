@@ -171,6 +171,8 @@ def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | N
     """A player's own action, as a reminder (bids only when they were invalid: they are noise)."""
     d = e.data
     kind = d["kind"]
+    if kind == "poll":  # the ``poll`` event says it; its own player is never reminded (polls change nothing)
+        return None
     p = d["parsed"]
     who = "You" if viewer is not None else f"[{names[e.actor]}]"  # type: ignore[index]
 
@@ -198,6 +200,7 @@ def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | N
         line = f"{who} voted for {target('vote') if p['vote'] is not None else 'nobody (abstain)'}."
     elif kind in ("self_analysis", "peer_analysis"):
         extra = f", suspicion {p['suspicion']:.2f}" if "suspicion" in p else ""
+        extra += "".join(f", of {names[seat]} {score:.2f}" for seat, score in p.get("suspicion_of", ()))
         # Named by its meaning, not its field: "deceptive=false (confidence 0.05)" reads as doubt in the verdict.
         line = (
             f"{who} analysed the statement: deceptive={str(p['is_deceptive']).lower()} "
@@ -237,6 +240,11 @@ _LINES: dict[str, LineFn] = {
     "truncated": lambda e, v, names: f"The game ends undecided after {e.data['max_rounds']} rounds.",
     "summary": lambda e, v, names: f'{_n(names, e.actor, v)} (final summary): "{e.data["text"]}"',
     "game_over": lambda e, v, names: "Game over.",
+    "poll": lambda e, v, names: (
+        f"[hidden] poll after the {e.data['after'].replace('_', ' ')}: {names[e.actor]} would exile "  # type: ignore[index]
+        f"{names[e.data['target']] if e.data['target'] is not None else 'nobody'}"
+        + (" (no valid answer)" if e.data["fallback"] else "")
+    ),
     "action": _own_action,
     "suspicion": _suspicion,
 }  # fmt: skip

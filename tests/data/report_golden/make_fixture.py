@@ -8,6 +8,9 @@ plays a small run into ``/tmp/golden/run`` and writes ``werewolf-bench report``'
 ``generated_by`` ``{GENERATED_BY}``) came from commit 9c850f5, the report that held every game in
 memory, so ``tests/test_report_memory_golden.py`` checks that the streamed report writes the same bytes.
 Regenerate the outputs only for a change of figures that is meant (and say so in its commit).
+The outputs were regenerated once since, for metrics schema 6 (persuasion, issue 20), after checking that
+every earlier key, value, row and column stayed the same: the only changes are ``schema_version``, the new
+``persuasion`` figures, the new statement and analysis columns, and the new (empty) ``polls`` table.
 
 The run: 6 seats with names a CSV or a spreadsheet could trip on; three heuristic games, one with
 random villagers under a policy label holding a comma, quotes and ``=``, one whose every analysis falls

@@ -1,0 +1,204 @@
+"""``werewolf-bench detect-eval --dataset peskov2020 --data-dir DIR``: the message detectors
+(``benchmarks.peskov_detectors``) on human lies in Diplomacy, with the paper's metric.
+
+Two splits, each message scored by a model that never saw its game:
+
+- ``leave_one_game_out``: every game of train + validation in turn is the test game, the detector is
+  fit on the others (its L2 strength and threshold by inner cross-validation on those games only),
+  and the out-of-fold predictions of all games are pooled;
+- ``validation``: fit on ``train.jsonl``, tested on ``validation.jsonl``.
+
+The figures are those of the lie class on sender labels (F1, the paper's "Lie F1", precision and
+recall), the macro F1 of the lie and truth classes, and the AUROC of the probabilities, each with a
+95% bootstrap interval resampling whole games (``MIN_GAME_CLUSTERS`` games at least; a test set of
+fewer games, such as one validation game, resamples its dialogs instead, and says so). Baselines:
+``random`` (lie with the training lie rate) and ``all-lie``. The detectors fit on every game are
+saved to ``OUT/detectors/NAME.json``; the table to ``OUT/detect_eval.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from werewolf_env.stats import Bootstrap
+
+from .peskov import Message, read_split
+from .peskov_detectors import DETECTORS, MessageDetector
+from .progress import Bar
+
+MIN_GAME_CLUSTERS = 5
+BASELINES = ("random", "all-lie")
+METRICS = ("lie_f1", "macro_f1", "precision", "recall", "auroc")
+
+
+def _interval(values: np.ndarray, point: float | None, n: int) -> dict[str, Any]:
+    values = values[np.isfinite(values)]
+    low, high = np.percentile(values, [2.5, 97.5]) if values.size else (None, None)
+
+    def r(x: Any) -> float | None:
+        return None if x is None or not np.isfinite(x) else round(float(x), 4)
+
+    return {"value": r(point), "ci": [r(low), r(high)], "n": n}
+
+
+def confusion_metrics(
+    probability: np.ndarray, pred: np.ndarray, truth: np.ndarray, cluster: np.ndarray, resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:  # fmt: skip
+    """Lie F1, macro F1, precision, recall (from per-cluster confusion counts) and AUROC, each with a
+    bootstrap interval over clusters; an abstention (NaN probability) counts as "not a lie"."""
+    truth = np.asarray(truth, dtype=bool)
+    scored = np.isfinite(probability)
+    pred = np.asarray(pred, dtype=bool) & scored
+    _, cluster = np.unique(cluster, return_inverse=True)
+    clusters = int(cluster.max()) + 1 if cluster.size else 0
+    boot = Bootstrap(clusters, resamples, seed)
+    counts = np.stack([np.bincount(cluster, (pred & truth).astype(float), clusters),
+                       np.bincount(cluster, (pred & ~truth).astype(float), clusters),
+                       np.bincount(cluster, (~pred & truth).astype(float), clusters),
+                       np.bincount(cluster, (~pred & ~truth).astype(float), clusters)], axis=1)  # fmt: skip
+
+    def figures(c: np.ndarray) -> dict[str, np.ndarray]:
+        tp, fp, fn, tn = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lie = np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), np.nan)
+            honest = np.where(2 * tn + fp + fn > 0, 2 * tn / (2 * tn + fp + fn), np.nan)
+            return {"lie_f1": lie, "macro_f1": (lie + honest) / 2,
+                    "precision": np.where(tp + fp > 0, tp / (tp + fp), np.nan),
+                    "recall": np.where(tp + fn > 0, tp / (tp + fn), np.nan)}  # fmt: skip
+
+    point = figures(counts.sum(axis=0))
+    boots = figures(boot.weights @ counts) if boot.weights.shape[0] else {k: np.zeros(0) for k in point}
+    n = int(truth.size)
+    out: dict[str, Any] = {k: _interval(boots[k], float(point[k]) if np.isfinite(point[k]) else None, n) for k in point}
+    auc = boot.auc(cluster[scored], probability[scored], truth[scored]) if scored.any() else None
+    out["auroc"] = auc.to_json() if auc is not None else {"value": None, "ci": [None, None], "n": 0}
+    out["coverage"] = round(float(scored.mean()), 4) if n else None
+    out["flagged"] = int(pred.sum())
+    return out
+
+
+def counts(rows: list[Message]) -> dict[str, int]:
+    return {"messages": len(rows), "lies": sum(bool(m.lie) for m in rows), "games": len({m.game for m in rows}),
+            "dialogs": len({m.dialog for m in rows})}  # fmt: skip
+
+
+def _cluster(rows: list[Message]) -> tuple[np.ndarray, str]:
+    by_game = len({m.game for m in rows}) >= MIN_GAME_CLUSTERS
+    return np.array([m.game if by_game else m.dialog for m in rows]), "game" if by_game else "dialog"
+
+
+def _baseline(name: str, train: list[Message], test: list[Message], rng: np.random.Generator) -> np.ndarray:
+    rate = float(np.mean([bool(m.lie) for m in train])) if train else 0.0
+    return rng.random(len(test)) < rate if name == "random" else np.ones(len(test), dtype=bool)
+
+
+def score_split(
+    name: str, folds: list[tuple[list[Message], list[Message]]], seed: int, bar: Bar | None = None
+) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+    """Pooled (probability, prediction) over ``folds`` of (train, test) rows, and each fold's choices."""
+    probability: list[np.ndarray] = []
+    pred: list[np.ndarray] = []
+    chosen: list[dict[str, Any]] = []
+    rng = np.random.default_rng(seed)
+    for train, test in folds:
+        if name in BASELINES:
+            flags = _baseline(name, train, test, rng)
+            probability.append(flags.astype(float))
+            pred.append(flags)
+        else:
+            detector = MessageDetector(name).fit(train)
+            p = detector.probability(test)
+            probability.append(p)
+            pred.append(p >= detector.threshold)
+            chosen.append({"test_games": sorted({m.game for m in test}), "l2": detector.l2,
+                           "threshold": round(detector.threshold, 4), "inner_lie_f1": detector.inner,
+                           "notes": detector.notes})  # fmt: skip
+        if bar is not None:
+            bar.advance()
+    return np.concatenate(probability), np.concatenate(pred), chosen
+
+
+def run_peskov_eval(
+    data_dir: Path, out: Path, detectors: list[str] | None = None, resamples: int = 1000, seed: int = 0,
+    quiet: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    started = time.monotonic()
+    names = list(detectors or DETECTORS)
+    unknown = [n for n in names if n not in DETECTORS]
+    if unknown:
+        raise ValueError(f"unknown detector(s) {', '.join(unknown)} (known: {', '.join(DETECTORS)})")
+    train = [m for m in read_split(data_dir, "train") if m.lie is not None]
+    validation = [m for m in read_split(data_dir, "validation") if m.lie is not None]
+    everything = train + validation
+    games = sorted({m.game for m in everything})
+    if len(games) < 2 or not train or not validation:
+        raise ValueError("need labelled messages in train.jsonl and validation.jsonl, and two games at least")
+    logo = [([m for m in everything if m.game != g], [m for m in everything if m.game == g]) for g in games]
+    splits = {"leave_one_game_out": (logo, [m for _, test in logo for m in test]),
+              "validation": ([(train, validation)], validation)}  # fmt: skip
+    result: dict[str, Any] = {"dataset": "peskov2020", "data_dir": str(data_dir), "label": "sender (lie = sender_label "
+                              "false)", "splits": {}}  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    with Bar("peskov2020 fits", len(names) * (len(logo) + 2), unit="fits", quiet=quiet) as bar:
+        for split, (folds, test_rows) in splits.items():
+            cluster, unit = _cluster(test_rows)
+            truth = np.array([bool(m.lie) for m in test_rows])
+            table: dict[str, Any] = {}
+            for name in [*names, *BASELINES]:
+                p, pred, chosen = score_split(name, folds, seed, bar if name in DETECTORS else None)
+                table[name] = {**confusion_metrics(p, pred, truth, cluster, resamples, seed),
+                               "baseline": name in BASELINES, "folds": chosen}  # fmt: skip
+            result["splits"][split] = {**counts(test_rows), "interval_clusters": unit,
+                                       "clusters": len(set(cluster.tolist())), "detectors": table}  # fmt: skip
+        (out / "detectors").mkdir(exist_ok=True)
+        for name in names:
+            MessageDetector(name).fit(everything).save(out / "detectors" / f"{name}.json")
+            bar.advance()
+    result["detectors_saved"] = {n: str(out / "detectors" / f"{n}.json") for n in names}
+    result["seconds"] = round(time.monotonic() - started, 1)
+    (out / "detect_eval.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return result
+
+
+def print_peskov_table(result: dict[str, Any]) -> None:
+    def cell(est: dict[str, Any]) -> str:
+        if est.get("value") is None:
+            return "n/a"
+        low, high = est["ci"]
+        return f"{est['value']:.3f} [{low:.2f},{high:.2f}]" if low is not None else f"{est['value']:.3f}"
+
+    for split, part in result["splits"].items():
+        print(f"{split}: {part['messages']} messages, {part['lies']} lies, {part['games']} game(s); 95% intervals "
+              f"resample {part['clusters']} {part['interval_clusters']}s")  # fmt: skip
+        print(f"  {'detector':<22}" + "".join(f"{m:<22}" for m in METRICS))
+        for name, row in part["detectors"].items():
+            print(f"  {name:<22}" + "".join(f"{cell(row[m]):<22}" for m in METRICS))
+    print(f"detectors fit on every game: {', '.join(result['detectors_saved'].values())} ({result['seconds']} s)")
+
+
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "diplomacy_peskov2020"
+
+
+def dataset_command(args: Any) -> int:
+    """``detect-eval --dataset peskov2020``: the options of ``benchmarks.cli``'s detect-eval."""
+    from .exit_codes import EXIT_BAD_OPTIONS
+    from .run_folder import RunFolderError, check_out_folder
+
+    out = args.out or Path(f"runs/detect-eval-{args.dataset}")
+    try:
+        check_out_folder(out, "--out", ("detect_eval.json", "detectors"))
+        result = run_peskov_eval(args.data_dir or DEFAULT_DATA_DIR, out, args.detector, seed=args.seed,
+                                 quiet=args.quiet)  # fmt: skip
+    except (ValueError, RunFolderError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    if not args.quiet:
+        print_peskov_table(result)
+    return 0

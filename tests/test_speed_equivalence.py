@@ -1,0 +1,101 @@
+"""Caches added for speed give exactly what reading afresh gives.
+
+``ClaimExtractor.scan`` remembers a statement read without looking at the public context (the roles known
+to all, the roles claimed before) by its text and speaker alone: whatever the context of a later call, the
+answer must be that of a fresh read with that context.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from agents import HeuristicAgent, RandomAgent
+from werewolf_env import GameConfig
+from werewolf_env.claim_text import ClaimExtractor
+from werewolf_env.env import raw_env
+
+NAMES = ("Alice", "Bob", "Carol", "Dave", "Eve", "Frank")
+CONTEXTS: list[tuple[tuple[tuple[str, int], ...], tuple[tuple[int, str], ...]]] = [
+    ((), ()),
+    ((("doctor", 1),), ()),
+    ((), ((1, "seer"), (2, "doctor"))),
+    ((("seer", 2), ("doctor", 3)), ((1, "doctor"), (4, "seer"))),
+]
+HANDWRITTEN = [
+    "I am the seer.",
+    "Bob is a werewolf.",
+    "Carol is innocent.",
+    "I checked Dave, a werewolf.",
+    "The doctor died last night.",
+    "Our late seer was right about Eve.",
+    "We should keep an eye on the doctor.",
+    "Bob is lying.",
+    "Bob is lying, he is no seer.",
+    "Alice's claim is false.",
+    "That is false, Bob.",
+    "Bob, that's impossible.",
+    "You can't have investigated anyone, Carol.",
+    "I retract my seer claim.",
+    "The seer is gone, so the wolves are Bob and Eve.",
+    "If Bob is the seer, Carol is a wolf.",
+    "I think Frank is a wolf. He is lying about the doctor.",
+    "Nothing to say today.",
+]
+
+
+def _game_statements(policy: type, seeds: range) -> list[str]:
+    """Statements policies make in real games (names of the default config)."""
+    env = raw_env(num_players=6, analysis="off", info_events=True)
+    texts = []
+    for seed in seeds:
+        env.reset(seed=seed)
+        agents = [policy(seat) for seat in range(6)]
+        for agent in env.agent_iter():
+            obs, _reward, termination, truncation, info = env.last()
+            env.step(None if termination or truncation else agents[env.agent_name_mapping[agent]].act(obs, info))
+        assert env.game is not None
+        texts += [st.text for st in env.game.state.statements]
+    return texts
+
+
+def _check(names: tuple[str, ...], texts: list[str]) -> int:
+    """Every text, speaker and context through one shared extractor, in an order that mixes contexts, against a
+    fresh extractor each time; returns how many reads looked at the context."""
+    shared = ClaimExtractor(names)
+    used = 0
+    for text, speaker, (known, claimed) in itertools.product(texts, (0, 1, 3), CONTEXTS):
+        (claims, mentioned), context_used = ClaimExtractor(names)._scan(text, speaker, known, claimed)
+        used += context_used
+        assert shared.scan(text, speaker, known, claimed) == (claims, mentioned), (text, speaker, known, claimed)
+    for text, speaker, (known, claimed) in itertools.product(texts, (0, 1, 3), reversed(CONTEXTS)):
+        (claims, mentioned), _ = ClaimExtractor(names)._scan(text, speaker, known, claimed)
+        assert shared.scan(text, speaker, known, claimed) == (claims, mentioned), (text, speaker, known, claimed)
+    return used
+
+
+def test_statements_read_without_context_are_remembered_by_text_and_speaker() -> None:
+    assert _check(NAMES, HANDWRITTEN) > 0  # some of them do read the context: both memos are exercised
+
+
+def test_policies_statements_read_alike_from_the_memo() -> None:
+    names = GameConfig(num_players=6).player_names()
+    texts = list(dict.fromkeys(_game_statements(RandomAgent, range(3)) + _game_statements(HeuristicAgent, range(6))))
+    assert texts
+    _check(names, texts)
+
+
+def test_the_context_is_worked_out_only_when_the_reading_needs_it() -> None:
+    extractor = ClaimExtractor(NAMES)
+    asked = []
+
+    def context() -> tuple[tuple[tuple[str, int], ...], tuple[tuple[int, str], ...]]:
+        asked.append(1)
+        return (), ((1, "seer"),)
+
+    first = extractor.scan_with("Carol is a werewolf.", 0, context)
+    again = extractor.scan_with("Carol is a werewolf.", 0, context)
+    assert first == again and len(asked) == 1  # read once; remembered without its context
+    lying = extractor.scan_with("Bob is lying.", 0, context)
+    assert [(c["player"], c["role"], c["negated"]) for c in lying[0]] == [(1, "seer", True)]
+    other = extractor.scan("Bob is lying.", 0, (), ((1, "doctor"),))
+    assert [(c["player"], c["role"], c["negated"]) for c in other[0]] == [(1, "doctor", True)]

@@ -1,0 +1,229 @@
+"""Persuasion: what each statement did to the other players' beliefs and votes (per statement, per listener).
+
+Part of ``werewolf_env.metrics`` (definitions there and in the README's "Persuasion"); the figures over
+games are ``werewolf_env.persuasion_figures``. Pure: no I/O.
+
+After a statement s by speaker p, each living listener i's peer analysis updates its suspicion of p (a
+``suspicion`` event: prior, reported, score = w * reported + (1 - w) * prior) and, where it reported one,
+of each *subject* of s (a living player the claims are about, neither p nor i). Only answered analyses
+count (an analysis with ``fallbacks`` is the env's default): the others are left out and counted
+(``shift_fallbacks``). With L the answering listeners:
+
+- Δ_i(j) = score - prior of i's suspicion of j at s; t(j) = +1 when j is on the werewolf team, else -1;
+  the toward-truth shift τ_i(j) = t(j) Δ_i(j).
+- ``shift_speaker`` = mean_{i in L} Δ_i(p), and the same over village / werewolf listeners.
+- ``shift_subjects`` = mean over the reported (i, j) pairs, j a subject, of Δ_i(j) (split by listener
+  team); ``subjects_asked`` pairs (i in L, j a subject other than i), ``subjects_reported`` of them.
+- ``truth_shift`` of a listener = τ_i(p) + Σ_{j reported} τ_i(j);
+  ``misled`` = - mean over village listeners in L of truth_shift (positive: the village moved away
+  from the truth; null with no village listener).
+- push(c) of a claim c (``claim_push``): a team or seer-result claim of team werewolf pushes its player up
+  (+1), of team village down (-1); a role claim (not negated) of a role of the village team pushes its
+  player down (-1), of the werewolf team up; a "protected" or "poisoned" claim pushes the speaker down (it
+  claims a village power); a negated role claim pushes nothing.
+- ``deception_effect`` (lies only) = mean over village listeners in L with a measured term of
+  Σ over the known-false claims c of push(c) Δ_i(subject of c) (positive: the lie moved the village the
+  way it pushed); ``deception_success`` = deception_effect > 0 and no strict majority of the answering
+  peers flagged the statement.
+- ``persuasion`` = mean over reported (i in L, j accused) pairs of Δ_i(j), the accused being the players
+  other than p that s claims are werewolves (hedged or not): null when s accuses no one.
+- Vote swing (``vote_polls = "after_statement"``): share_k(j) = answered polls naming j (or nobody) in poll
+  wave k; Δshare(j) = share after s - share in the day's previous wave (the day-start poll before the
+  first statement); ``vote_swing_speaker`` = Δshare(p), ``vote_swing_accused`` = mean Δshare over the
+  accused, ``vote_swing_total`` = ½ Σ_j |Δshare(j)| over the players and "nobody" (total variation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .roles import ROLE_SPECS, Team
+
+if TYPE_CHECKING:
+    from .game_record import GameRecord, Label, StatementRecord
+
+WOLF, VILLAGE = Team.WEREWOLF.value, Team.VILLAGE.value
+LISTENER_TEAMS = (VILLAGE, WOLF)
+Column = tuple[str, str, str]  # name, type, meaning (the export's column form: ``benchmarks/export_schema.py``)
+
+# The per-statement columns of the ``statements`` table (and, with the prefix ``hidden_``, of the export).
+STATEMENT_FIGURES: tuple[Column, ...] = (
+    ("shift_fallbacks", "int32", "peer analyses of the statement that fell back: left out of every shift"),
+    ("shift_speaker", "float64", "mean over answering listeners of the change (score - prior) in their "
+     "suspicion of the speaker"),
+    *((f"shift_speaker_{t}", "float64", f"the same over {t}-team listeners") for t in LISTENER_TEAMS),
+    ("subjects_asked", "int32", "(answering listener, claim subject) pairs: the living players the claims are "
+     "about, neither the speaker nor the listener"),
+    ("subjects_reported", "int32", "of them, the pairs whose listener reported its suspicion of the subject"),
+    ("shift_subjects", "float64", "mean change of the listeners' suspicion of the claim subjects (reported pairs)"),
+    *((f"shift_subjects_{t}", "float64", f"the same over {t}-team listeners") for t in LISTENER_TEAMS),
+    ("misled", "float64", "minus the mean toward-truth shift of the village listeners (speaker and reported "
+     "subjects): positive = the village moved away from the truth"),
+    ("deception_effect", "float64", "lies only: mean over village listeners of the sum over known-false claims of "
+     "push x shift of the pushed player: positive = the lie moved the village the way it pushed"),
+    ("deception_success", "bool", "lies only: deception_effect > 0 and no majority of answering peers flagged it"),
+    ("accused", "int32", "players other than the speaker the statement says are werewolves (hedged or not)"),
+    ("persuasion", "float64", "mean change of the listeners' suspicion of the accused (reported pairs); null "
+     "when it accuses no one"),
+    ("polls", "int32", "vote polls asked right after the statement (vote_polls = after_statement)"),
+    ("polls_answered", "int32", "of them, answered (no fallback)"),
+    ("vote_swing_speaker", "float64", "change of the speaker's share of answered poll votes since the previous poll"),
+    ("vote_swing_accused", "float64", "the same, mean over the accused"),
+    ("vote_swing_total", "float64", "half the sum over players (and nobody) of the absolute change of poll shares"),
+)  # fmt: skip
+# The per-listener columns of the ``analyses`` table (peer analyses; null for self analyses and fallbacks).
+LISTENER_FIGURES = ("shift", "truth_shift", "subjects_asked", "subjects_reported")
+
+
+def role_team(role: Any) -> str | None:
+    """The team of a role name, from the role table (a registered role too); None for no role."""
+    for known, spec in ROLE_SPECS.items():
+        if known.value == role:
+            return spec.team.value
+    return None
+
+
+def claim_push(claim: dict[str, Any], speaker: int) -> tuple[int, int] | None:
+    """(player, direction) a claim pushes listeners' suspicion in (+1 up, -1 down); None: it pushes nothing."""
+    player, kind, negated = claim.get("player"), claim.get("kind"), bool(claim.get("negated"))
+    if not isinstance(player, int) or isinstance(player, bool):
+        return None
+    if kind in ("protected", "poisoned"):  # "I protected Bob": the speaker claims a village power
+        return None if negated else (speaker, -1)
+    if kind in ("team", "seer_result"):
+        team = claim.get("team") or role_team(claim.get("role"))
+        if team not in LISTENER_TEAMS:
+            return None
+        if negated:  # the canonical form never negates a team ("not a wolf" is village); older claims might
+            team = VILLAGE if team == WOLF else WOLF
+        return player, 1 if team == WOLF else -1
+    if kind == "role" and not negated:  # "Bob is not the seer" says nothing about his team
+        team = role_team(claim.get("role"))
+        return None if team is None else (player, 1 if team == WOLF else -1)
+    return None
+
+
+def accused(claims: Iterable[dict[str, Any]], speaker: int) -> list[int]:
+    """The players other than the speaker the claims push up: those it says are werewolves."""
+    out = {push[0] for c in claims if (push := claim_push(c, speaker)) and push[1] > 0 and push[0] != speaker}
+    return sorted(out)
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(float(np.mean(values)), 6) if values else None
+
+
+def shifts(label: Label, speaker: int) -> dict[int, float]:
+    """Δ_i(j) of one answered analysis: the speaker's (when scored) and each reported subject's."""
+    out = {j: score - prior for j, (prior, score) in label.subjects.items()}
+    if label.prior is not None and label.score is not None:
+        out[speaker] = label.score - label.prior
+    return out
+
+
+def truth_sign(record: GameRecord, seat: int) -> int:
+    return 1 if record.team(seat) == WOLF else -1
+
+
+def listener_figures(record: GameRecord, st: StatementRecord, label: Label) -> dict[str, Any]:
+    """The ``analyses`` columns of one analysis (``LISTENER_FIGURES``): null unless an answered peer's."""
+    if label.kind != "peer" or not label.answered:
+        return dict.fromkeys(LISTENER_FIGURES)
+    delta = shifts(label, st.speaker)
+    asked = [j for j in st.subjects if j != label.observer]
+    return {
+        "shift": None if st.speaker not in delta else round(delta[st.speaker], 6),
+        "truth_shift": round(sum(truth_sign(record, j) * d for j, d in delta.items()), 6),
+        "subjects_asked": len(asked), "subjects_reported": sum(j in delta for j in asked),
+    }  # fmt: skip
+
+
+def statement_figures(record: GameRecord) -> dict[int, dict[str, Any]]:
+    """Each statement's ``STATEMENT_FIGURES`` columns, by statement id."""
+    swings = poll_waves(record)
+    return {st.id: _statement(record, st, swings.get(st.id)) for st in record.statements}
+
+
+def _statement(record: GameRecord, st: StatementRecord, waves: Waves | None) -> dict[str, Any]:
+    p = st.speaker
+    listeners = [(lb, shifts(lb, p), record.team(lb.observer)) for lb in st.answered_peers]
+    village = [(lb, d) for lb, d, team in listeners if team == VILLAGE]
+    targets = accused(st.claims, p)
+    out: dict[str, Any] = {"shift_fallbacks": len(st.peer_labels) - len(listeners)}
+    out["shift_speaker"] = _mean([d[p] for _, d, _ in listeners if p in d])
+    for team in LISTENER_TEAMS:
+        out[f"shift_speaker_{team}"] = _mean([d[p] for _, d, t in listeners if t == team and p in d])
+    pairs = [(lb.observer, j, t) for lb, _, t in listeners for j in st.subjects if j != lb.observer]
+    by_listener = {lb.observer: d for lb, d, _ in listeners}
+    reported = [(by_listener[i][j], t) for i, j, t in pairs if j in by_listener[i]]
+    out["subjects_asked"], out["subjects_reported"] = len(pairs), len(reported)
+    out["shift_subjects"] = _mean([d for d, _ in reported])
+    for team in LISTENER_TEAMS:
+        out[f"shift_subjects_{team}"] = _mean([d for d, t in reported if t == team])
+    toward = [sum(truth_sign(record, j) * dj for j, dj in d.items()) for _, d in village]
+    out["misled"] = None if not toward else round(-float(np.mean(toward)), 6) + 0.0  # + 0.0: never -0.0
+    out["deception_effect"] = out["deception_success"] = None
+    if st.lie and st.labelled:
+        pushes = [push for c in st.claims if c.get("known_false") and (push := claim_push(c, p))]
+        # A village listener counts when some pushed player's shift is measured (it cannot report on itself).
+        measured = [d for _, d in village if any(j in d for j, _ in pushes)]
+        effects = [sum(sign * d[j] for j, sign in pushes if j in d) for d in measured]
+        if effects:
+            out["deception_effect"] = round(float(np.mean(effects)), 6)
+            out["deception_success"] = out["deception_effect"] > 0 and not st.peer_detected
+    out["accused"] = len(targets)
+    out["persuasion"] = _mean([d[j] for _, d, _ in listeners for j in targets if j in d])
+    out.update(_swings(waves, p, targets))
+    return out
+
+
+# Poll waves: (the answered targets of the wave before the statement or None, those after, polls after)
+Waves = tuple[list[int | None] | None, list[int | None], int]
+
+
+def poll_waves(record: GameRecord) -> dict[int, Waves]:
+    """Per statement followed by a poll wave: the day's previous wave's answered targets, its own, and how many
+    polls it asked. A wave is the polls of one moment (day start, after a statement, after the debate)."""
+    waves: dict[tuple[int, str, int | None], list[dict[str, Any]]] = {}
+    for poll in record.polls:
+        waves.setdefault((poll["round"], poll["after"], poll["statement_id"]), []).append(poll)
+    out: dict[int, Waves] = {}
+    previous: dict[int, list[int | None]] = {}  # round -> the answered targets of its latest wave
+
+    def answered(polls: list[dict[str, Any]]) -> list[int | None]:
+        return [poll["target"] for poll in polls if not poll["fallback"]]
+
+    for (rnd, after, sid), polls in waves.items():
+        if after == "statement" and sid is not None:
+            out[sid] = (previous.get(rnd), answered(polls), len(polls))
+        previous[rnd] = answered(polls)
+    return out
+
+
+def _swings(waves: Waves | None, speaker: int, targets: list[int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"polls": 0, "polls_answered": 0, "vote_swing_speaker": None, "vote_swing_accused": None,
+                           "vote_swing_total": None}  # fmt: skip
+    if waves is None:
+        return out
+    before, after, asked = waves
+    out["polls"], out["polls_answered"] = asked, len(after)
+    if not before or not after:  # no baseline, or nobody answered: no share to compare
+        return out
+
+    def share(votes: list[int | None], who: int | None) -> float:
+        return sum(v == who for v in votes) / len(votes)
+
+    delta = {who: share(after, who) - share(before, who) for who in {*before, *after, speaker, *targets}}
+    out["vote_swing_speaker"] = round(delta[speaker], 6)
+    out["vote_swing_accused"] = _mean([delta[j] for j in targets])
+    out["vote_swing_total"] = round(0.5 * sum(abs(d) for d in delta.values()), 6)
+    return out
+
+
+__all__ = [
+    "LISTENER_FIGURES", "STATEMENT_FIGURES", "accused", "claim_push", "listener_figures", "poll_waves", "role_team",
+    "shifts", "statement_figures", "truth_sign",
+]  # fmt: skip
