@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .roles import ROLE_SPECS, Team
+from .roles import Role, Team
 
 if TYPE_CHECKING:
     from .game_record import GameRecord, Label, StatementRecord
@@ -80,10 +80,7 @@ LISTENER_FIGURES = ("shift", "truth_shift", "subjects_asked", "subjects_reported
 
 def role_team(role: Any) -> str | None:
     """The team of a role name, from the role table (a registered role too); None for no role."""
-    for known, spec in ROLE_SPECS.items():
-        if known.value == role:
-            return spec.team.value
-    return None
+    return Role(role).team.value if isinstance(role, str) and role in Role else None
 
 
 def claim_push(claim: dict[str, Any], speaker: int) -> tuple[int, int] | None:
