@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -64,6 +65,8 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
         if "[dead]" not in p and "(you)" not in p
     ]  # fmt: skip
     pick = allowed[digest % len(allowed)] if allowed else None
+    if '"is_deceptive"' in wanted:
+        return _analysis(wanted, digest)
     if '"target"' in wanted:
         return {"target": pick}
     if '"vote"' in wanted:
@@ -73,19 +76,24 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
     if '"statement"' in wanted:
         someone = players[digest % len(players)] if players else "nobody"
         return {"statement": f"I think {someone} is a werewolf.", "notes": f"watch {someone}"}
-    # An analysis's confidence is the probability that the statement is deceptive, on the flag's side.
-    if '"suspicion"' in wanted:
-        flagged = bool(digest % 2)
-        answer = {"is_deceptive": flagged, "confidence": 0.6 if flagged else 0.4, "deception_type": "none",
-                  "reasoning": "scripted", "suspicion": round((digest % 100) / 100, 2)}  # fmt: skip
-        subjects = _SUBJECTS.search(wanted)
-        if subjects:  # the players the statement spoke of (``config.subject_suspicion``)
-            names = subjects.group(1).split(", ")
-            answer["suspicion_of"] = {name: round(((digest >> (3 * k)) % 100) / 100, 2) for k, name in enumerate(names)}
-        return answer
-    if '"is_deceptive"' in wanted:
-        return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none", "reasoning": "scripted"}
     return {"summary": "A scripted game."}
+
+
+def _analysis(wanted: str, digest: int) -> dict[str, Any]:
+    """A self or peer analysis; its confidence is the probability that the statement is deceptive, on the
+    flag's side. A peer analysis may also ask for the next bid (``LLMOptions.bid_in_analysis``)."""
+    if '"suspicion"' not in wanted:
+        return {"is_deceptive": False, "confidence": 0.1, "deception_type": "none", "reasoning": "scripted"}
+    flagged = bool(digest % 2)
+    answer: dict[str, Any] = {"is_deceptive": flagged, "confidence": 0.6 if flagged else 0.4, "deception_type": "none",
+                              "reasoning": "scripted", "suspicion": round((digest % 100) / 100, 2)}  # fmt: skip
+    subjects = _SUBJECTS.search(wanted)
+    if subjects:  # the players the statement spoke of (``config.subject_suspicion``)
+        names = subjects.group(1).split(", ")
+        answer["suspicion_of"] = {name: round(((digest >> (3 * k)) % 100) / 100, 2) for k, name in enumerate(names)}
+    if '"bid"' in wanted:
+        answer["bid"] = (digest >> 7) % 11
+    return answer
 
 
 def label_answer(prompt: str) -> dict[str, Any]:
@@ -140,8 +148,39 @@ def answer_for(messages: list[dict[str, Any]], answer: Answer) -> Any:
     return answer(task_prompt(messages))
 
 
+CACHE_BLOCK = 128  # tokens per cached block, as OpenAI's prompt caching counts them
+
+
+class PrefixCache:
+    """A simulated server prompt cache: how many leading prompt tokens (in whole ``CACHE_BLOCK``s) an earlier
+    prompt shared. Tokens are what ``usage.prompt_tokens`` counts here (words). Like vLLM's prefix cache,
+    each block is known by a hash chained over every block before it, so a prompt's cached share is its
+    longest run of leading blocks that some earlier prompt also had; the oldest hashes are forgotten past
+    ``max_blocks`` (memory stays bounded however long the server runs)."""
+
+    def __init__(self, max_blocks: int = 65_536) -> None:
+        self.max_blocks = max_blocks
+        self._blocks: OrderedDict[int, None] = OrderedDict()
+
+    def cached_tokens(self, tokens: list[str]) -> int:
+        """The cached prefix of ``tokens`` (a multiple of ``CACHE_BLOCK``); remembers its blocks for later prompts."""
+        chain, hit, missed = 0, 0, False
+        for end in range(CACHE_BLOCK, len(tokens) + 1, CACHE_BLOCK):
+            chain = hash((chain, *tokens[end - CACHE_BLOCK : end]))
+            if not missed and chain in self._blocks:
+                hit = end
+                self._blocks.move_to_end(chain)
+            else:
+                missed = True
+                self._blocks[chain] = None
+        while len(self._blocks) > self.max_blocks:
+            self._blocks.popitem(last=False)
+        return hit
+
+
 def completion(
-    index: int, body: dict[str, Any], fault: str | None, answer: Answer, drop_system: bool
+    index: int, body: dict[str, Any], fault: str | None, answer: Answer, drop_system: bool,
+    cache: PrefixCache | None = None,
 ) -> dict[str, Any]:
     """The chat-completion body for request ``index``, with its answer fault (if any) applied."""
     messages = [m for m in body.get("messages", []) if not (drop_system and m.get("role") == "system")]
@@ -161,12 +200,15 @@ def completion(
     # about 4 characters a token: a client that asks for more room on "length" then gets the whole answer
     if isinstance(limit, int) and content is not None and len(content) > 4 * limit:
         content, finish_reason = content[: 4 * limit], "length"
-    prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in messages)
+    words = [word for m in messages for word in str(m.get("content", "")).split()]
+    prompt_tokens = len(words)
     completion_tokens = len((content or refusal or "").split())
+    cached = cache.cached_tokens(words) if cache is not None else 0
     return {
         "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
         "choices": [{"index": 0, "finish_reason": finish_reason,
                      "message": {"role": "assistant", "content": content, "refusal": refusal}}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+                  "total_tokens": prompt_tokens + completion_tokens,
+                  "prompt_tokens_details": {"cached_tokens": cached}},
     }  # fmt: skip

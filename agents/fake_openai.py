@@ -29,6 +29,8 @@ Server-wide modes (constructor keywords), each applying to every request:
   as OpenAI's "Invalid URL (POST /v1/...)" does: a client must scrub secrets from error texts;
 * ``headers`` (on): every reply carries ``x-request-id: req_<n>`` (``n``: the request's position in
   ``headers_seen``) and ``x-ratelimit-{limit,remaining,reset}-requests``;
+* ``usage.prompt_tokens_details.cached_tokens``: the leading prompt tokens, in whole blocks of 128, that
+  an earlier prompt shared (a simulated prefix cache, ``fake_answers.PrefixCache``);
 * a request's ``max_tokens`` (or ``max_completion_tokens``) is honoured loosely: an answer longer than
   4 characters a token is cut there, with ``finish_reason: "length"``.
 
@@ -66,7 +68,7 @@ import time
 from email.utils import formatdate
 from typing import Any
 
-from .fake_answers import PLACEHOLDER, completion, scripted_answer
+from .fake_answers import PLACEHOLDER, PrefixCache, completion, scripted_answer
 from .fake_faults import _ERROR_FAULTS, _REASONS, _SCHEMA_ERROR, CLASSIC_FAULTS, FAULTS, FaultPlan, _error, _Reply
 
 __all__ = ["CLASSIC_FAULTS", "FAULTS", "PLACEHOLDER", "FakeOpenAIServer", "FaultPlan", "refused_url", "scripted_answer"]
@@ -114,6 +116,7 @@ class FakeOpenAIServer:
         self.headers_seen: list[dict[str, str]] = []
         self.in_flight = 0  # chat requests being answered now, and the most at once (concurrency caps are checked here)
         self.max_in_flight = 0
+        self.prefix_cache = PrefixCache()  # ``usage.prompt_tokens_details.cached_tokens``, as a caching server
         self._count = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -299,7 +302,7 @@ class FakeOpenAIServer:
         return reply
 
     def _completion(self, index: int, body: dict[str, Any], fault: str | None) -> dict[str, Any]:
-        return completion(index, body, fault, self.answer, self.drop_system)
+        return completion(index, body, fault, self.answer, self.drop_system, self.prefix_cache)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,6 +12,8 @@ LLM option is refused with the closest valid one). API keys never belong in a li
 spec names an environment variable (``api_key_env``, default ``OPENAI_API_KEY``; only names ending
 in ``_API_KEY`` or ``_TOKEN``) or a key file (``api_key_file``), and a literal ``api_key`` is refused.
 A lineup decides which key goes to which host: treat lineup files from others like code.
+``prices`` (``[prices."MODEL"]`` with ``prompt``, ``cached_prompt``, ``completion`` in USD per million
+tokens) prices each model's tokens in run summaries and reports (``werewolf_env.token_usage``).
 ``public_dump()`` is the lineup fit for a run folder (base URLs redacted).
 """
 
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from werewolf_env.config import Role, Team
+from werewolf_env.token_usage import Price
 
 from .base import Policy
 from .credentials import redact_url
@@ -76,6 +79,9 @@ class Lineup(BaseModel):
     teams: dict[Team, AgentSpec] = Field(default_factory=dict)
     roles: dict[Role, AgentSpec] = Field(default_factory=dict)
     seats: dict[str, AgentSpec] = Field(default_factory=dict)
+    # USD per million tokens per model, for the cost estimate: {"gpt-4o-mini": {"prompt": 0.15, "cached_prompt":
+    # 0.075, "completion": 0.6}}. Not part of what a run measures: a resumed run may change them.
+    prices: dict[str, Price] = Field(default_factory=dict)
 
     @field_validator("default", "teams", "roles", "seats", mode="before")
     @classmethod
@@ -144,6 +150,8 @@ def lineup_from_data(data: Any, source: str = "") -> Lineup:
                 problems.append(f"lineup {where}: not a role{suggestion(key, Role)}")
             elif err["type"] == "value_error":  # ours: already names the seat and the option
                 problems.append(str(err["ctx"]["error"]))
+            elif err["type"] == "extra_forbidden" and loc[:1] == ["prices"]:
+                problems.append(f"lineup {where}: not a price field{suggestion(loc[-1], Price.model_fields)}")
             elif err["type"] == "extra_forbidden":
                 problems.append(f"{where}: not a lineup section{suggestion(where, Lineup.model_fields)}")
             else:

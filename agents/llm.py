@@ -20,6 +20,12 @@ action, usage, latency, retries, finish reason, request id, budget), and every t
 ``llm_outcome`` record: ``answered`` (the first answer was valid), ``repaired``, ``invalid`` (the
 model answered, nothing valid) or ``unanswered`` (the server never answered). The API key never
 reaches a record or an error text.
+
+With ``bid_in_analysis`` (on by default) a peer analysis also asks for the seat's next bid: bids are
+asked right after the analyses, all at once, so the next bid turn usually shows nothing the analysis
+did not. That bid is used once, by the next bid turn, if it was valid and the seat's history gained
+only its own lines since (else a bid call is made); its outcome record says ``from_analysis`` and
+takes the analysis's outcome. The analysis's outcome record says ``next_bid`` (and why it is None).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from werewolf_env.state import ActionKind
 from .base import Policy
 from .endpoints import Endpoint, EndpointDownError, EndpointPool
 from .llm_options import LLMOptions, validate_options
-from .prompts import answer_line, build_messages, fit, with_answer_line
+from .prompts import answer_line, build_messages, fit, history_of, max_bid_of, with_answer_line
 from .schemas import turn_schema
 from .transport import OpenAITransport, Transport, as_transport
 
@@ -87,6 +93,10 @@ class LLMAgent(Policy):
         self.endpoint = self.transport.endpoint  # the runner's concurrency cap is per endpoint
         self.name = label or options.label()
         self._records: list[dict[str, Any]] = []
+        self._outcome_of_last = ""  # the outcome ``answer`` recorded last
+        # The bid asked inside this seat's last peer analysis (``LLMOptions.bid_in_analysis``), with what the
+        # seat knew then: (round, history, bid, the analysis's outcome, cached). Used once, by the next bid.
+        self._next_bid: tuple[Any, str, Any, str, bool] | None = None
         # Exceptions that end the game rather than fall back: the transport's, and the runner's caller's.
         self.passthrough: tuple[type[BaseException], ...] = tuple(self.transport.passthrough)
 
@@ -118,6 +128,13 @@ class LLMAgent(Policy):
         kind = info.get("action_kind")
         if kind is None:
             return {}
+        if kind == "bid":
+            bid = self._bid_from_analysis(observation["text"], info)
+            if bid is not None:
+                return bid
+        ask_bid = kind == "peer_analysis" and self.options.bid_in_analysis
+        if ask_bid:  # the schema and the answer format ask for the next bid too
+            info = {**info, "next_bid_max": max_bid_of(observation["text"])}
         merge = self.transport.system_mode() == "user"
         answer_format = answer_line(kind, info)
         messages = with_answer_line(build_messages(observation["text"], merge_system=merge), answer_format)
@@ -125,7 +142,51 @@ class LLMAgent(Policy):
         if friction:
             note = f"{messages[-1]['content']}\n\nDETECTOR NOTE: {friction['text']}"
             messages[-1] = {**messages[-1], "content": note}
-        return await self.answer(messages, kind, info, answer_format)
+        action = await self.answer(messages, kind, info, answer_format)
+        if ask_bid:
+            action = self._keep_bid(action, observation["text"], info)
+        return action
+
+    def _keep_bid(self, action: dict[str, Any] | str, text: str, info: dict[str, Any]) -> dict[str, Any] | str:
+        """The analysis without its ``bid``, which is kept for the next bid turn if it is a valid bid. A missing
+        or invalid one is not replaced by any default: the bid turn then asks its own call."""
+        self._next_bid = None
+        outcome = self._outcome_of_last
+        if not isinstance(action, dict) or outcome not in ("answered", "repaired"):
+            return action  # no valid analysis: nothing of it is used for the bid either
+        action = dict(action)
+        bid = action.pop("bid", None)
+        _, error = validate(json.dumps({"bid": bid}), "bid", {"max_bid": info["next_bid_max"]})
+        if isinstance(bid, bool):  # JSON's true is no bid, though Python counts it as 1
+            error = "bid: not a whole number"
+        record = self._records[-1]  # the analysis's ``llm_outcome``: what became of the bid asked with it
+        record["next_bid"] = bid if error is None else None
+        if error is not None:
+            record["next_bid_error"] = "no bid in the answer" if bid is None else error
+            return action
+        self._next_bid = (info.get("round"), history_of(text), bid, outcome, bool(record.get("cached")))
+        return action
+
+    def _bid_from_analysis(self, text: str, info: dict[str, Any]) -> dict[str, Any] | None:
+        """The bid answered in this seat's last peer analysis, if the seat has learnt nothing since but what it
+        did itself (lines in the second person, such as its own analysis): bids are asked right after the
+        analyses, all at once, so the analysis saw what the bid turn shows. Else None: ask a bid call."""
+        pending, self._next_bid = self._next_bid, None
+        if pending is None:
+            return None
+        round_, history, bid, outcome, cached = pending
+        now = history_of(text)
+        if round_ != info.get("round") or not now.startswith(history):
+            return None
+        if any(line and not line.startswith("You ") for line in now[len(history):].split("\n")):
+            return None  # news (a death, a statement, the night): the bid is asked again
+        action, error = validate(json.dumps({"bid": bid}), "bid", info)
+        if action is None or error is not None:
+            return None
+        # The model's answer, given inside the analysis call: counted as that call's outcome was.
+        self._records.append({"type": "llm_outcome", "action_kind": "bid", "outcome": outcome, "cached": cached,
+                              "from_analysis": True})  # fmt: skip
+        return action
 
     async def answer(
         self, messages: list[dict[str, str]], kind: str, info: dict[str, Any], answer_format: str
@@ -157,6 +218,7 @@ class LLMAgent(Policy):
         return repaired if repaired is not None else answer  # the env records the fallback and why
 
     def _outcome(self, kind: str, outcome: str, cached: bool) -> None:
+        self._outcome_of_last = outcome
         self._records.append({"type": "llm_outcome", "action_kind": kind, "outcome": outcome, "cached": cached})
 
     async def _ask(

@@ -65,6 +65,10 @@ class LLMOptions(BaseModel):
     context_budget: int = Field(
         4096, ge=512, le=10_000_000, description="tokens for prompt + answer; the oldest history is dropped to fit"
     )
+    bid_in_analysis: bool = Field(
+        True, description="ask for the next bid inside each peer analysis (one call fewer per listener and "
+        "statement); a missing or invalid one, or news in between, gets its own bid call",
+    )  # fmt: skip
     extra_body: dict[str, Any] = Field(default_factory=dict, description="server-specific request fields, as they are")
 
     @field_validator("base_url")

@@ -40,6 +40,7 @@ from werewolf_env.config import Role, Team
 from werewolf_env.engine import Game
 from werewolf_env.env import raw_env
 from werewolf_env.log import SCHEMA_VERSION
+from werewolf_env.token_usage import TokenTally
 
 from .base import Policy
 from .endpoints import EndpointDownError, EndpointPool
@@ -123,7 +124,10 @@ class GameResult:
     players: list[PlayerOutcome] = field(default_factory=list)
     policy_errors: int = 0
     groups: int = 0  # simultaneous groups asked: the sequential rounds of calls the game needed
-    tokens: dict[str, int] = field(default_factory=dict)  # summed usage of the policies' model calls
+    tokens: dict[str, int] = field(default_factory=dict)  # prompt / completion tokens of the policies' model calls
+    # The same calls by call kind and by model, cached prompt tokens and how they were counted
+    # (``werewolf_env.token_usage.TokenTally.to_json``; {} without model calls).
+    token_usage: dict[str, Any] = field(default_factory=dict)
     trail: GameTrail | None = field(default=None, repr=False, compare=False)  # not in to_json
 
     @property
@@ -275,7 +279,7 @@ async def _play(
     env.refresh_infos()
     started = time.perf_counter()
     steps = errors = groups = 0
-    tokens: dict[str, int] = {}
+    tally = TokenTally()
     while env.agents:
         members = env.simultaneous_agents()
         if not members:  # the game is over: retire every agent
@@ -302,11 +306,8 @@ async def _play(
             for record in records:
                 env.log_extra(agent, record)
                 trail.record(env.agent_name_mapping[agent], record)
-                usage = record.get("usage") if record.get("type") == "llm_call" else None
-                if isinstance(usage, dict):
-                    for key in ("prompt_tokens", "completion_tokens"):
-                        if isinstance(usage.get(key), int):
-                            tokens[key] = tokens.get(key, 0) + usage[key]
+                if record.get("type") == "llm_call":
+                    tally.add_call(record)
             errors += failed
             env.step(action)
             steps += 1
@@ -328,8 +329,14 @@ async def _play(
         seed=seed, winner=state.winner.value if state.winner else None, truncated=state.truncated,
         rounds=state.round, steps=steps, fallbacks=fallbacks, seconds=round(time.perf_counter() - started, 4),
         log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors, groups=groups,
-        tokens=tokens, trail=trail,
+        tokens=_flat(tally), token_usage=tally.to_json(), trail=trail,
     )  # fmt: skip
+
+
+def _flat(tally: TokenTally) -> dict[str, int]:
+    """``GameResult.tokens``: prompt and completion only (a progress display adds up its values); {} without calls."""
+    totals = tally.totals
+    return {k: totals[k] for k in ("prompt_tokens", "completion_tokens")} if totals["calls"] else {}
 
 
 def _tell(env: raw_env, watchers: list[tuple[str, Policy]]) -> None:

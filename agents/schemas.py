@@ -93,6 +93,8 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
             if subjects:  # the players the statement spoke of, each scored like the speaker
                 score = {"type": "number", "enum": PROBABILITIES, "description": "probability they are a werewolf"}
                 props["suspicion_of"] = _obj({name: score for name in subjects})
+            if info.get("next_bid_max") is not None:  # the next bid, asked here (``LLMOptions.bid_in_analysis``)
+                props["bid"] = {"type": "integer", "enum": list(range(int(info["next_bid_max"]) + 1))}
         return _obj(props)
     # Short: eight long summaries queued at a one-slot local server overran the deadline (every one unanswered).
     return _obj({"summary": _text("your final summary of the game, in two or three sentences", 400)})

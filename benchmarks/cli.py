@@ -68,8 +68,9 @@ class HelpWithDefaults(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: %(default)s)".strip()
 
 
-def play(env: raw_env, policies: list[Any], seed: int) -> int:
-    """One game in the plain PettingZoo loop, one policy per seat; returns the number of actions."""
+def play(env: raw_env, policies: list[Any], seed: int, read_text: bool = False) -> int:
+    """One game in the plain PettingZoo loop, one policy per seat; returns the number of actions. With
+    ``read_text`` the acting seat's text observation is rendered on every step, read or not by its policy."""
     env.reset(seed=seed)
     steps = 0
     for agent in env.agent_iter():
@@ -77,6 +78,8 @@ def play(env: raw_env, policies: list[Any], seed: int) -> int:
         if termination or truncation:
             env.step(None)
             continue
+        if read_text:
+            obs["text"]
         env.step(policies[env.agent_name_mapping[agent]].act(obs, info))
         steps += 1
     return steps
@@ -207,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--detector", action="append", metavar="NAME",
         help="a detector to evaluate (repeatable): peers, self, rules, text, values, text+values, llm-judge, or "
         "module:Class (your own); default: all but llm-judge. With --dataset: text, text+context, "
-        "text+context+power (default: all)",
+        "text+context+power, stacked (default: these), llm-judge",
     )  # fmt: skip
     detect.add_argument(
         "--train", nargs="+", type=Path, metavar="RUN",
@@ -218,6 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument(
         "--judge-base-url", help=f"llm-judge: its endpoint (default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})"
     )
+    detect.add_argument(
+        "--judge-sample", type=int, default=300, metavar="N",
+        help="with --dataset and llm-judge: messages judged per split, a seeded random sample (0: all)",
+    )  # fmt: skip
     detect.add_argument("--quiet", "-q", action="store_true", help="no progress line and no table")
     add_llm_flags(detect)
     return parser

@@ -19,7 +19,7 @@ from .html_base import Html, esc, figure, fmt, join, name, page, render, trusted
 from .html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
 from .html_persuasion import persuasion_section
 from .html_roles import roles_section
-from .html_sections import fmt_coverage, ground_truth_section, validity_section
+from .html_sections import fmt_coverage, ground_truth_section, token_section, validity_section
 from .html_viewer import write_viewer_page, write_viewer_pages
 
 __all__ = ["write_report", "write_run_report", "write_viewer_page", "write_viewer_pages"]
@@ -230,10 +230,10 @@ def _totals(totals: dict[str, Any]) -> Html:
     )
     return render(
         "<p>{statements} statements{unlabelled}, {lies} grounded lies; {actions} actions, {fallbacks} replaced by "
-        "fallbacks; analyses answered: {analyses}; tokens: {prompt} prompt, {completion} completion.</p>",
+        "fallbacks; analyses answered: {analyses}; tokens: {prompt} prompt ({cached} cached), {completion} completion.</p>",
         statements=totals["statements"], unlabelled=unlabelled, lies=totals["lies"], actions=totals["actions"],
         fallbacks=totals["fallbacks"], analyses=fmt_coverage(totals.get("analysis_coverage")) or "n/a",
-        prompt=totals["prompt_tokens"], completion=totals["completion_tokens"],
+        prompt=totals["prompt_tokens"], cached=totals.get("cached_tokens", 0), completion=totals["completion_tokens"],
     )  # fmt: skip
 
 
@@ -277,6 +277,7 @@ def write_run_report(
     parts.extend(ground_truth_section(document))
     parts.append(_outcomes(document))
     parts.append(_totals(metrics["totals"]))
+    parts.extend(token_section(document))
     for heading, sections, note, coverage in (
         ("Deceptive capacity", DECEPTIVE, "by the speaker's", DECEPTIVE_COVERAGE),
         ("Detective capacity", DETECTIVE, "by the observer's", DETECTIVE_COVERAGE),

@@ -139,3 +139,55 @@ def ground_truth_section(document: dict[str, Any]) -> list[Html]:
     )  # fmt: skip
     parts.append(render('<div class="wide"><table class="coverage">{head}{rows}</table></div>', head=head, rows=rows))
     return parts
+
+
+def _token_cells(row: dict[str, Any]) -> Html:
+    return render("<td class='num'>{calls}</td><td class='num'>{prompt}</td><td class='num'>{cached}</td>"
+                  "<td class='num'>{completion}</td>", calls=f"{row['calls']:,}", prompt=f"{row['prompt_tokens']:,}",
+                  cached=f"{row['cached_tokens']:,}", completion=f"{row['completion_tokens']:,}")  # fmt: skip
+
+
+def _usd(value: float | None) -> str:
+    return "no price set" if value is None else f"${value:.4f}"
+
+
+def token_section(document: dict[str, Any]) -> list[Html]:
+    """LLM calls and tokens by call kind and by model, how each model's were counted, and the estimated cost at
+    the prices in the run's lineup (``benchmarks.report_tokens``); nothing for a run without model calls."""
+    tokens = document.get("tokens") or {}
+    if not tokens:
+        return []
+    per_game = tokens.get("per_game") or {}
+    cost = tokens.get("cost_usd")
+    unpriced = ", ".join(tokens.get("unpriced_models") or [])
+    parts = [
+        trusted("<h2>LLM calls and tokens</h2>"),
+        render("<p>{calls} calls; prompt {prompt} tokens (cached {cached}), completion {completion}; per game "
+               "{game_prompt} prompt, {game_cached} cached, {game_completion} completion. Estimated cost: {cost}"
+               "{per_game}{unpriced}. Prices are {unit}, set per model in the lineup's <code>[prices.\"MODEL\"]</code>; "
+               "cost = (uncached prompt &times; prompt + cached &times; cached_prompt + completion &times; "
+               "completion) / 10<sup>6</sup>.</p>",
+               calls=f"{tokens['calls']:,}", prompt=f"{tokens['prompt_tokens']:,}", cached=f"{tokens['cached_tokens']:,}",
+               completion=f"{tokens['completion_tokens']:,}", game_prompt=f"{per_game.get('prompt_tokens', 0):,.0f}",
+               game_cached=f"{per_game.get('cached_tokens', 0):,.0f}",
+               game_completion=f"{per_game.get('completion_tokens', 0):,.0f}", cost=_usd(cost),
+               per_game=f" ({_usd(per_game.get('cost_usd'))} per game)" if cost is not None else "",
+               unpriced=f"; no price set for {unpriced}" if unpriced and cost is not None else "",
+               unit=tokens.get("price_unit", "USD per million tokens")),
+    ]  # fmt: skip
+    head = trusted("<th>calls</th><th>prompt</th><th>cached</th><th>completion</th>")
+    kinds = join(render("<tr><th>{kind}</th>{cells}</tr>", kind=kind, cells=_token_cells(row))
+                 for kind, row in (tokens.get("by_kind") or {}).items())  # fmt: skip
+    parts.append(render("<table><tr><th>call kind</th>{head}</tr>{rows}</table>", head=head, rows=kinds))
+    models = join(
+        render("<tr><th>{model}</th>{cells}<td>{counter}{unanswered}{cached_note}</td><td class='num'>{cost}</td></tr>",
+               model=name(model), cells=_token_cells(entry), counter=entry.get("counter", ""),
+               unanswered=f"; {entry['unanswered_calls']} unanswered (no tokens counted)" if entry.get("unanswered_calls") else "",
+               cached_note="; cached tokens not reported by the server"
+               if entry.get("usage_calls") and not entry.get("cached_reported_calls") else "",
+               cost=_usd(entry.get("cost_usd")))
+        for model, entry in (tokens.get("by_model") or {}).items()
+    )  # fmt: skip
+    parts.append(render("<table><tr><th>model</th>{head}<th>counted by</th><th>estimated cost</th></tr>{rows}</table>",
+                        head=head, rows=models))  # fmt: skip
+    return parts

@@ -50,6 +50,11 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
             choices = ["auto", "system", "user"]
         default = LLMOptions.model_fields[field].default
         group.add_argument(flag, dest=f"llm_{field}", type=kind, choices=choices, help=text.format(default=default))
+    group.add_argument(
+        "--no-bid-in-analysis", dest="llm_bid_in_analysis", action="store_const", const=False,
+        help="ask each bid in a call of its own (default: the next bid comes with each peer analysis, "
+        "LLMOptions.bid_in_analysis)",
+    )  # fmt: skip
     checks = parser.add_argument_group("validity of LLM runs")
     checks.add_argument(
         "--max-fallback-rate", type=float, default=0.10,
@@ -66,7 +71,8 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
 
 def llm_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The LLM options given on the command line."""
-    return {field: getattr(args, f"llm_{field}") for _f, field, _k, _t in _FLAGS
+    fields = [field for _f, field, _k, _t in _FLAGS] + ["bid_in_analysis"]
+    return {field: getattr(args, f"llm_{field}") for field in fields
             if getattr(args, f"llm_{field}", None) is not None}  # fmt: skip
 
 

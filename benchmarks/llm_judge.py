@@ -20,6 +20,7 @@ import asyncio
 import json
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,10 @@ def judge_messages(names: list[str], speaker: str, history: str, merge_system: b
     return [{"role": "system", "content": JUDGE_RULES}, {"role": "user", "content": user}]
 
 
-class LLMJudge:
-    """The ``llm-judge`` detector (``benchmarks.detectors``): one call (and at most one repair) per statement."""
+class ModelJudge:
+    """What the LLM judges share (this one, and ``benchmarks.peskov_judge.DiplomacyJudge``): the model's
+    options, one ``LLMAgent`` per judged item through one endpoint pool, and the count of calls, tokens and
+    outcomes (``cost()``)."""
 
     name = "llm-judge"
     threshold = 0.5
@@ -87,7 +90,52 @@ class LLMJudge:
         self.cache_dir = cache_dir
         self.transport = transport
         self.outcomes: Counter[str] = Counter()
-        self.calls = self.cached = self.tokens = 0
+        self.calls = self.cached = self.prompt_tokens = self.completion_tokens = 0
+
+    def _pool(self) -> tuple[EndpointPool, asyncio.Semaphore]:
+        return EndpointPool(concurrency=max(1, self.concurrency), breaker=self.breaker), asyncio.Semaphore(
+            max(1, self.concurrency))  # fmt: skip
+
+    def _agent(self, pool: EndpointPool, seed: int) -> LLMAgent:
+        if self.transport is not None:
+            return LLMAgent(transport=self.transport, label="llm-judge", seed=seed)
+        return LLMAgent(options=self.options, pool=pool, seed=seed, cache_dir=self.cache_dir)
+
+    async def _judge(
+        self, prompt: Callable[[bool], list[dict[str, str]]], seed: int, pool: EndpointPool, gate: asyncio.Semaphore
+    ) -> float | None:  # fmt: skip
+        """One judgment: ``prompt(merge_system)`` asked with sampling seed ``seed`` (the same on every rerun, so
+        the response cache answers it again); its ``confidence``, or None without a valid answer."""
+        agent = self._agent(pool, seed)
+        messages = prompt(agent.transport.system_mode() == "user")
+        async with gate:
+            try:
+                answer = await agent.answer(messages, KIND, {}, answer_line(KIND, {}))
+            except Exception:  # an endpoint that is down, a transport's error: no answer, so no prediction
+                answer = None
+        records = agent.drain_records()
+        outcome = next((r["outcome"] for r in reversed(records) if r.get("type") == "llm_outcome"), "error")
+        self.outcomes[outcome] += 1
+        for record in records:
+            if record.get("type") == "llm_call":
+                self.calls += 1
+                self.cached += bool(record.get("cached"))
+                usage = record.get("usage")
+                usage = usage if isinstance(usage, dict) else {}
+                self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+                self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if outcome not in ("answered", "repaired") or not isinstance(answer, dict):
+            return None
+        return float(answer["confidence"])
+
+    def cost(self) -> dict[str, Any]:
+        return {"calls": self.calls, "tokens": self.prompt_tokens + self.completion_tokens,
+                "cached_calls": self.cached, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "outcomes": dict(self.outcomes)}  # fmt: skip
+
+
+class LLMJudge(ModelJudge):
+    """The ``llm-judge`` detector (``benchmarks.detectors``): one call (and at most one repair) per statement."""
 
     def fit(self, rows: Rows) -> LLMJudge:
         return self  # zero-shot: no training game is read
@@ -103,47 +151,20 @@ class LLMJudge:
             if log not in views:
                 views[log] = public_views(log)
                 names[log] = list(game_of_header(read_log(log)[0]).state.names)
-        pool = EndpointPool(concurrency=max(1, self.concurrency), breaker=self.breaker)
-        gate = asyncio.Semaphore(max(1, self.concurrency))
+        pool, gate = self._pool()
         try:
             return list(await asyncio.gather(*(self._one(row, views, names, pool, gate) for row in rows)))
         finally:
             await pool.aclose()
-
-    def _agent(self, pool: EndpointPool, seed: int) -> LLMAgent:
-        if self.transport is not None:
-            return LLMAgent(transport=self.transport, label="llm-judge", seed=seed)
-        return LLMAgent(options=self.options, pool=pool, seed=seed, cache_dir=self.cache_dir)
 
     async def _one(
         self, row: dict[str, Any], views: dict[str, dict[int, tuple[str, str]]], names: dict[str, list[str]],
         pool: EndpointPool, gate: asyncio.Semaphore,
     ) -> float | None:  # fmt: skip
         speaker, history = views[str(row["log"])][int(row["statement_id"])]
-        # One sampling seed per statement: the same on every rerun, so the response cache answers it again.
-        agent = self._agent(pool, zlib.crc32(f"{row['game']}#{row['statement_id']}".encode()))
-        messages = judge_messages(names[str(row["log"])], speaker, history, agent.transport.system_mode() == "user")
-        async with gate:
-            try:
-                answer = await agent.answer(messages, KIND, {}, answer_line(KIND, {}))
-            except Exception:  # an endpoint that is down, a transport's error: no answer, so no prediction
-                answer = None
-        records = agent.drain_records()
-        outcome = next((r["outcome"] for r in reversed(records) if r.get("type") == "llm_outcome"), "error")
-        self.outcomes[outcome] += 1
-        for record in records:
-            if record.get("type") == "llm_call":
-                self.calls += 1
-                self.cached += bool(record.get("cached"))
-                usage = record.get("usage") or {}
-                self.tokens += int(usage.get("total_tokens") or 0) if isinstance(usage, dict) else 0
-        if outcome not in ("answered", "repaired") or not isinstance(answer, dict):
-            return None
-        return float(answer["confidence"])
-
-    def cost(self) -> dict[str, Any]:
-        return {"calls": self.calls, "tokens": self.tokens, "cached_calls": self.cached,
-                "outcomes": dict(self.outcomes)}  # fmt: skip
+        players = names[str(row["log"])]
+        return await self._judge(lambda merge: judge_messages(players, speaker, history, merge),
+                                 zlib.crc32(f"{row['game']}#{row['statement_id']}".encode()), pool, gate)  # fmt: skip
 
     def save(self, path: str | Path) -> None:
         options = self.options.model_dump(mode="json", exclude_none=True) if self.options is not None else None

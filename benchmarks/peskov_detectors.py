@@ -10,6 +10,9 @@ and loads from JSON. Built in:
   conversation features (``benchmarks.peskov``), standardised;
 - ``text+context+power``: also the supply-centre features.
 
+(``stacked``, separate regressions for the words and the dense features combined by a stacker, is
+in ``benchmarks.peskov_models``, whose ``make_detector`` and ``load_detector`` take every name.)
+
 ``fit`` learns, on the training rows only, the vocabulary and its idf, the scaling of the dense
 features, and the logistic regression (``benchmarks.logistic``), with every lie weighted so the two
 classes weigh the same (lies are about 5% of messages). Its L2 strength and its threshold come from

@@ -1,5 +1,6 @@
 """``werewolf-bench detect-eval --dataset peskov2020 --data-dir DIR``: the message detectors
-(``benchmarks.peskov_detectors``) on human lies in Diplomacy, with the paper's metric.
+(``benchmarks.peskov_detectors``, and the stacked one of ``benchmarks.peskov_models``) on human lies
+in Diplomacy, with the paper's metric.
 
 Two splits, each message scored by a model that never saw its game:
 
@@ -29,11 +30,12 @@ import numpy as np
 from werewolf_env.stats import Bootstrap
 
 from .peskov import Message, read_split
-from .peskov_detectors import DETECTORS, MessageDetector
+from .peskov_models import ALL_DETECTORS, make_detector
 from .progress import Bar
 
 MIN_GAME_CLUSTERS = 5
 BASELINES = ("random", "all-lie")
+JUDGE = "llm-judge"  # benchmarks.peskov_judge: zero-shot, on a sample of each split
 METRICS = ("lie_f1", "macro_f1", "precision", "recall", "auroc")
 
 
@@ -113,7 +115,7 @@ def score_split(
             probability.append(flags.astype(float))
             pred.append(flags)
         else:
-            detector = MessageDetector(name).fit(train)
+            detector = make_detector(name).fit(train)
             p = detector.probability(test)
             probability.append(p)
             pred.append(p >= detector.threshold)
@@ -125,15 +127,44 @@ def score_split(
     return np.concatenate(probability), np.concatenate(pred), chosen
 
 
+def judge_split(
+    judge: Any, test_rows: list[Message], sample: int, seed: int, resamples: int
+) -> dict[str, Any]:  # fmt: skip
+    """The zero-shot judge on a seeded random sample of ``sample`` of ``test_rows`` (all of them when 0 or
+    more), each read with the earlier messages of its dialog; its figures rest on the sample."""
+    rng = np.random.default_rng(seed)
+    k = len(test_rows) if sample <= 0 or sample >= len(test_rows) else sample
+    picked = sorted(rng.choice(len(test_rows), size=k, replace=False).tolist()) if k < len(test_rows) else list(
+        range(len(test_rows)))  # fmt: skip
+    rows = [test_rows[i] for i in picked]
+    before = judge.cost()
+    p = judge.probability(rows, context=test_rows)
+    after = judge.cost()
+    cost = {key: after[key] - before[key] for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens")}
+    cost["outcomes"] = {o: n - before["outcomes"].get(o, 0) for o, n in after["outcomes"].items()
+                        if n - before["outcomes"].get(o, 0)}  # fmt: skip
+    cluster, _ = _cluster(rows)
+    truth = np.array([bool(m.lie) for m in rows])
+    return {**confusion_metrics(p, p >= judge.threshold, truth, cluster, resamples, seed), "baseline": False,
+            "sample": {"messages": len(rows), "of": len(test_rows), "lies": int(truth.sum())}, "cost": cost,
+            "threshold": judge.threshold, "folds": []}  # fmt: skip
+
+
 def run_peskov_eval(
     data_dir: Path, out: Path, detectors: list[str] | None = None, resamples: int = 1000, seed: int = 0,
-    quiet: bool = False,
+    quiet: bool = False, judge: Any = None, judge_sample: int = 300,
 ) -> dict[str, Any]:  # fmt: skip
+    """Every detector of ``detectors`` (default: the fitted ones) on both splits. ``llm-judge`` needs ``judge``
+    (``benchmarks.peskov_judge.DiplomacyJudge``) and reads ``judge_sample`` messages per split."""
     started = time.monotonic()
-    names = list(detectors or DETECTORS)
-    unknown = [n for n in names if n not in DETECTORS]
+    names = list(detectors or ALL_DETECTORS)
+    unknown = [n for n in names if n not in (*ALL_DETECTORS, JUDGE)]
     if unknown:
-        raise ValueError(f"unknown detector(s) {', '.join(unknown)} (known: {', '.join(DETECTORS)})")
+        raise ValueError(f"unknown detector(s) {', '.join(unknown)} (known: {', '.join((*ALL_DETECTORS, JUDGE))})")
+    if JUDGE in names and judge is None:
+        raise ValueError("--detector llm-judge needs --judge-model (and --judge-base-url for another server)")
+    judged = JUDGE in names
+    names = [n for n in names if n != JUDGE]
     train = [m for m in read_split(data_dir, "train") if m.lie is not None]
     validation = [m for m in read_split(data_dir, "validation") if m.lie is not None]
     everything = train + validation
@@ -152,14 +183,16 @@ def run_peskov_eval(
             truth = np.array([bool(m.lie) for m in test_rows])
             table: dict[str, Any] = {}
             for name in [*names, *BASELINES]:
-                p, pred, chosen = score_split(name, folds, seed, bar if name in DETECTORS else None)
+                p, pred, chosen = score_split(name, folds, seed, bar if name in ALL_DETECTORS else None)
                 table[name] = {**confusion_metrics(p, pred, truth, cluster, resamples, seed),
                                "baseline": name in BASELINES, "folds": chosen}  # fmt: skip
+            if judged:  # zero-shot: it reads no training game, so both splits are just the messages judged
+                table[JUDGE] = judge_split(judge, test_rows, judge_sample, seed, resamples)
             result["splits"][split] = {**counts(test_rows), "interval_clusters": unit,
                                        "clusters": len(set(cluster.tolist())), "detectors": table}  # fmt: skip
         (out / "detectors").mkdir(exist_ok=True)
         for name in names:
-            MessageDetector(name).fit(everything).save(out / "detectors" / f"{name}.json")
+            make_detector(name).fit(everything).save(out / "detectors" / f"{name}.json")
             bar.advance()
     result["detectors_saved"] = {n: str(out / "detectors" / f"{n}.json") for n in names}
     result["seconds"] = round(time.monotonic() - started, 1)
@@ -180,6 +213,12 @@ def print_peskov_table(result: dict[str, Any]) -> None:
         print(f"  {'detector':<22}" + "".join(f"{m:<22}" for m in METRICS))
         for name, row in part["detectors"].items():
             print(f"  {name:<22}" + "".join(f"{cell(row[m]):<22}" for m in METRICS))
+            if "sample" in row:
+                sample, cost = row["sample"], row["cost"]
+                print(f"    {name}: {sample['messages']} of {sample['of']} messages judged ({sample['lies']} lies), "
+                      f"answered {row['coverage']:.0%}; {cost['calls']} calls ({cost['cached_calls']} cached), "
+                      f"{cost['prompt_tokens']:,} prompt + {cost['completion_tokens']:,} completion tokens; "
+                      f"outcomes {cost['outcomes']}")  # fmt: skip
     print(f"detectors fit on every game: {', '.join(result['detectors_saved'].values())} ({result['seconds']} s)")
 
 
@@ -188,17 +227,42 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "di
 
 def dataset_command(args: Any) -> int:
     """``detect-eval --dataset peskov2020``: the options of ``benchmarks.cli``'s detect-eval."""
-    from .exit_codes import EXIT_BAD_OPTIONS
+    from agents.lineup import AgentSpec
+
+    from .cli import judge_settings
+    from .exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
+    from .llm_flags import check_run_flags, run_preflight
+    from .peskov_judge import DiplomacyJudge
     from .run_folder import RunFolderError, check_out_folder
 
-    out = args.out or Path(f"runs/detect-eval-{args.dataset}")
+    args.out = args.out or Path(f"runs/detect-eval-{args.dataset}")
+    specs = list(dict.fromkeys(args.detector or ALL_DETECTORS))
     try:
-        check_out_folder(out, "--out", ("detect_eval.json", "detectors"))
-        result = run_peskov_eval(args.data_dir or DEFAULT_DATA_DIR, out, args.detector, seed=args.seed,
-                                 quiet=args.quiet)  # fmt: skip
+        check_run_flags(args)
+        settings = judge_settings(args, specs)
+        check_out_folder(args.out, "--out", ("detect_eval.json", "detectors"))
+    except (ValueError, RunFolderError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    if settings and not args.no_preflight:
+        probed = run_preflight([(JUDGE, AgentSpec.model_validate({"kind": "llm", **settings["options"]}))],
+                               args.quiet)  # fmt: skip
+        if isinstance(probed, int):
+            return probed
+    try:
+        result = run_peskov_eval(args.data_dir or DEFAULT_DATA_DIR, args.out, specs, seed=args.seed, quiet=args.quiet,
+                                 judge=DiplomacyJudge(**settings) if settings else None,
+                                 judge_sample=args.judge_sample)  # fmt: skip
     except (ValueError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
     if not args.quiet:
         print_peskov_table(result)
+    for split, part in result["splits"].items():
+        row = part["detectors"].get(JUDGE)
+        if row is not None and 1 - (row["coverage"] or 0.0) > args.max_fallback_rate:
+            print(f"llm-judge answered {row['coverage'] or 0:.0%} of the {split} messages it read: more than "
+                  f"--max-fallback-rate {args.max_fallback_rate} went without a valid answer",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_INVALID
     return 0

@@ -18,7 +18,9 @@ report goes to ``RUN_DIR/report-<labeler>/`` (or ``--out``), so the regex report
 - ``metrics.json``: schema-versioned figures over all games with 95% intervals, by role, team and
   policy, next to the same figures for random and heuristic lineups under the same rules and seeds
   (``baselines``), plus one row per game, and ``validity``: how many answers per policy and action
-  kind were the agents' own (``benchmarks/validity.py``). Detection figures count answered analyses
+  kind were the agents' own (``benchmarks/validity.py``), and ``tokens``: LLM calls and prompt / cached /
+  completion tokens by call kind and model, how each model's were counted, and their cost at the prices in
+  the run's lineup (``benchmarks/report_tokens.py``). Detection figures count answered analyses
   only and carry their ``coverage`` (see ``werewolf_env/metrics.py``);
 - ``tables/{games,players,statements,analyses,votes,polls}.csv``: tidy tables, one row per unit
   (``pandas.read_csv`` loads them as they are; ``benchmarks/report_tables.py``);
@@ -50,6 +52,7 @@ from .claim_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_lab
 from .progress import Bar, track
 from .report_stream import RunPass, read_run
 from .report_tables import TABLES, write_tables
+from .report_tokens import priced, run_prices
 from .validity import game_validity
 
 BASELINES = ("heuristic", "random")
@@ -256,6 +259,8 @@ def _document(
             "lineups": sorted(run.lineups), "config": run.config, "mixed_configs": run.mixed,
         },
         "validity": run.validity,
+        # LLM calls and tokens by call kind and model, how they were counted, and their cost at the run's prices.
+        "tokens": priced(metrics["totals"].get("tokens") or {}, run_prices(run_dir), games=run.games),
         "metrics": metrics,
         "baselines": baselines,
         "per_game": run.per_game,

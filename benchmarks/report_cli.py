@@ -22,6 +22,7 @@ from werewolf_env.claims_coverage import format_claims_coverage
 from .claim_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
 from .exit_codes import EXIT_BAD_OPTIONS
 from .report import build_report, report_dir
+from .report_tokens import token_lines
 from .run_folder import check_out_folder
 
 # What a folder a report may be written into holds: a run, or an earlier report.
@@ -73,6 +74,8 @@ def report_command(args: argparse.Namespace) -> int:
     for cov in document["claims_coverage_by_labeler"].values():
         text = f"labeler {cov['labeler']}: {cov['error']}" if "error" in cov else format_claims_coverage(cov)
         print(f"  {text}")
+    for line in token_lines(document.get("tokens") or {}):  # ``run`` prints these in its own summary
+        print(f"  {line}")
     print_report_lines(document, report_dir(args.run_dir, args.out, labeler))
     return 0
 

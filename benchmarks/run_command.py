@@ -9,7 +9,10 @@ An LLM run is either a measurement with its validity printed beside it, or a fas
 4. a tripped circuit breaker stops the run (exit 3; finished games kept, the same command resumes);
 5. per seat/model validity (answered, repaired, fallback, invalid-field rates per action kind) is in
    the summary, ``summary.json`` and the report; an LLM seat whose fallback rate exceeds
-   ``--max-fallback-rate`` makes the run exit 4, said in the summary's first line.
+   ``--max-fallback-rate`` makes the run exit 4, said in the summary's first line;
+6. the summary gives the model calls' prompt, cached and completion tokens per game and per call kind, how
+   each model's were counted (server usage or an estimate) and a cost at the lineup's ``prices``
+   (``benchmarks.report_tokens``); a run without model calls prints none of it.
 
 Any run: the folder is locked while the command runs (a second run on it: exit 2), a disk that
 refuses a write stops it with the path (exit 5), Ctrl-C and SIGTERM end it with its workers (130,
@@ -35,10 +38,12 @@ from werewolf_env import GameConfig, __version__
 from werewolf_env.claims_coverage import ClaimsCoverage, format_claims_coverage
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import GameRecord
+from werewolf_env.token_usage import Price, TokenTally
 
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED, EXIT_STORAGE, interrupted_code
 from .llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
 from .progress import Bar
+from .report_tokens import game_cost, priced, token_lines
 from .run_folder import RunFolderError, describe_os_error
 from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
 from .validity import format_validity, game_validity, run_validity, worst_fallback_rate
@@ -61,6 +66,7 @@ class RunPlan:
     probes: list[ProbeResult] = field(default_factory=list)
     # Written to the manifest as given (not compared on resume): the full lineup, with its transport options.
     record: dict[str, Any] = field(default_factory=dict)
+    prices: dict[str, Price] = field(default_factory=dict)  # USD per million tokens by model, for the summary's cost
 
     @property
     def cache_dir(self) -> Path | None:
@@ -110,7 +116,8 @@ def run_lineup(args: argparse.Namespace) -> Lineup:
         return load_lineup({"default": spec})
     if args.base_url:
         raise ValueError("--base-url goes with --model")
-    lineup = apply_overrides(load_lineup(args.lineup or args.agents or "heuristic"), overrides)
+    given = load_lineup(args.lineup or args.agents or "heuristic")
+    lineup = apply_overrides(given, overrides).model_copy(update={"prices": given.prices})  # overrides keep prices
     if overrides and not lineup.llm_sections():
         raise ValueError(f"LLM options ({', '.join(overrides)}) given, but no seat of this lineup is an LLM")
     return lineup
@@ -129,11 +136,13 @@ def run_command(args: argparse.Namespace) -> int:
     label = args.model or args.lineup or args.agents or "heuristic"
     seeds = [args.seed + i for i in range(args.games)]
     plan = RunPlan(
+        # Prices are not what a run measures: changing them does not make another run (exclude them).
         out=args.out, identity={"config": config.model_dump(mode="json"),
-                                "lineup_identity": identity_of(lineup.model_dump(mode="json"))},
+                                "lineup_identity": identity_of(lineup.model_dump(mode="json", exclude={"prices"}))},
         record={"lineup": lineup.model_dump(mode="json")},
         jobs=[Job(f"seed{seed}", seed, lineup) for seed in seeds], kind="run", label=label, config=config,
         concurrency=args.concurrency, sections=lineup.llm_sections(), breaker=args.breaker, cache=not args.no_cache,
+        prices=dict(lineup.prices),
     )  # fmt: skip
     try:
         return play_and_sum_up(plan, args, label)
@@ -158,6 +167,7 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str) -> int:
     with Bar("replay check", len(results), unit="logs", quiet=args.quiet, leave=False) as bar:
         summary = summarize(results, config, label, elapsed, bar, validities)
     summary["failed"] = [{"game": e["game"], "seed": e["seed"], "error": e["error"]} for e in failed]
+    add_token_costs(summary, plan.prices)
     code = judge_run(summary, outcome, plan, args.max_fallback_rate, len(jobs), run_validity(validities))
     RunDir(args.out).write_json("summary.json", summary)
     if not args.quiet:
@@ -317,6 +327,17 @@ def summarize(
     }  # fmt: skip
 
 
+def add_token_costs(summary: dict[str, Any], prices: dict[str, Price]) -> None:
+    """The run's token block (``summary["tokens"]``: totals, per game, by call kind and model, cost) and each
+    game's cost beside its tokens (``per_game[i]["token_usage"]["cost_usd"]``; None: no price set)."""
+    games = summary["per_game"]
+    summary["tokens"] = priced(TokenTally.merged(g.get("token_usage") or {} for g in games).to_json(), prices,
+                               games=len(games))  # fmt: skip
+    for game in games:
+        if game.get("token_usage"):
+            game["token_usage"] = {**game["token_usage"], "cost_usd": game_cost(game["token_usage"], prices)}
+
+
 def print_summary(s: dict[str, Any], out: Path) -> None:
     def pct(k: int, total: int) -> str:
         return f"{k} ({100 * k / total:.0f}%)" if total else "0"
@@ -346,6 +367,8 @@ def print_summary(s: dict[str, Any], out: Path) -> None:
         f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
         f"policy errors: {s['policy_errors']}"
     )
+    for line in token_lines(s.get("tokens") or {}):  # nothing when no seat called a model
+        print(f"  {line}")
     validity_lines = format_validity(s["validity"]) if s.get("validity") else []
     if validity_lines:
         print(f"  validity (max fallback rate {s.get('max_fallback_rate', 0.1):.0%}):")

@@ -18,8 +18,9 @@
     base_url = "https://api.openai.com/v1"
     api_key_env = "OPENAI_API_KEY"          # never a key: it is read from the environment at run time
 
-    [prices.gpt-4o-mini]                    # USD per million tokens, for the cost estimate
-    prompt = 0.15
+    [prices.gpt-4o-mini]                    # USD per million tokens, for the cost estimate: by entrant
+    prompt = 0.15                           # name, else by model (a lineup's prices are by model)
+    cached_prompt = 0.075                   # optional; without it cached prompt tokens cost the prompt price
     completion = 0.60
 
 Seating: the games come in blocks of E games (E entrants) that share one seed, so the roles sit at
@@ -55,6 +56,7 @@ from werewolf_env.config import Role
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 from werewolf_env.stats import Bootstrap
+from werewolf_env.token_usage import Price, cost_usd
 
 from .logistic import fit_logistic
 from .runs import Job
@@ -68,12 +70,6 @@ ELO_SCALE = 400 / math.log(10)
 # The tournament's name is the folder runs/<name>: letters, digits, spaces and - _ . +, at most 100, starting
 # and ending with a letter or digit (so never "..", a path, a hidden folder or an option).
 PLAIN_NAME = re.compile(r"\w(?:[\w .+-]{0,98}\w)?")
-
-
-class Price(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    prompt: float = Field(0.0, ge=0)  # USD per million tokens
-    completion: float = Field(0.0, ge=0)
 
 
 class TournamentConfig(BaseModel):
@@ -119,6 +115,21 @@ class TournamentConfig(BaseModel):
     @property
     def names(self) -> list[str]:
         return [e.label() for e in self.entrants]
+
+    def price_of(self, entrant: AgentSpec) -> Price | None:
+        """The entrant's price: the one under its name, else under its model; None when neither is set."""
+        model = entrant.options.get("model")
+        return self.prices.get(entrant.label()) or (self.prices.get(str(model)) if model is not None else None)
+
+    def model_prices(self) -> dict[str, Price]:
+        """Prices by model (what reports price their per-model tokens with): each LLM entrant's, the first one
+        given for a model that several entrants play."""
+        found: dict[str, Price] = {}
+        for entrant in self.entrants:
+            price = self.price_of(entrant)
+            if entrant.kind == "llm" and price is not None:
+                found.setdefault(str(entrant.options.get("model")), price)
+        return found
 
     def block_count(self) -> int:
         if self.blocks is not None:
@@ -269,14 +280,17 @@ def entrant_table(
     players = metrics["players"]
     by_policy_role = players.get("by_policy_role", {})
     out: dict[str, Any] = {}
-    for name in config.names:
+    for entrant, name in zip(config.entrants, config.names, strict=True):
         games = sum(name in r.policies for r in records)
         prompt = sum(r.seat_tokens.get(s, {}).get("prompt_tokens", 0)
                      for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
         completion = sum(r.seat_tokens.get(s, {}).get("completion_tokens", 0)
                          for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
-        price = config.prices.get(name, Price())
-        cost = (prompt * price.prompt + completion * price.completion) / 1e6
+        cached = sum(r.seat_tokens.get(s, {}).get("cached_tokens", 0)
+                     for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
+        price = config.price_of(entrant)
+        cost = cost_usd({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion},
+                        price or Price())  # fmt: skip
         # Keys are "<entrant> | <role>": looked up, never split (an entrant may be called "a | b").
         roles = sorted(role.value for role in Role if f"{name} | {role.value}" in by_policy_role)
         out[name] = {
@@ -295,9 +309,10 @@ def entrant_table(
             "persuasion": entrant_persuasion(metrics, name),
             "tokens_per_game": {
                 "prompt": round(prompt / games, 1) if games else 0,
+                "cached": round(cached / games, 1) if games else 0,
                 "completion": round(completion / games, 1) if games else 0,
             },
             "cost_per_game_usd": round(cost / games, 6) if games else 0.0,
-            "priced": name in config.prices,
+            "priced": price is not None,
         }
     return out

@@ -22,6 +22,7 @@ from .llm_flags import check_run_flags, identity_of, llm_overrides, with_overrid
 from .progress import Bar
 from .report import build_report
 from .report_cli import fmt_value, signed
+from .report_tokens import token_lines
 from .run_command import RunPlan, execute
 from .runs import RunDir
 from .tournament import TournamentConfig, TournamentGame, entrant_table, fit_ratings, load_tournament, schedule
@@ -44,10 +45,11 @@ def tournament_command(args: argparse.Namespace) -> int:
         out=out, identity={"config": config.model_dump(mode="json"),
                            "entrants_identity": identity_of([e.model_dump(mode="json") for e in tour.entrants]),
                            "seed": tour.seed},
-        record={"entrants": [e.model_dump(mode="json") for e in tour.entrants]},
+        record={"entrants": [e.model_dump(mode="json") for e in tour.entrants],
+                "prices": {m: p.model_dump() for m, p in tour.model_prices().items()}},  # the report's costs by model
         jobs=schedule(tour), kind="tournament", label=tour.name, config=config,
         concurrency=args.concurrency or tour.concurrency, breaker=args.breaker, cache=not args.no_cache,
-        sections=[(f"entrant {e.label()}", e) for e in tour.entrants if e.kind == "llm"],
+        sections=[(f"entrant {e.label()}", e) for e in tour.entrants if e.kind == "llm"], prices=tour.model_prices(),
     )  # fmt: skip
     try:
         return play_tournament(plan, tour, args)
@@ -86,6 +88,7 @@ def play_tournament(plan: RunPlan, tour: TournamentConfig, args: argparse.Namesp
         "seating": "blocks of one seed, entrants rotated over seats",
         "ratings": ratings, "entrants": table, "validity": validity,
         "status": "invalid" if invalid else "ok", "endpoints": outcome.endpoints,
+        "tokens": document.get("tokens") or {},  # by call kind and model, with the cost at the prices by model
     }  # fmt: skip
     run.write_json("tournament.json", result)
     if invalid and worst is not None:
@@ -138,6 +141,8 @@ def print_tournament(result: dict[str, Any], out: Path) -> None:
               f"{fmt_value(e['deception']['undetected_lie_share'], complement=True):>6} "
               f"{fmt_value(e['detection']['f1']):>6} {tokens:>11.0f} {cost:>8}")  # fmt: skip
     print_persuasion(result)
+    for line in token_lines(result.get("tokens") or {}):  # nothing when no entrant called a model
+        print(f"  {line}")
     print(f"  win rates by role with 95% CIs, deception and detection per entrant: {out / 'tournament.json'}")
     print(f"  report: {out / 'report.html'}")
 

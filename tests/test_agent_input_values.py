@@ -85,7 +85,8 @@ def test_any_value_in_any_field_is_read_recorded_and_replayable(kind: ActionKind
     game = copy.deepcopy(PREPARED[kind])
     turn = game.current
     result = game.act(raw)  # never raises: no TypeError, RecursionError, ValueError
-    check_legal(game, turn, result.action)
+    # Legal when it was asked (after it, a used potion has no legal target left).
+    check_legal(copy.deepcopy(PREPARED[kind]), turn, result.action)
     event = game.state.events[next(i for i in range(len(game.state.events) - 1, -1, -1)
                                    if game.state.events[i].type == "action")]  # fmt: skip
     logged = json.loads(dumps_strictly(event.to_json()))  # the log line is strict JSON

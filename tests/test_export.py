@@ -31,7 +31,7 @@ PUBLIC_STATEMENTS = {"run_id", "game_id", "round", "phase", "statement_id", "tur
                      "speaker_name", "text", "claims", "truncated"}  # fmt: skip
 PUBLIC_GAMES = {"run_id", "game_id", "package_version", "config", "num_players", "names", "lineup",
                 "winner", "rounds", "truncated", "statements", "actions", "fallbacks", "prompt_tokens",
-                "completion_tokens"}  # fmt: skip
+                "completion_tokens", "cached_tokens"}  # fmt: skip
 
 
 def sloppy(prompt: str) -> dict[str, Any]:

@@ -50,12 +50,16 @@ def test_clean_game_logs_every_call_with_tokens(tmp_path: Path) -> None:
         result = play_game_sync(SMALL, llm_lineup(server), seed=3, log_dir=tmp_path)
         requests = len(server.requests)
     records = calls(result.log_path)
-    assert len(records) == requests == result.steps
+    # every step is a call but the bids answered inside the peer analyses (``bid_in_analysis``, on by default)
+    folded = [r["data"] for r in read_log(result.log_path) if r["type"] == "agent_record"
+              and r["data"]["type"] == "llm_outcome" and r["data"].get("from_analysis")]  # fmt: skip
+    assert folded and all(r["action_kind"] == "bid" for r in folded)
+    assert len(records) == requests == result.steps - len(folded)
     assert all(r["usage"]["prompt_tokens"] > 0 and r["parsed"] is not None and r["error"] is None for r in records)
     assert result.fallbacks == 0
     first = records[0]["messages"]
     assert first[0]["role"] == "system" and "RULES:" in first[0]["content"] and "You are" in first[0]["content"]
-    assert first[1]["content"].startswith("PLAYERS:") and "Answer with exactly one JSON object" in first[1]["content"]
+    assert first[1]["content"].startswith("HISTORY:") and "Answer with exactly one JSON object" in first[1]["content"]
 
 
 def test_persistent_failure_trips_the_breaker_instead_of_playing_fallbacks(tmp_path: Path) -> None:

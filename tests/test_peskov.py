@@ -17,6 +17,7 @@ from benchmarks.logistic import Sparse, best_threshold, fit_logistic
 from benchmarks.peskov import Message, read_dialogs, read_split, truth_value
 from benchmarks.peskov_detectors import MessageDetector
 from benchmarks.peskov_eval import DEFAULT_DATA_DIR, confusion_metrics, score_split
+from benchmarks.peskov_models import StackedDetector, auroc, game_balanced_weights, load_detector
 
 FIXTURE = Path(__file__).parent / "data" / "peskov2020_tiny"
 HAVE_DATA = (DEFAULT_DATA_DIR / "train.jsonl").is_file() and (DEFAULT_DATA_DIR / "validation.jsonl").is_file()
@@ -162,13 +163,13 @@ def test_save_and_load(tmp_path: Path) -> None:
 def test_detect_eval_on_the_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     args = ["detect-eval", "--dataset", "peskov2020", "--data-dir", str(FIXTURE), "--out", str(out)]
-    assert main([*args, "--detector", "text", "--detector", "text+context+power"]) == 0
+    assert main([*args, "--detector", "text", "--detector", "stacked"]) == 0
     result = json.loads((out / "detect_eval.json").read_text())
     logo, validation = result["splits"]["leave_one_game_out"], result["splits"]["validation"]
     assert (logo["games"], logo["messages"], logo["interval_clusters"]) == (5, 5 * 72 - 1, "game")
     assert (validation["games"], validation["interval_clusters"]) == (1, "dialog")
     for split in (logo, validation):
-        assert set(split["detectors"]) == {"text", "text+context+power", "random", "all-lie"}
+        assert set(split["detectors"]) == {"text", "stacked", "random", "all-lie"}
         for row in split["detectors"].values():
             for metric in ("lie_f1", "macro_f1", "precision", "recall", "auroc"):
                 est = row[metric]
@@ -176,10 +177,53 @@ def test_detect_eval_on_the_fixture(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert logo["detectors"]["text"]["lie_f1"]["value"] > logo["detectors"]["all-lie"]["lie_f1"]["value"]
     assert len(logo["detectors"]["text"]["folds"]) == 5
     assert MessageDetector.load(out / "detectors" / "text.json").pipeline is not None
+    assert isinstance(load_detector(out / "detectors" / "stacked.json"), StackedDetector)
     printed = capsys.readouterr().out
     assert "leave_one_game_out" in printed and "lie_f1" in printed
     assert main([*args[:-2], "--out", str(tmp_path / "x"), "--detector", "bogus"]) == 2
     assert main([*args[:3], "--data-dir", str(tmp_path / "none"), "--out", str(tmp_path / "y")]) == 2
+
+
+def test_game_balanced_weights_and_auroc() -> None:
+    y = np.array([1, 0, 0, 0, 1, 1, 0, 0, 0, 0], dtype=bool)
+    games = ["a"] * 4 + ["b"] * 6
+    w = game_balanced_weights(y, games)
+    assert w[y].sum() == pytest.approx(5) and w[~y].sum() == pytest.approx(5)
+    assert w[0] == pytest.approx(2.5) and w[4] == pytest.approx(1.25)  # each game's lies weigh the same
+    assert w[1:4].sum() == pytest.approx(w[6:].sum())
+    assert np.array_equal(game_balanced_weights(np.zeros(3, dtype=bool), ["a"] * 3), np.ones(3))
+    rng = np.random.default_rng(3)
+    scores = np.round(rng.random(60), 1)
+    truth = rng.random(60) < 0.3
+    pairs = [(a > b) + 0.5 * (a == b) for a in scores[truth] for b in scores[~truth]]
+    assert auroc(scores, truth) == pytest.approx(np.mean(pairs)) and auroc(scores, np.ones(60, dtype=bool)) == 0.5
+
+
+def test_stacked_detector_is_scored_without_its_labels_and_saves(tmp_path: Path) -> None:
+    rows = [m for m in read_split(FIXTURE, "train") + read_split(FIXTURE, "validation") if m.lie is not None]
+    train = [m for m in rows if m.game != "5"]
+    test = [m for m in rows if m.game == "5"]
+    p, pred, chosen = score_split("stacked", [(train, test)], seed=0)
+    for m in test:
+        m.lie = not m.lie
+    p2, pred2, chosen2 = score_split("stacked", [(train, test)], seed=0)
+    assert np.array_equal(p, p2) and np.array_equal(pred, pred2) and chosen == chosen2
+    assert len(chosen[0]["l2"].split("/")) == 2
+    detector = StackedDetector("stacked").fit(train)
+    detector.save(tmp_path / "s.json")
+    loaded = load_detector(tmp_path / "s.json")
+    assert isinstance(loaded, StackedDetector) and loaded.threshold == detector.threshold
+    assert np.allclose(loaded.probability(test), detector.probability(test)) and loaded.probability([]).shape == (0,)
+    assert isinstance(load_detector(_saved_text(tmp_path, train)), MessageDetector)
+    with pytest.raises(ValueError):
+        StackedDetector("text")
+    with pytest.raises(ValueError):
+        StackedDetector.from_json({"kind": "peskov_message_detector"})
+
+
+def _saved_text(tmp_path: Path, rows: list[Message]) -> Path:
+    MessageDetector("text", grid=(16.0,), folds=2).fit(rows).save(tmp_path / "t.json")
+    return tmp_path / "t.json"
 
 
 @pytest.mark.skipif(not HAVE_DATA, reason="needs ../shared/data/diplomacy_peskov2020")

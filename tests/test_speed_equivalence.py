@@ -99,3 +99,47 @@ def test_the_context_is_worked_out_only_when_the_reading_needs_it() -> None:
     assert [(c["player"], c["role"], c["negated"]) for c in lying[0]] == [(1, "seer", True)]
     other = extractor.scan("Bob is lying.", 0, (), ((1, "doctor"),))
     assert [(c["player"], c["role"], c["negated"]) for c in other[0]] == [(1, "doctor", True)]
+
+
+class _EventsAfresh(raw_env):
+    """``info["events"]`` as it was built before each event was serialised once for all seats."""
+
+    def _new_events(self, seat: int) -> list[dict[str, object]]:
+        import json
+
+        from werewolf_env.env_base import seat_form
+        from werewolf_env.log import dumps
+        from werewolf_env.visibility import visible
+
+        events = self._game().state.events
+        given = self._events_given[seat]
+        new = []
+        for event in events[self._event_cursor[seat] :]:
+            if visible(event, seat):
+                record = event.to_json()
+                record["seq"] = given
+                given += 1
+                new.append(seat_form(json.loads(dumps(record))))
+        self._event_cursor[seat] = len(events)
+        self._events_given[seat] = given
+        return new
+
+
+def test_info_events_serialised_once_equal_each_seats_own_serialisation() -> None:
+    """Same games, same policies: every seat's ``info["events"]`` equals the per-seat serialisation, at every step
+    (an event changed after it was emitted would show here)."""
+    for seed, kinds in itertools.product(range(3), ({}, {"werewolf": 2, "seer": 1, "witch": 1, "hunter": 1})):
+        config = GameConfig(num_players=8, role_counts=kinds or None, vote_polls="after_statement")
+        envs = [cls(config=config, info_events=True) for cls in (raw_env, _EventsAfresh)]
+        policies = [[HeuristicAgent(seed * 10 + s) for s in range(8)] for _ in envs]
+        for env in envs:
+            env.reset(seed=seed)
+        while envs[0].agents:
+            agent = envs[0].agent_selection
+            assert envs[1].agent_selection == agent
+            assert envs[0].infos == envs[1].infos
+            _, _, termination, truncation, _ = envs[0].last()
+            for env, seats in zip(envs, policies, strict=True):
+                policy = seats[env.agent_name_mapping[agent]]
+                env.step(None if termination or truncation else policy.act({}, env.infos[agent]))
+        assert envs[0].infos == envs[1].infos

@@ -43,6 +43,7 @@ from .persuasion_figures import PersuasionFigures
 from .role_figures import RoleFigures
 from .stats import Bootstrap, Estimate, wilson
 from .suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion_by_round, suspicion_trend
+from .token_usage import TokenTally
 
 # 2: detection figures from answered analyses only, with coverage and no_valid_predictions per group.
 # 3: an analysis's ``confidence`` is the stated probability that the statement is deceptive (Brier, ECE,
@@ -98,6 +99,7 @@ class RunAggregator:
         self.lies_by_type: Counter[str] = Counter()
         self.analyses = self.analyses_answered = 0
         self.actions = self.fallbacks = self.prompt_tokens = self.completion_tokens = 0
+        self.tokens = TokenTally()  # calls and tokens by call kind and by model (``werewolf_env.token_usage``)
         self.role_pairs = RolePairs()
         self.trend = SuspicionTrend()
         self.claims = ClaimsCoverage()
@@ -125,6 +127,7 @@ class RunAggregator:
         self.fallbacks += record.fallbacks
         self.prompt_tokens += record.tokens.get("prompt_tokens", 0)
         self.completion_tokens += record.tokens.get("completion_tokens", 0)
+        self.tokens.add(record.token_usage)
         self.role_pairs.add(record)
         self.trend.add(record)
         self.claims.add(record)
@@ -285,6 +288,9 @@ def _figures(run: RunAggregator, resamples: int, seed: int) -> dict[str, Any]:
             "analysis_coverage": coverage(run.analyses_answered, run.analyses),
             "prompt_tokens": run.prompt_tokens,
             "completion_tokens": run.completion_tokens,
+            "cached_tokens": run.tokens.totals["cached_tokens"],
+            "llm_calls": run.tokens.totals["calls"],
+            "tokens": run.tokens.to_json(),  # by call kind and by model, with how each model's were counted
         },
     }
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .proposals import Proposal, extract_proposals
-from .roles import Role
+from .rollout_memo import WorldRollouts
 from .rollouts import RolloutPolicy, RolloutRandom, consistent, determinize, fork, public_scores, rollout
 from .state import GameState
 
@@ -100,16 +100,21 @@ class CounterfactualValuer:
 
     The default budget (8 determinizations x 3 rollouts per action pair, plus one rollout per
     alternative for the speaker) keeps a whole 8-player game's statements under a minute on one core
-    (``benchmarks/counterfactual_speed.py``).
+    (``benchmarks/counterfactual_speed.py``). ``memo`` (on by default) plays rollouts that can only end
+    alike once (``rollout_memo``); the values are the same with it off, only slower.
     """
 
-    def __init__(self, determinizations: int = 8, rollouts: int = 3, seed: int = 0, oracle: bool = False) -> None:
+    def __init__(
+        self, determinizations: int = 8, rollouts: int = 3, seed: int = 0, oracle: bool = False, memo: bool = True
+    ) -> None:
         if determinizations < 1 or rollouts < 1:
             raise ValueError("determinizations and rollouts must be at least 1")
         self.determinizations = determinizations
         self.rollouts = rollouts
         self.seed = seed
         self.oracle = oracle
+        self.memo = memo
+        self.played = 0  # rollouts actually run (fewer than ``ProposalValue.rollouts`` with the memo)
 
     def plan(self, state: GameState, listener: int, rng: np.random.Generator, exclude: int | None = None) -> int | None:
         """a_i: the listener's vote before the proposal: its own top suspect (its suspicion row),
@@ -155,9 +160,8 @@ class CounterfactualValuer:
             team_i = roles[listener].team.value
             team_j = roles[j].team.value
 
-            def play(vote_i: int | None, vote_j: int | None, seed: int, roles: list[Role] = roles) -> str | None:
-                game = fork(state, roles, seed, keep_memory_of=listener)
-                return rollout(game, {listener: vote_i, j: vote_j}, public)
+            world = WorldRollouts(state, roles, listener, j, public, memo=self.memo)
+            play = world.play
 
             # a_j: the speaker's best other vote in this world (one rollout each, common random numbers).
             options = [p for p in living if p not in (j, hat_j)]
@@ -178,6 +182,7 @@ class CounterfactualValuer:
                 bait.append(float(w1 == team_i) - float(w2 == team_i))
                 switch.append(float(w1 == team_i) - float(w3 == team_i))
                 edge.append(float(w3 == team_j) - float(w4 == team_j))
+            self.played += world.played
         return ProposalValue(
             proposal=proposal, listener=listener, bait=_sign(bait), switch=_sign(switch), edge=_sign(edge),
             plan=a_i, proposed=hat_i, promised=hat_j, alternatives=chosen, rollouts=count,

@@ -27,7 +27,9 @@ Observation space (per agent): ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32
 own knowledge, own suspicion scores, public history, own private notes, the current task and the
 exact JSON to answer with). ``observation`` is the numeric encoding for RL (blocks listed in
 ``observe.OBS_LAYOUT``; role blocks have room for ``roles.MAX_ROLES`` roles, so registering a role does not
-change its size).
+change its size). Each part is made when first read (``observation.Observation``, a ``dict``): a policy
+that reads only the vector, or only ``info``, never pays for the text. What a part shows is fixed when
+the observation is made, so one kept unread (a replay buffer) and read later shows its own step.
 
 Action space: ``JsonActionSpace``: one JSON object (dict or string) whose keys depend on the action
 kind named in ``info["action_kind"]`` (each kind's spec: ``action_specs.ACTION_SPECS``):
@@ -77,6 +79,7 @@ Rendering: ``render_mode="ansi"``: ``render()`` returns the public transcript (w
 it after each action, so the transcript scrolls by once, in order (PettingZoo's ``render_test``).
 
 Version history:
+- v2, later additions (games, observations and logs unchanged): observations are made when read (same values).
 - v2: persuasion's inputs. Peer analyses also score the players a statement speaks of (``subject_suspicion``,
   on by default: ``info["subjects"]`` names them, the answer's ``suspicion_of`` scores them, each score is a
   suspicion update); private vote polls (``vote_polls``, off by default) add the action kind ``poll``, last

@@ -215,6 +215,7 @@ class WerewolfBase:
         """Every seat's ``info["events"]`` starts again from the game's first event, numbered from 0."""
         n = self.config.num_players
         self._event_cursor = [0] * n  # engine events already looked at, per seat
+        self._event_forms: list[str | None] = []  # each engine event as a seat receives it, serialised once
         self._events_given = [0] * n  # events handed to the seat: the next one's ``seq``
 
     def _new_events(self, seat: int) -> list[dict[str, Any]]:
@@ -224,12 +225,24 @@ class WerewolfBase:
         events = self._game().state.events
         given = self._events_given[seat]
         new = []
-        for event in events[self._event_cursor[seat] :]:
+        forms = self._event_forms
+        for index in range(self._event_cursor[seat], len(events)):
+            event = events[index]
             if visible(event, seat):
-                record = event.to_json()
+                # Every seat that sees an event gets the same record but for ``seq``: serialise it once, and give
+                # each seat its own copy (a JSON round trip: copies, never the engine's objects).
+                while len(forms) <= index:
+                    forms.append(None)
+                form = forms[index]
+                if form is None:
+                    record = event.to_json()
+                    if event.type == "statement":  # ``seat_form`` edits it: a copy first, never the engine's
+                        record = seat_form(json.loads(dumps(record)))
+                    form = forms[index] = dumps(record)
+                record = json.loads(form)
                 record["seq"] = given
                 given += 1
-                new.append(seat_form(json.loads(dumps(record))))  # a JSON round trip: copies, never the engine's
+                new.append(record)
         self._event_cursor[seat] = len(events)
         self._events_given[seat] = given
         return new

@@ -25,6 +25,7 @@ import numpy as np
 from .record_rows import LIE_TYPES as LIE_TYPES  # defined beside the tables, re-exported
 from .record_rows import record_rows
 from .roles import ROLE_SPECS, Team, on_roles_changed
+from .token_usage import TokenTally
 
 TEAMS_AND_UNDECIDED = (*sorted(team.value for team in Team), "undecided")
 # Role name -> team name, from the role table (a role registered later joins it: ``_roles_changed``). A log's
@@ -160,8 +161,11 @@ class GameRecord:
     complete: bool  # the log ends with the final snapshot
     actions: int = 0
     fallbacks: int = 0
+    # LLM tokens (``werewolf_env.token_usage``: server usage, else an estimate): prompt / cached / completion /
+    # total, over the game and per seat; ``token_usage`` has them by call kind and by model, with how they were counted.
     tokens: dict[str, int] = field(default_factory=dict)
-    seat_tokens: dict[int, dict[str, int]] = field(default_factory=dict)  # per seat: prompt / completion tokens
+    seat_tokens: dict[int, dict[str, int]] = field(default_factory=dict)
+    token_usage: dict[str, Any] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)  # the engine events, for viewers
     source: str | None = None
     labeler: str = "regex"  # whose claims and lie labels ``statements`` hold: the log's own (regex) unless replaced
@@ -206,6 +210,7 @@ class GameRecord:
         events: list[dict[str, Any]] = []
         tokens: Counter[str] = Counter()
         seat_tokens: dict[int, Counter[str]] = {}
+        tally = TokenTally()
         running = np.zeros((0, 0))
         alive: list[bool] = []
         poisoned: set[int] = set()  # tonight's poison victims (``poisoned_deaths``)
@@ -219,13 +224,11 @@ class GameRecord:
             if kind == "agent_record":
                 if data.get("type") == "lineup":
                     policies = [str(p) for p in data.get("policies", [])]
-                usage = data.get("usage") if data.get("type") == "llm_call" else None
-                if isinstance(usage, dict):
-                    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-                        if isinstance(usage.get(key), int):
-                            tokens[key] += usage[key]
-                            if isinstance(record.get("actor"), int):
-                                seat_tokens.setdefault(record["actor"], Counter())[key] += usage[key]
+                if data.get("type") == "llm_call":
+                    counted = _count_call(tally, data)
+                    tokens.update(counted)
+                    if isinstance(record.get("actor"), int):
+                        seat_tokens.setdefault(record["actor"], Counter()).update(counted)
                 continue
             if kind == "header":
                 continue
@@ -324,6 +327,7 @@ class GameRecord:
             deaths=deaths, winner=winner, truncated=truncated, rounds=rounds, complete=complete,
             actions=actions, fallbacks=fallbacks, tokens=dict(tokens), events=events, source=source,
             seat_tokens={seat: dict(c) for seat, c in seat_tokens.items()}, polls=polls,
+            token_usage=tally.to_json(),
         )  # fmt: skip
 
     # ------------------------------------------------------------------ per-game figures
@@ -355,6 +359,15 @@ class GameRecord:
             "players": rows["players"],
             "matrix": np.round(self.final_matrix, 4).tolist(),
         }
+
+
+def _count_call(tally: TokenTally, call: dict[str, Any]) -> dict[str, int]:
+    """One ``llm_call``'s tokens as ``tokens`` keys (a call that counted none adds no key, as before)."""
+    prompt, cached, completion = tally.add_call(call)
+    counted = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if cached:
+        counted["cached_tokens"] = cached
+    return counted if prompt or completion else {}
 
 
 def _subjects(statement: dict[str, Any], alive: list[bool]) -> tuple[int, ...]:

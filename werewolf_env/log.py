@@ -29,8 +29,13 @@ SCHEMA_VERSION = 1
 _ENGINE_SKIP = {"header", "snapshot", "agent_record"}
 
 
+# One encoder for every call: ``json.dumps`` with options builds a new encoder each time, a third of its cost
+# on the small records events are.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=repr)
+
+
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=repr)
+    return _ENCODER.encode(obj)
 
 
 class EventLog:

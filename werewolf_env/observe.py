@@ -7,7 +7,9 @@ votes, round). The hygiene tests in ``tests/test_hygiene.py`` guard this.
 
 ``ObservationRenderer`` renders each event once and hands the line to every seat that may see it,
 and caches every other part at the grain at which it changes, because ``observe()`` runs on every
-step; ``tests/test_observe.py`` checks that the cached result always equals a fresh one. The text
+step; ``tests/test_observe.py`` checks that the cached result always equals a fresh one. ``observe()``
+returns an ``observation.Observation``: the text and the vector are joined when first read, from
+pieces captured at the call (``tests/test_lazy_observation.py``). The text
 parts it assembles are worded in ``observe_text`` (role card, rules, facts, notes, task) and
 ``transcript`` (one history line per event).
 """
@@ -19,10 +21,28 @@ from typing import Any
 import numpy as np
 
 from .claims import ROLE_OF_RESULT
-from .config import MAX_PLAYERS
+from .observation import Observation
+from .observe_layout import (
+    _ACCUSED_START,
+    _ALIVE_START,
+    _CLAIMED_START,
+    _KIND_INDEX,
+    _KNOWN_START,
+    _MASK_ROWS,
+    _PUBLIC,
+    _SLICES,
+    _SUSPICION_START,
+    _VOTES_START,
+    NUM_KINDS,
+    NUM_ROLES,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    TurnRow,
+    layout_slices,
+)  # fmt: skip
 from .observe_text import Section, known_facts, notes_text, role_card, rules_text, task_intro, task_text
-from .roles import MAX_ROLES, Role
-from .state import ACTION_KINDS, ActionKind, GameState, Turn
+from .roles import Role
+from .state import ActionKind, GameState, Turn
 from .transcript import Transcript, event_line, named_seats, vote_lines
 from .visibility import knowledge_masks
 
@@ -39,8 +59,8 @@ class _Seat:
     """One seat's cached observation parts and the versions of the state they were built from."""
 
     __slots__ = (
-        "facts", "facts_key", "facts_text", "head", "head_base", "history", "masks", "notes", "notes_text",
-        "scores", "scores_version", "sources", "suspicion", "vec",
+        "facts", "facts_key", "facts_text", "head", "head_base", "history", "history_count", "masks", "notes",
+        "notes_text", "scores", "scores_version", "sources", "suspicion", "vec",
     )  # fmt: skip
 
     def __init__(self, vec: np.ndarray) -> None:
@@ -54,7 +74,8 @@ class _Seat:
         self.facts_text = ""
         self.scores: list[str] = []
         self.scores_version = -1
-        self.history = ""
+        self.history = ""  # the first ``history_count`` history lines, joined
+        self.history_count = 0
         self.notes = 0  # number of own notes that ``notes_text`` shows
         self.notes_text = ""
 
@@ -76,12 +97,14 @@ class ObservationRenderer:
         # Transcripts: every new event is rendered once and fanned out to the seats that may see it
         # (a seat named in a public line gets its own "(you)" version).
         self._cursor = 0
+        self._wanted: list[int] = []  # event counts, past the cursor, at which unread observations were made
+        self._marks: dict[int, list[int]] = {}  # event count -> each seat's number of history lines there
         self._public_lines: list[str] = []
-        self._pending: list[list[str]] = [[] for _ in range(n)]
+        self._lines: list[list[str]] = [[] for _ in range(n)]  # each seat's history lines: append-only
         # The task section and the public blocks of the vector: shared by every seat of one group
         # asked the same thing (all bidders read the same task), so cached per group.
         self._turn_group = -1
-        self._turn_cache: dict[tuple[Any, ...], tuple[str, np.ndarray]] = {}
+        self._turn_cache: dict[tuple[Any, ...], tuple[str, TurnRow]] = {}
         self._intros: dict[ActionKind | None, str] = {}
         rules = rules_text(state.config)
         self._static_text = [
@@ -106,15 +129,30 @@ class ObservationRenderer:
             vec[_SLICES["present"][0] : _SLICES["present"][0] + n] = 1.0
             self._seats.append(_Seat(vec))
 
-    def observe(self, seat: int, turn: Turn | None, legal: list[int]) -> dict[str, Any]:
-        """``{"observation": vector, "text": text}`` for ``seat``, whose pending turn is ``turn``."""
+    def observe(self, seat: int, turn: Turn | None, legal: list[int]) -> Observation:
+        """``{"observation": vector, "text": text}`` for ``seat``, whose pending turn is ``turn``: each part is
+        made when first read, as it is now (``observation.Observation``)."""
         task, row = self._turn_parts(turn, legal)
-        # ``_vector`` and ``_text`` in one: the seat's cache is checked once (this runs on every step).
         state = self.state
         cache = self._seats[seat]
         if cache.facts != state.facts_version or cache.suspicion != state.suspicion_version:
             self._refresh(seat)
-        return {"observation": np.concatenate((cache.vec, row)), "text": self._joined(seat, cache, task)}
+        # What the parts show, captured now: strings, the number of events (the history is rendered when read,
+        # up to there: see ``_sync``), and a vector that ``_refresh`` replaces rather than writes to.
+        vec = cache.vec
+        upto = len(state.events)
+        if upto == self._cursor:  # rendered up to now already: the seat's number of lines is known
+            count = len(self._lines[seat])
+            history = lambda: self._history_upto(seat, count)  # noqa: E731
+        else:
+            if not self._wanted or self._wanted[-1] != upto:
+                self._wanted.append(upto)
+            history = lambda: self._history_at(seat, upto)  # noqa: E731
+        head, notes = cache.head, self._notes_text(seat, cache)
+        return Observation({
+            "observation": lambda: np.concatenate((vec, row.made())),
+            "text": lambda: "".join((head, _HISTORY_HEAD, history(), notes, "\n\n", task)),
+        })  # fmt: skip
 
     def text(self, seat: int, turn: Turn | None, legal: list[int]) -> str:
         """Everything ``seat`` may know, ready to paste into a prompt."""
@@ -122,7 +160,7 @@ class ObservationRenderer:
 
     def vector(self, seat: int, turn: Turn | None, legal: list[int]) -> np.ndarray:
         """Fixed-size float32 vector in [0, 1], padded to MAX_PLAYERS seats (see ``OBS_LAYOUT``)."""
-        return self._vector(seat, self._turn_parts(turn, legal)[1])
+        return self._vector(seat, self._turn_parts(turn, legal)[1].made())
 
     def public_text(self) -> str:
         """What a spectator sees: every public event, no hidden information."""
@@ -131,7 +169,7 @@ class ObservationRenderer:
 
     # ------------------------------------------------------------------ text
 
-    def _turn_parts(self, turn: Turn | None, legal: list[int]) -> tuple[str, np.ndarray]:
+    def _turn_parts(self, turn: Turn | None, legal: list[int]) -> tuple[str, TurnRow]:
         """The task section and the vector's public blocks. Nothing they depend on (round, phase,
         debate turn, statements, votes, the statement under analysis) changes within a simultaneous group."""
         state = self.state
@@ -160,19 +198,15 @@ class ObservationRenderer:
 
     def _joined(self, seat: int, cache: _Seat, task: str) -> str:
         """The whole text of a seat whose cache is up to date: head, history, notes and ``task``."""
-        if self._cursor != len(self.state.events):
-            self._sync()
-        pending = self._pending[seat]
-        if pending:
-            if cache.history:
-                pending.insert(0, cache.history)  # one copy of the (long) history, not two
-            cache.history = "\n".join(pending)
-            pending.clear()
+        history = self._history_text(seat)
+        return "".join((cache.head, _HISTORY_HEAD, history, self._notes_text(seat, cache), "\n\n", task))
+
+    def _notes_text(self, seat: int, cache: _Seat) -> str:
         notes = self.state.notes[seat]
         if len(notes) != cache.notes:
             cache.notes = len(notes)
             cache.notes_text = notes_text(notes, self.state.config.max_notes_shown)
-        return "".join((cache.head, _HISTORY_HEAD, cache.history or "(nothing yet)", cache.notes_text, "\n\n", task))
+        return cache.notes_text
 
     def _head(self, seat: int) -> str:
         """Role card and rules, players and known facts: the head but for the suspicion scores (see ``_refresh``)."""
@@ -203,24 +237,50 @@ class ObservationRenderer:
         return f"\n\n{Section.SUSPICION} (0 = trust, 1 = surely a werewolf): " + shown
 
     def _history_text(self, seat: int) -> str:
+        """The seat's history lines so far, joined ("(nothing yet)" before the first)."""
         self._sync()
-        pending = self._pending[seat]
-        if pending:
-            cache = self._seats[seat]
-            if cache.history:
-                pending.insert(0, cache.history)  # one copy of the (long) history, not two
-            cache.history = "\n".join(pending)
-            pending.clear()
-        return self._seats[seat].history
+        return self._history_upto(seat, len(self._lines[seat]))
+
+    def _history_at(self, seat: int, upto: int) -> str:
+        """The seat's history as it stood when the game had ``upto`` events."""
+        self._sync()
+        return self._history_upto(seat, self._marks[upto][seat])
+
+    def _history_upto(self, seat: int, count: int) -> str:
+        """The seat's first ``count`` history lines, joined. The lines are append-only, so an observation
+        read late asks for the count it was made with; the latest join is kept and extended."""
+        if not count:
+            return "(nothing yet)"
+        cache = self._seats[seat]
+        done = cache.history_count
+        if done == count:
+            return cache.history
+        lines = self._lines[seat]
+        if done > count:  # an older observation, read after newer ones
+            return "\n".join(lines[:count])
+        more = "\n".join(lines[done:count])
+        cache.history = f"{cache.history}\n{more}" if done else more
+        cache.history_count = count
+        return cache.history
 
     def _sync(self) -> None:
-        """Render the events since the last call once each, and hand each line to its readers."""
-        events = self.state.events
-        if self._cursor == len(events):
+        """Render the events since the last call once each, and hand each line to its readers; at each
+        event count an unread observation was made at, note every seat's number of lines (``_marks``)."""
+        end = len(self.state.events)
+        if self._cursor == end:
             return
+        for stop in self._wanted:  # ascending, each past the cursor
+            self._render(stop)
+            self._marks[stop] = [len(lines) for lines in self._lines]
+        self._wanted.clear()
+        self._render(end)
+
+    def _render(self, end: int) -> None:
+        """Render the events from the cursor up to ``end`` (excluded)."""
+        events = self.state.events
         names = self.state.names
-        pending = self._pending
-        for i in range(self._cursor, len(events)):
+        pending = self._lines
+        for i in range(self._cursor, end):
             event = events[i]
             audience = event.audience
             if audience is None:
@@ -248,7 +308,7 @@ class ObservationRenderer:
                     line = event_line(event, seat, names)
                     if line is not None:
                         pending[seat].append(line)
-        self._cursor = len(events)
+        self._cursor = end
 
     # ------------------------------------------------------------------ numbers
 
@@ -270,7 +330,8 @@ class ObservationRenderer:
         state = self.state
         cache = self._seats[seat]
         cache.facts, cache.suspicion = state.facts_version, state.suspicion_version
-        vec = cache.vec
+        # A new array, never written to in place: observations made earlier hold the old one (``observe``).
+        vec = cache.vec = cache.vec.copy()
         n = state.num_players
         deaths = n - len(state.living())
         # What the head but for its scores shows, and the alive block (scores alone change most often: after
@@ -311,24 +372,24 @@ class ObservationRenderer:
                 if masks[p] != old_masks[p]:
                     vec[start + p * NUM_ROLES : start + (p + 1) * NUM_ROLES] = _MASK_ROWS[masks[p]]
 
-    def _public_row(self, turn: Turn | None, legal: list[int]) -> np.ndarray:
+    def _public_row(self, turn: Turn | None, legal: list[int]) -> TurnRow:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
-        targets: the same for every seat asked the same thing in one group."""
+        targets: the same for every seat asked the same thing in one group. Made when first read."""
         state = self.state
-        base = self._public_base  # kept up to date in place, block by block
-        if self._claims_done != len(state.statements):
-            self._update_claims()
-        if self._public_facts != state.facts_version:
-            self._update_votes()
-        if self._clock != (state.round, state.debate_turn):
-            self._clock = (state.round, state.debate_turn)
-            base[_SLICES["round"][0] - _PUBLIC] = min(state.round / state.config.max_rounds, 1.0)
-            base[_SLICES["debate_turn"][0] - _PUBLIC] = state.debate_turn / state.config.max_debate_turns
-        row = base.copy()
-        row[_KIND_START + (_KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS)] = 1.0
-        for p in legal:
-            row[_LEGAL_START + p] = 1.0
-        return row
+        clock = (state.round, state.debate_turn)
+        if (self._claims_done != len(state.statements) or self._public_facts != state.facts_version
+                or self._clock != clock):  # fmt: skip
+            # A new array, never written to in place: rows made earlier but not read yet hold the old one.
+            base = self._public_base = self._public_base.copy()
+            if self._claims_done != len(state.statements):
+                self._update_claims()
+            if self._public_facts != state.facts_version:
+                self._update_votes()
+            if self._clock != clock:
+                self._clock = clock
+                base[_SLICES["round"][0] - _PUBLIC] = min(state.round / state.config.max_rounds, 1.0)
+                base[_SLICES["debate_turn"][0] - _PUBLIC] = state.debate_turn / state.config.max_debate_turns
+        return TurnRow(self._public_base, _KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS, tuple(legal))
 
     def _update_claims(self) -> None:
         """Roles publicly claimed per seat, and public accusations received (normalised)."""
@@ -367,47 +428,3 @@ class ObservationRenderer:
         for target, count in last["tally"].items():
             block[int(target)] = count / voters
         self._public_base[_VOTES_START : _VOTES_START + state.num_players] = block
-
-
-# ------------------------------------------------------------------------------- numeric layout
-
-NUM_ROLES = MAX_ROLES  # room for every role, registered ones too (``roles.register_role``): the layout is fixed
-NUM_KINDS = len(ACTION_KINDS)
-_KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
-
-# Blocks of the numeric observation, in order: own role, own seat, seats present, alive, possible
-# roles per seat as this player knows them, own suspicion scores, roles publicly claimed per seat,
-# public accusations received (normalised), share of the last day's votes received; then the
-# per-turn tail: expected action kind (last slot: none), round / max_rounds, debate turn / max,
-# legal targets of the current turn.
-OBS_LAYOUT: tuple[tuple[str, int], ...] = (
-    ("role", NUM_ROLES), ("seat", MAX_PLAYERS), ("present", MAX_PLAYERS), ("alive", MAX_PLAYERS),
-    ("known_roles", MAX_PLAYERS * NUM_ROLES), ("suspicion", MAX_PLAYERS),
-    ("claimed_roles", MAX_PLAYERS * NUM_ROLES), ("accused", MAX_PLAYERS), ("last_votes", MAX_PLAYERS),
-    ("kind", NUM_KINDS + 1), ("round", 1), ("debate_turn", 1), ("legal", MAX_PLAYERS),
-)  # fmt: skip
-_MASK_ROWS = np.array(
-    [[float(mask >> i & 1) for i in range(NUM_ROLES)] for mask in range(1 << NUM_ROLES)], dtype=np.float32
-)  # row ``mask``: which of ROLES the bitmask allows
-
-
-def layout_slices(layout: tuple[tuple[str, int], ...]) -> tuple[dict[str, tuple[int, int]], int]:
-    """Each block's ``(start, stop)`` in a vector laid out as ``layout`` (name, size), and the vector's size."""
-    slices: dict[str, tuple[int, int]] = {}
-    offset = 0
-    for key, size in layout:
-        slices[key] = (offset, offset + size)
-        offset += size
-    return slices, offset
-
-
-_SLICES, OBS_SIZE = layout_slices(OBS_LAYOUT)
-_PUBLIC = _SLICES["claimed_roles"][0]  # blocks from here on are the same for every seat
-_KIND_START = _SLICES["kind"][0] - _PUBLIC  # offsets in the public part
-_CLAIMED_START = _SLICES["claimed_roles"][0] - _PUBLIC
-_ACCUSED_START = _SLICES["accused"][0] - _PUBLIC
-_VOTES_START = _SLICES["last_votes"][0] - _PUBLIC
-_LEGAL_START = _SLICES["legal"][0] - _PUBLIC
-_ALIVE_START = _SLICES["alive"][0]  # offsets in a seat's private part
-_SUSPICION_START = _SLICES["suspicion"][0]
-_KNOWN_START = _SLICES["known_roles"][0]

@@ -127,6 +127,7 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
             "statements_to_first_correct_suspicion": record.first_correct_suspicion(s),
             "prompt_tokens": record.seat_tokens.get(s, {}).get("prompt_tokens", 0),
             "completion_tokens": record.seat_tokens.get(s, {}).get("completion_tokens", 0),
+            "cached_tokens": record.seat_tokens.get(s, {}).get("cached_tokens", 0),
         })  # fmt: skip
     labelled = [st for st in record.statements if st.labelled]
     lies_by_type = Counter(st.lie_type for st in labelled if st.lie)
@@ -142,6 +143,7 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
         "analyses": len(analyses), "analyses_answered": sum(a["answered"] for a in analyses),
         "prompt_tokens": record.tokens.get("prompt_tokens", 0),
         "completion_tokens": record.tokens.get("completion_tokens", 0),
+        "cached_tokens": record.tokens.get("cached_tokens", 0), "llm_calls": record.token_usage.get("calls", 0),
     }  # fmt: skip
     return {"games": [game_row], "players": players, "statements": statements, "analyses": analyses, "votes": votes,
             "polls": polls}  # fmt: skip

@@ -130,6 +130,23 @@ class RolloutRandom(random.Random):
         return self.randrange(n)
 
 
+def force_votes(
+    alive: list[bool], votes: dict[int, dict[str, Any]], forced: dict[int, int | None] | None
+) -> dict[int, dict[str, Any]]:
+    """``votes`` with the forced ones in place (a forced vote by a dead seat, for itself or for a dead
+    seat is ignored). The policy's own votes are drawn first for everyone, forced or not, so the
+    random numbers a rollout uses never depend on the forced votes (``rollout_memo`` relies on it)."""
+    for voter, target in (forced or {}).items():
+        if counts_as_forced(alive, voter, target):
+            votes[voter] = {"vote": target}
+    return votes
+
+
+def counts_as_forced(alive: list[bool], voter: int, target: int | None) -> bool:
+    """Does a forced vote replace the policy's (a living voter, for nobody or for another living seat)?"""
+    return alive[voter] and (target is None or (target != voter and alive[target]))
+
+
 class RolloutPolicy:
     """Simple, fast play on a forked state: werewolves kill a random non-werewolf, the doctor guards a
     random living player, the seer checks someone unchecked; votes go to the seer's found werewolf,
@@ -147,37 +164,47 @@ class RolloutPolicy:
         """Every living player's vote."""
         s = self.state
         living = s.living()
+        if not living:
+            return {}
         roles = s.roles
         scores = self.scores
         wolf = Role.WEREWOLF
+        randrange = self.rng.randrange
+        # The most accused of all the living and of the prey, found once: a voter's options (everyone but
+        # itself) lead with the same players unless it is among them, and only alone at the top does
+        # leaving it out change who leads. Same candidates in the same order, so the same draws.
+        top = max(scores[p] for p in living)
+        leaders = [p for p in living if scores[p] == top]
         prey = [p for p in living if roles[p] is not wolf]
+        prey_top = max((scores[p] for p in prey), default=0.0)
+        prey_leaders = [p for p in prey if scores[p] == prey_top]
         out: dict[int, dict[str, Any]] = {}
         for voter in living:
-            if roles[voter] is wolf:
-                options = prey or [p for p in living if p != voter]
+            if roles[voter] is wolf and prey:
+                pick = prey_leaders
             else:
-                found = [t for _r, t, res in s.seer_results.get(voter, ()) if res == "werewolf" and s.alive[t]]
-                if found:
-                    out[voter] = {"vote": found[-1]}
-                    continue
-                options = [p for p in living if p != voter]
-            if not options:
-                out[voter] = {"vote": None}
-                continue
-            best = max(scores[p] for p in options)
-            out[voter] = {"vote": self.choice([p for p in options if scores[p] == best])}
+                if roles[voter] is not wolf:
+                    checks = s.seer_results.get(voter)
+                    found = [t for _r, t, res in checks if res == "werewolf" and s.alive[t]] if checks else None
+                    if found:
+                        out[voter] = {"vote": found[-1]}
+                        continue
+                pick = [p for p in leaders if p != voter] if voter in leaders else leaders
+                if not pick:  # the voter alone leads: the most accused of the others
+                    others = [p for p in living if p != voter]
+                    if not others:
+                        out[voter] = {"vote": None}
+                        continue
+                    best = max(scores[p] for p in others)
+                    pick = [p for p in others if scores[p] == best]
+            out[voter] = {"vote": pick[randrange(len(pick))]}
         return out
 
     def answer(self, turns: list[Turn], forced: dict[int, int | None] | None) -> dict[int, dict[str, Any]]:
         """Answers for a whole group of turns (draws in seat order, as the rules' own ties do)."""
         kind = turns[0].kind
         if kind is ActionKind.VOTE:
-            votes = self.votes()
-            for voter, target in (forced or {}).items():
-                s = self.state
-                if s.alive[voter] and (target is None or (target != voter and s.alive[target])):
-                    votes[voter] = {"vote": target}
-            return votes
+            return force_votes(self.state.alive, self.votes(), forced)
         if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
             return self.night()
         return {turn.player: self.last_act(turn) for turn in turns}
@@ -224,12 +251,18 @@ def rollout(game: GameState, forced_votes: dict[int, int | None], scores: list[f
     ``rollout``, so each night is followed by the vote, without a debate; ``RolloutPolicy`` answers every
     group of turns, ``forced_votes`` override the first vote."""
     policy = RolloutPolicy(game, scores)
-    forced: dict[int, int | None] | None = forced_votes
     open_vote(game)
-    while game.winner is None and not game.truncated and game.pending:
-        answers = policy.answer(game.pending, forced)
-        forced = None
+    return play_out(game, policy, policy.answer(game.pending, forced_votes) if game.pending else {})
+
+
+def play_out(game: GameState, policy: RolloutPolicy, answers: dict[int, dict[str, Any]]) -> str | None:
+    """``rollout`` from its first vote on: ``answers`` answer the pending group, the policy every later one."""
+    while game.pending:
         game.group_actions = {turn.player: answers[turn.player] for turn in game.pending}
         game.pending.clear()
         advance(game)
+        if game.winner is not None or game.truncated:
+            break
+        if game.pending:
+            answers = policy.answer(game.pending, None)
     return game.winner.value if game.winner is not None else None

@@ -11,6 +11,9 @@ Regenerate the outputs only for a change of figures that is meant (and say so in
 The outputs were regenerated once since, for metrics schema 6 (persuasion, issue 20), after checking that
 every earlier key, value, row and column stayed the same: the only changes are ``schema_version``, the new
 ``persuasion`` figures, the new statement and analysis columns, and the new (empty) ``polls`` table.
+And once for token accounting (issue 19), checked the same way: the only changes are the games table's
+``cached_tokens`` and ``llm_calls`` and the players table's ``cached_tokens`` columns (0 here), the totals'
+``cached_tokens``, ``llm_calls`` and ``tokens``, and the document's ``tokens`` (empty: no model calls).
 
 The run: 6 seats with names a CSV or a spreadsheet could trip on; three heuristic games, one with
 random villagers under a policy label holding a comma, quotes and ``=``, one whose every analysis falls

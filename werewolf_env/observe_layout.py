@@ -1,0 +1,74 @@
+"""The numeric observation's layout: its blocks in order, their sizes and offsets (``observe`` fills them).
+
+Role blocks have room for ``roles.MAX_ROLES`` roles and seat blocks for ``config.MAX_PLAYERS`` seats, so
+registering a role or seating fewer players never changes ``OBS_SIZE``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .config import MAX_PLAYERS
+from .roles import MAX_ROLES
+from .state import ACTION_KINDS
+
+NUM_ROLES = MAX_ROLES  # room for every role, registered ones too (``roles.register_role``): the layout is fixed
+NUM_KINDS = len(ACTION_KINDS)
+_KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
+
+# Blocks of the numeric observation, in order: own role, own seat, seats present, alive, possible
+# roles per seat as this player knows them, own suspicion scores, roles publicly claimed per seat,
+# public accusations received (normalised), share of the last day's votes received; then the
+# per-turn tail: expected action kind (last slot: none), round / max_rounds, debate turn / max,
+# legal targets of the current turn.
+OBS_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("role", NUM_ROLES), ("seat", MAX_PLAYERS), ("present", MAX_PLAYERS), ("alive", MAX_PLAYERS),
+    ("known_roles", MAX_PLAYERS * NUM_ROLES), ("suspicion", MAX_PLAYERS),
+    ("claimed_roles", MAX_PLAYERS * NUM_ROLES), ("accused", MAX_PLAYERS), ("last_votes", MAX_PLAYERS),
+    ("kind", NUM_KINDS + 1), ("round", 1), ("debate_turn", 1), ("legal", MAX_PLAYERS),
+)  # fmt: skip
+_MASK_ROWS = np.array(
+    [[float(mask >> i & 1) for i in range(NUM_ROLES)] for mask in range(1 << NUM_ROLES)], dtype=np.float32
+)  # row ``mask``: which of ROLES the bitmask allows
+
+
+def layout_slices(layout: tuple[tuple[str, int], ...]) -> tuple[dict[str, tuple[int, int]], int]:
+    """Each block's ``(start, stop)`` in a vector laid out as ``layout`` (name, size), and the vector's size."""
+    slices: dict[str, tuple[int, int]] = {}
+    offset = 0
+    for key, size in layout:
+        slices[key] = (offset, offset + size)
+        offset += size
+    return slices, offset
+
+
+_SLICES, OBS_SIZE = layout_slices(OBS_LAYOUT)
+_PUBLIC = _SLICES["claimed_roles"][0]  # blocks from here on are the same for every seat
+_KIND_START = _SLICES["kind"][0] - _PUBLIC  # offsets in the public part
+_CLAIMED_START = _SLICES["claimed_roles"][0] - _PUBLIC
+_ACCUSED_START = _SLICES["accused"][0] - _PUBLIC
+_VOTES_START = _SLICES["last_votes"][0] - _PUBLIC
+_LEGAL_START = _SLICES["legal"][0] - _PUBLIC
+_ALIVE_START = _SLICES["alive"][0]  # offsets in a seat's private part
+_SUSPICION_START = _SLICES["suspicion"][0]
+_KNOWN_START = _SLICES["known_roles"][0]
+
+
+class TurnRow:
+    """A turn's public blocks of the vector (``observe.ObservationRenderer._public_row``), made on first read
+    from a base array the renderer no longer writes to."""
+
+    __slots__ = ("base", "kind", "legal", "row")
+
+    def __init__(self, base: np.ndarray, kind: int, legal: tuple[int, ...]) -> None:
+        self.base, self.kind, self.legal = base, kind, legal
+        self.row: np.ndarray | None = None
+
+    def made(self) -> np.ndarray:
+        if self.row is None:
+            row = self.base.copy()
+            row[_KIND_START + self.kind] = 1.0
+            for p in self.legal:
+                row[_LEGAL_START + p] = 1.0
+            self.row = row
+        return self.row
