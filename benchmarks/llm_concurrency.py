@@ -12,10 +12,11 @@ at each concurrency, and prints JSON per run:
 * ``wall_s_per_game``, ``critical_path_s`` (call rounds times the latency) and ``ratio_wall_to_critical``
   (target: <= 1.15 at high concurrency);
 * ``prompt_tokens_per_game``: the tokens of every prompt sent, counted by ``token_counter``: tiktoken's
-  cl100k_base when it is installed and its encoding loads, else the server's ``usage.prompt_tokens``;
+  cl100k_base when it is installed and its encoding loads (``TIKTOKEN_CACHE_DIR`` offline), else
+  whitespace-separated words (about 0.75 of cl100k's count on English text; the name says which);
 * ``cacheable_prefix_share``: the share of those tokens that are a reusable prefix of the same seat's
   previous prompt, in whole 128-token blocks (what OpenAI's prompt caching reuses; target >= 0.6), and
-  ``uncached_prompt_tokens_per_game``, the rest (both only with tiktoken).
+  ``uncached_prompt_tokens_per_game``, the rest.
 """
 
 from __future__ import annotations
@@ -37,14 +38,14 @@ BLOCK = 128  # tokens per reusable block (OpenAI's prompt caching grain)
 Encode = Callable[[str], list[Any]]  # text -> tokens
 
 
-def token_counter() -> tuple[str, Encode | None]:
+def token_counter() -> tuple[str, Encode]:
     """(name, encode) of the counter: tiktoken's cl100k_base if it loads (offline it may not), else the server's."""
     try:
         import tiktoken
 
         encoding = tiktoken.get_encoding("cl100k_base")
-    except Exception:  # not installed, or its encoding file cannot be fetched
-        return "server usage.prompt_tokens", None
+    except Exception:  # not installed, or its encoding file cannot be fetched (offline)
+        return "whitespace-separated words (tiktoken's cl100k_base could not load)", str.split
     return "tiktoken cl100k_base", encoding.encode
 
 
@@ -80,7 +81,7 @@ class GameCost:
             self._group = state.group_id
             self.group_starts.append(len(state.events))
 
-    def measure(self, records: list[dict[str, Any]], encode: Encode | None) -> dict[str, Any]:
+    def measure(self, records: list[dict[str, Any]], encode: Encode) -> dict[str, Any]:
         calls, rounds, total, reusable = 0, set(), 0, 0
         previous: dict[Any, list[Any]] = {}
         events = 0
@@ -96,10 +97,6 @@ class GameCost:
                 group += 1  # a group's records come after its start and before the next group's first step
             calls += 1
             rounds.add(group)
-            if encode is None:
-                usage = data.get("usage") or {}
-                total += int(usage.get("prompt_tokens") or 0)
-                continue
             tokens = prompt_tokens(data.get("messages") or [], encode)
             total += len(tokens)
             seat = record.get("actor")
@@ -131,9 +128,9 @@ def bench(base_url: str, games: int, concurrency: int, latency: float, players: 
         "call_rounds_per_game": rounds,
         "prompt_tokens_per_game": round(tokens / games),
         "token_counter": counter,
-        "cacheable_prefix_share": round(reusable / tokens, 3) if encode and tokens else None,
+        "cacheable_prefix_share": round(reusable / tokens, 3) if tokens else None,
         # what a prefix-caching server still has to evaluate
-        "uncached_prompt_tokens_per_game": round((tokens - reusable) / games) if encode else None,
+        "uncached_prompt_tokens_per_game": round((tokens - reusable) / games),
         "wall_s_per_game": round(wall, 3),
         "critical_path_s": round(critical, 3),
         "ratio_wall_to_critical": round(wall / critical, 3),

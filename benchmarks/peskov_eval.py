@@ -240,7 +240,8 @@ def dataset_command(args: Any) -> int:
     try:
         check_run_flags(args)
         settings = judge_settings(args, specs)
-        check_out_folder(args.out, "--out", ("detect_eval.json", "detectors"))
+        # ``llm-cache`` alone: a judge run stopped early, which a rerun resumes from its cached answers.
+        check_out_folder(args.out, "--out", ("detect_eval.json", "detectors", "llm-cache/*"))
     except (ValueError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS

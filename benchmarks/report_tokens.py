@@ -94,6 +94,9 @@ def model_note(model: str, entry: dict[str, Any]) -> str:
     parts = [f"model {terminal_safe(model)}: {_n(entry['calls'])} calls counted by {entry.get('counter', '?')}"]
     if entry.get("unanswered_calls"):
         parts.append(f"{_n(entry['unanswered_calls'])} unanswered (no tokens counted)")
+    if entry.get("replayed_calls"):
+        parts.append(f"{_n(entry['replayed_calls'])} answers replayed from the response cache (no request: "
+                     "not counted)")
     if entry.get("usage_calls") and not entry.get("cached_reported_calls"):
         parts.append("cached tokens not reported by the server")
     if entry.get("cost_usd") is not None:

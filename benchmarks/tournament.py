@@ -289,8 +289,9 @@ def entrant_table(
         cached = sum(r.seat_tokens.get(s, {}).get("cached_tokens", 0)
                      for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
         price = config.price_of(entrant)
-        cost = cost_usd({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion},
-                        price or Price())  # fmt: skip
+        # Unpriced: no cost at all (None), never $0.
+        cost = (cost_usd({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion}, price)
+                if price is not None else None)  # fmt: skip
         # Keys are "<entrant> | <role>": looked up, never split (an entrant may be called "a | b").
         roles = sorted(role.value for role in Role if f"{name} | {role.value}" in by_policy_role)
         out[name] = {
@@ -312,7 +313,7 @@ def entrant_table(
                 "cached": round(cached / games, 1) if games else 0,
                 "completion": round(completion / games, 1) if games else 0,
             },
-            "cost_per_game_usd": round(cost / games, 6) if games else 0.0,
+            "cost_per_game_usd": None if cost is None else round(cost / games, 6) if games else 0.0,
             "priced": price is not None,
         }
     return out

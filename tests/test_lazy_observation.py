@@ -90,5 +90,9 @@ def test_parts_are_made_on_first_read_only() -> None:
     assert obs.pop("a") == 1 and list(obs) == ["b"]
     with pytest.raises(KeyError):
         obs["a"]
+    assert obs.get("a", "gone") == "gone" and "a" not in obs  # a removed part is not made again
+    obs2 = Observation({"x": lambda: made.append("x") or 5})
+    del obs2["x"]
+    assert obs2.get("x") is None and "x" not in obs2 and "x" not in made
     obs["c"] = 3
     assert obs == {"b": 2, "c": 3} and obs.setdefault("c", 9) == 3

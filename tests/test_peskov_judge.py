@@ -65,5 +65,10 @@ def test_detect_eval_runs_the_judge_on_a_sample_of_each_split(
     with FakeOpenAIServer(faults=FaultPlan(rates={"malformed": 1.0})) as server:
         code = main([*args, "--judge-base-url", server.base_url, "--out", str(tmp_path / "bad"), "--no-preflight"])
     assert code == 4  # nothing answered validly: not a measurement
+    stopped = tmp_path / "stopped"  # a judge run stopped early left its cache only: a rerun resumes there
+    (stopped / "llm-cache").mkdir(parents=True)
+    (stopped / "llm-cache" / "x.json").write_text("{}")
+    with FakeOpenAIServer() as server:
+        assert main([*args, "--judge-base-url", server.base_url, "--out", str(stopped)]) == 0
     assert main(["detect-eval", "--dataset", "peskov2020", "--data-dir", str(FIXTURE), "--out", str(tmp_path / "n"),
                  "--detector", "llm-judge"]) == 2  # fmt: skip  # no model

@@ -115,13 +115,21 @@ def test_cost_counts_cached_tokens_at_their_price_and_no_price_means_no_cost() -
     tally = TokenTally()
     tally.add_call({"model": "a", "action_kind": "vote", "raw": "{}", "usage": {"prompt_tokens": 10**6}})
     tally.add_call({"model": "b", "action_kind": "vote", "raw": "{}", "usage": {"prompt_tokens": 10**6}})
-    block = priced(tally.to_json(), {"a": Price(prompt=2.0)}, games=2)
+    block = priced(tally.to_json(), {"a": Price(prompt=2.0, completion=0.0)}, games=2)
     assert block["cost_usd"] == 2.0 and block["per_game"]["cost_usd"] == 1.0
     assert block["unpriced_models"] == ["b"] and block["by_model"]["b"]["cost_usd"] is None
     unpriced = priced(tally.to_json(), {})
     assert unpriced["cost_usd"] is None
     text = "\n".join(token_lines(unpriced))
     assert "no price set for model a" in text and "no price set for model b" in text and "$" not in text
+    with pytest.raises(ValueError):  # a price without its completion part would charge those tokens $0
+        Price(prompt=0.15)
+    replayed = TokenTally()  # an answer replayed from the response cache sent no request: no tokens, no cost
+    replayed.add_call({"model": "a", "action_kind": "vote", "raw": "{}", "cached": True, "usage": {"prompt_tokens": 9}})
+    replayed.add_call({"model": "a", "action_kind": "vote", "raw": "{}", "usage": {"prompt_tokens": 10}})
+    data = replayed.to_json()
+    assert data["calls"] == 1 and data["prompt_tokens"] == 10 and data["by_model"]["a"]["replayed_calls"] == 1
+    assert "1 answers replayed from the response cache" in "\n".join(token_lines(priced(data, {})))
 
 
 def test_a_lineup_holds_prices_per_model_and_refuses_bad_ones() -> None:

@@ -74,7 +74,7 @@ def test_tournament_command(tmp_path: Path) -> None:
         'name = "t"\nblocks = 2\nplayers = 6\n'
         '[[entrants]]\nkind = "heuristic"\n'
         '[[entrants]]\nname = "rnd"\nkind = "random"\n'
-        "[prices.rnd]\nprompt = 1.0\n"
+        "[prices.rnd]\nprompt = 1.0\ncompletion = 0.0\n"
     )
     out = tmp_path / "out"
     assert main(["tournament", str(config), "--out", str(out), "--no-plots", "--quiet"]) == 0

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-_PENDING = object()  # in the dict's own storage until the part is made
-
 
 class Observation(dict[str, Any]):
     """``{key: value}`` whose values are made by ``makers[key]()`` on first read (see the module's docstring)."""
@@ -30,12 +28,15 @@ class Observation(dict[str, Any]):
     __slots__ = ("_makers",)
 
     def __init__(self, makers: dict[str, Callable[[], Any]]) -> None:
-        super().__init__(dict.fromkeys(makers, _PENDING))  # the keys, in order, from the start
+        # The keys, in order, from the start; until a part is made its maker stands in its place (the overrides
+        # below never hand one out). Cheaper than a sentinel per key: this runs on every step.
+        dict.__init__(self, makers)
         self._makers = makers
 
     def _make(self, key: str, value: Any) -> Any:
-        if value is _PENDING:
-            value = self._makers[key]()
+        maker = self._makers.get(key)
+        if maker is not None and value is maker:
+            value = maker()
             dict.__setitem__(self, key, value)
         return value
 
@@ -47,8 +48,7 @@ class Observation(dict[str, Any]):
         return self._make(key, dict.__getitem__(self, key))
 
     def get(self, key: str, default: Any = None) -> Any:
-        value = dict.get(self, key, _PENDING if key in self._makers else default)
-        return self._make(key, value) if key in self._makers else value
+        return self._make(key, dict.__getitem__(self, key)) if dict.__contains__(self, key) else default
 
     # Overriding ``__iter__`` also keeps C code (``dict(obs)``, ``{**obs}``) off the raw storage: it
     # then goes through ``keys()`` and ``__getitem__``.

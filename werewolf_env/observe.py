@@ -97,8 +97,6 @@ class ObservationRenderer:
         # Transcripts: every new event is rendered once and fanned out to the seats that may see it
         # (a seat named in a public line gets its own "(you)" version).
         self._cursor = 0
-        self._wanted: list[int] = []  # event counts, past the cursor, at which unread observations were made
-        self._marks: dict[int, list[int]] = {}  # event count -> each seat's number of history lines there
         self._public_lines: list[str] = []
         self._lines: list[list[str]] = [[] for _ in range(n)]  # each seat's history lines: append-only
         # The task section and the public blocks of the vector: shared by every seat of one group
@@ -137,21 +135,17 @@ class ObservationRenderer:
         cache = self._seats[seat]
         if cache.facts != state.facts_version or cache.suspicion != state.suspicion_version:
             self._refresh(seat)
-        # What the parts show, captured now: strings, the number of events (the history is rendered when read,
-        # up to there: see ``_sync``), and a vector that ``_refresh`` replaces rather than writes to.
+        # What the parts show, captured now: strings, the seat's append-only history lines with their number now,
+        # and a vector that ``_refresh`` replaces rather than writes to. (Rendering the new events stays eager: it
+        # is shared by every seat, and rendering them later would need each seat's line count at every step.)
         vec = cache.vec
-        upto = len(state.events)
-        if upto == self._cursor:  # rendered up to now already: the seat's number of lines is known
-            count = len(self._lines[seat])
-            history = lambda: self._history_upto(seat, count)  # noqa: E731
-        else:
-            if not self._wanted or self._wanted[-1] != upto:
-                self._wanted.append(upto)
-            history = lambda: self._history_at(seat, upto)  # noqa: E731
+        if self._cursor != len(state.events):
+            self._sync()
+        count = len(self._lines[seat])
         head, notes = cache.head, self._notes_text(seat, cache)
         return Observation({
             "observation": lambda: np.concatenate((vec, row.made())),
-            "text": lambda: "".join((head, _HISTORY_HEAD, history(), notes, "\n\n", task)),
+            "text": lambda: "".join((head, _HISTORY_HEAD, self._history_upto(seat, count), notes, "\n\n", task)),
         })  # fmt: skip
 
     def text(self, seat: int, turn: Turn | None, legal: list[int]) -> str:
@@ -241,11 +235,6 @@ class ObservationRenderer:
         self._sync()
         return self._history_upto(seat, len(self._lines[seat]))
 
-    def _history_at(self, seat: int, upto: int) -> str:
-        """The seat's history as it stood when the game had ``upto`` events."""
-        self._sync()
-        return self._history_upto(seat, self._marks[upto][seat])
-
     def _history_upto(self, seat: int, count: int) -> str:
         """The seat's first ``count`` history lines, joined. The lines are append-only, so an observation
         read late asks for the count it was made with; the latest join is kept and extended."""
@@ -264,16 +253,10 @@ class ObservationRenderer:
         return cache.history
 
     def _sync(self) -> None:
-        """Render the events since the last call once each, and hand each line to its readers; at each
-        event count an unread observation was made at, note every seat's number of lines (``_marks``)."""
+        """Render the events since the last call once each, and hand each line to its readers."""
         end = len(self.state.events)
-        if self._cursor == end:
-            return
-        for stop in self._wanted:  # ascending, each past the cursor
-            self._render(stop)
-            self._marks[stop] = [len(lines) for lines in self._lines]
-        self._wanted.clear()
-        self._render(end)
+        if self._cursor != end:
+            self._render(end)
 
     def _render(self, end: int) -> None:
         """Render the events from the cursor up to ``end`` (excluded)."""

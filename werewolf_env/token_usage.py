@@ -35,7 +35,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 COUNTS = ("calls", "prompt_tokens", "cached_tokens", "completion_tokens")
 # Per model, beside COUNTS: how each call was counted.
-SOURCES = ("usage_calls", "estimated_calls", "unanswered_calls", "cached_reported_calls")
+# ``replayed_calls``: answers replayed from the local response cache (a resumed run): no request was sent, so they
+# count no call, no token and no cost.
+SOURCES = ("usage_calls", "estimated_calls", "unanswered_calls", "cached_reported_calls", "replayed_calls")
 SERVER = "server usage"
 CHARS_PER_TOKEN = 4  # the common rule of thumb for English text; labelled as an estimate wherever it is used
 MESSAGE_OVERHEAD = 3  # tokens the chat format adds per message, and once for the reply (OpenAI's count)
@@ -45,8 +47,8 @@ class Price(BaseModel):
     """A model's prices in USD per million tokens (a lineup's or a tournament's ``[prices.NAME]``)."""
 
     model_config = ConfigDict(extra="forbid")
-    prompt: float = Field(0.0, ge=0)
-    completion: float = Field(0.0, ge=0)
+    prompt: float = Field(ge=0)  # required, as completion: a missing field would price those tokens at $0
+    completion: float = Field(ge=0)
     cached_prompt: float | None = Field(None, ge=0)  # None: cached prompt tokens at the prompt price
 
 
@@ -149,6 +151,9 @@ class TokenTally:
         """One ``llm_call`` record; returns its (prompt, cached, completion) tokens as counted."""
         model = str(record.get("model") or "?")
         entry = self._model(model)
+        if record.get("cached"):  # replayed from the response cache: the usage is the original call's
+            entry["replayed_calls"] += 1
+            return (0, 0, 0)
         usage = read_usage(record.get("usage"))
         answer = record.get("raw")
         if usage is not None:
@@ -201,7 +206,7 @@ class TokenTally:
 
     def to_json(self) -> dict[str, Any]:
         """Totals, ``by_kind`` and ``by_model`` (with ``counter``: how its tokens were counted); {} without calls."""
-        if not self.totals["calls"]:
+        if not self.totals["calls"] and not any(e["replayed_calls"] for e in self.by_model.values()):
             return {}
         by_model = {m: {**e, "estimators": dict(e["estimators"]), "counter": counter_label(e)}
                     for m, e in sorted(self.by_model.items())}  # fmt: skip
