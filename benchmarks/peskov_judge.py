@@ -86,12 +86,6 @@ def earlier_messages(rows: list[Message]) -> list[list[Message]]:
 class DiplomacyJudge(ModelJudge):
     """``llm-judge`` for ``detect-eval --dataset peskov2020``: one call (and at most one repair) per message."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.l2: float | None = None  # what the evaluation reports of a fitted detector: nothing was fitted
-        self.inner: dict[str, float] = {}
-        self.notes: list[str] = ["zero-shot: flags at 0.5, fits nothing"]
-
     def fit(self, rows: list[Message]) -> DiplomacyJudge:
         return self  # zero-shot: no training message is read
 

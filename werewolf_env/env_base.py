@@ -226,13 +226,12 @@ class WerewolfBase:
         given = self._events_given[seat]
         new = []
         forms = self._event_forms
+        forms.extend([None] * (len(events) - len(forms)))  # one slot per engine event
         for index in range(self._event_cursor[seat], len(events)):
             event = events[index]
             if visible(event, seat):
                 # Every seat that sees an event gets the same record but for ``seq``: serialise it once, and give
                 # each seat its own copy (a JSON round trip: copies, never the engine's objects).
-                while len(forms) <= index:
-                    forms.append(None)
                 form = forms[index]
                 if form is None:
                     record = event.to_json()
