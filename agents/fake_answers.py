@@ -65,18 +65,33 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
         if "[dead]" not in p and "(you)" not in p
     ]  # fmt: skip
     pick = allowed[digest % len(allowed)] if allowed else None
+    if '"statement"' in wanted:
+        someone = players[digest % len(players)] if players else "nobody"
+        answer: dict[str, Any] = {"statement": f"I think {someone} is a werewolf.", "notes": f"watch {someone}"}
+        if '"is_deceptive"' in wanted:  # the self-analysis asked with it (``agents.folding``)
+            answer.update(_analysis(wanted, digest))
+        return _vote_ahead(answer, wanted, digest)
     if '"is_deceptive"' in wanted:
-        return _analysis(wanted, digest)
+        return _vote_ahead(_analysis(wanted, digest), wanted, digest)
     if '"target"' in wanted:
         return {"target": pick}
     if '"vote"' in wanted:
         return {"vote": pick}
     if '"bid"' in wanted:
         return {"bid": digest % 11}
-    if '"statement"' in wanted:
-        someone = players[digest % len(players)] if players else "nobody"
-        return {"statement": f"I think {someone} is a werewolf.", "notes": f"watch {someone}"}
     return {"summary": "A scripted game."}
+
+
+_VOTE_AHEAD = re.compile(r'"vote": [^;{]*?the name of one of (.+?), or null to abstain')
+
+
+def _vote_ahead(answer: dict[str, Any], wanted: str, digest: int) -> dict[str, Any]:
+    """The answer with the vote asked ahead in it, if the format asks one (``LLMOptions.vote_in_analysis``)."""
+    found = _VOTE_AHEAD.search(wanted)
+    if found:
+        names = found.group(1).split(", ")
+        answer["vote"] = names[(digest >> 11) % len(names)]
+    return answer
 
 
 def _analysis(wanted: str, digest: int) -> dict[str, Any]:

@@ -21,11 +21,13 @@ action, usage, latency, retries, finish reason, request id, budget), and every t
 model answered, nothing valid) or ``unanswered`` (the server never answered). The API key never
 reaches a record or an error text.
 
-With ``bid_in_analysis`` (on by default) a peer analysis also asks for the seat's next bid: bids are
-asked right after the analyses, all at once, so the next bid turn usually shows nothing the analysis
-did not. That bid is used once, by the next bid turn, if it was valid and the seat's history gained
-only its own lines since (else a bid call is made); its outcome record says ``from_analysis`` and
-takes the analysis's outcome. The analysis's outcome record says ``next_bid`` (and why it is None).
+Later turns asked ahead (``agents.folding``, all on by default): a peer analysis also asks the seat's
+next bid, the analyses of the day's last statement its vote, and a statement the speaker's
+self-analysis. Such an answer is used once, by the next turn of its kind, if it is valid and the seat
+has learnt nothing since but its own doings (else that turn makes its own call); its outcome record
+says ``asked_in`` (``from_analysis`` too for a bid or vote from an analysis) and takes the asking
+call's outcome. The asking call's outcome record says ``ahead`` (what each asked field became) and
+``ahead_errors``, and for bids ``next_bid`` / ``next_bid_error`` as before.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ from werewolf_env.state import ActionKind
 
 from .base import Policy
 from .endpoints import Endpoint, EndpointDownError, EndpointPool
+from .folding import AHEAD_FIELDS, ASK_KEYS, AskedAhead, what_to_ask
 from .llm_options import LLMOptions, validate_options
-from .prompts import answer_line, build_messages, fit, history_of, max_bid_of, with_answer_line
+from .prompts import answer_line, build_messages, fit, history_of, with_answer_line
 from .schemas import turn_schema
 from .transport import OpenAITransport, Transport, as_transport
 
@@ -94,9 +97,8 @@ class LLMAgent(Policy):
         self.name = label or options.label()
         self._records: list[dict[str, Any]] = []
         self._outcome_of_last = ""  # the outcome ``answer`` recorded last
-        # The bid asked inside this seat's last peer analysis (``LLMOptions.bid_in_analysis``), with what the
-        # seat knew then: (round, history, bid, the analysis's outcome, cached). Used once, by the next bid.
-        self._next_bid: tuple[Any, str, Any, str, bool] | None = None
+        # Answers for later turns asked inside an earlier call (``agents.folding``), by the turn they are for.
+        self._ahead: dict[str, AskedAhead] = {}
         # Exceptions that end the game rather than fall back: the transport's, and the runner's caller's.
         self.passthrough: tuple[type[BaseException], ...] = tuple(self.transport.passthrough)
 
@@ -128,64 +130,88 @@ class LLMAgent(Policy):
         kind = info.get("action_kind")
         if kind is None:
             return {}
-        if kind == "bid":
-            bid = self._bid_from_analysis(observation["text"], info)
-            if bid is not None:
-                return bid
-        ask_bid = kind == "peer_analysis" and self.options.bid_in_analysis
-        if ask_bid:  # the schema and the answer format ask for the next bid too
-            info = {**info, "next_bid_max": max_bid_of(observation["text"])}
+        text = observation["text"]
+        if kind in AHEAD_FIELDS:
+            ready = self._from_ahead(kind, text, info)
+            if ready is not None:
+                return ready
+        asks = what_to_ask(kind, text, info, self.options)
+        if asks:  # the schema and the answer format ask for the later turns too
+            info = {**info, **asks}
         merge = self.transport.system_mode() == "user"
         answer_format = answer_line(kind, info)
-        messages = with_answer_line(build_messages(observation["text"], merge_system=merge), answer_format)
+        messages = with_answer_line(build_messages(text, merge_system=merge), answer_format)
         friction = info.get("friction")  # the detector's note on this statement (friction runs only)
         if friction:
             note = f"{messages[-1]['content']}\n\nDETECTOR NOTE: {friction['text']}"
             messages[-1] = {**messages[-1], "content": note}
         action = await self.answer(messages, kind, info, answer_format)
-        if ask_bid:
-            action = self._keep_bid(action, observation["text"], info)
+        if asks:
+            action = self._keep_ahead(action, kind, text, info)
         return action
 
-    def _keep_bid(self, action: dict[str, Any] | str, text: str, info: dict[str, Any]) -> dict[str, Any] | str:
-        """The analysis without its ``bid``, which is kept for the next bid turn if it is a valid bid. A missing
-        or invalid one is not replaced by any default: the bid turn then asks its own call."""
-        self._next_bid = None
+    def _keep_ahead(
+        self, action: dict[str, Any] | str, kind: str, text: str, info: dict[str, Any]
+    ) -> dict[str, Any] | str:
+        """The answer without the fields asked for later turns; each valid part is kept for its turn. A missing
+        or invalid one is not replaced by any default: that turn then asks its own call."""
         outcome = self._outcome_of_last
+        asked = [later for later, key in ASK_KEYS.items() if info.get(key)]
+        for later in asked:
+            self._ahead.pop(later, None)
         if not isinstance(action, dict) or outcome not in ("answered", "repaired"):
-            return action  # no valid analysis: nothing of it is used for the bid either
+            return action  # no valid answer: nothing of it is used for the later turns either
         action = dict(action)
-        bid = action.pop("bid", None)
-        _, error = validate(json.dumps({"bid": bid}), "bid", {"max_bid": info["next_bid_max"]})
-        if isinstance(bid, bool):  # JSON's true is no bid, though Python counts it as 1
-            error = "bid: not a whole number"
-        record = self._records[-1]  # the analysis's ``llm_outcome``: what became of the bid asked with it
-        record["next_bid"] = bid if error is None else None
-        if error is not None:
-            record["next_bid_error"] = "no bid in the answer" if bid is None else error
-            return action
-        self._next_bid = (info.get("round"), history_of(text), bid, outcome, bool(record.get("cached")))
+        record = self._records[-1]  # the call's ``llm_outcome``: what became of what was asked with it
+        ahead: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for later in asked:
+            fields = AHEAD_FIELDS[later]
+            part = {f: action.pop(f) for f in fields if f in action}
+            later_info = {"bid": {"max_bid": info.get(ASK_KEYS["bid"])},
+                          "vote": {"legal_targets": info.get(ASK_KEYS["vote"])}}.get(later, {})  # fmt: skip
+            error = self._check_ahead(later, part, later_info)
+            ahead[later] = part if error is None else None
+            if error is not None:
+                errors[later] = error
+                continue
+            statement = str(action.get("statement", "")) if later == "self_analysis" else None
+            self._ahead[later] = AskedAhead(later, kind, info.get("round"), history_of(text), part, outcome,
+                                            bool(record.get("cached")), statement)  # fmt: skip
+        record["ahead"] = ahead
+        if errors:
+            record["ahead_errors"] = errors
+        if "bid" in ahead:  # as before the other fields could be asked ahead
+            record["next_bid"] = ahead["bid"]["bid"] if ahead["bid"] is not None else None
+            if "bid" in errors:
+                record["next_bid_error"] = errors["bid"]
         return action
 
-    def _bid_from_analysis(self, text: str, info: dict[str, Any]) -> dict[str, Any] | None:
-        """The bid answered in this seat's last peer analysis, if the seat has learnt nothing since but what it
-        did itself (lines in the second person, such as its own analysis): bids are asked right after the
-        analyses, all at once, so the analysis saw what the bid turn shows. Else None: ask a bid call."""
-        pending, self._next_bid = self._next_bid, None
-        if pending is None:
+    @staticmethod
+    def _check_ahead(later: str, part: dict[str, Any], info: dict[str, Any]) -> str | None:
+        """Why an answer asked ahead is not a valid answer to its turn (None if it is)."""
+        if not part:
+            return f"no {later.replace('_', ' ')} in the answer"
+        if later == "bid" and isinstance(part.get("bid"), bool):  # JSON's true is no bid, though Python counts it as 1
+            return "bid: not a whole number"
+        _, error = validate(json.dumps(part), later, info)
+        return error
+
+    def _from_ahead(self, kind: str, text: str, info: dict[str, Any]) -> dict[str, Any] | None:
+        """This turn's answer asked inside an earlier call, if it is still good (``AskedAhead.usable``) and valid
+        for this very turn; else None: ask a call."""
+        pending = self._ahead.pop(kind, None)
+        if pending is None or not pending.usable(text, info):
             return None
-        round_, history, bid, outcome, cached = pending
-        now = history_of(text)
-        if round_ != info.get("round") or not now.startswith(history):
-            return None
-        if any(line and not line.startswith("You ") for line in now[len(history):].split("\n")):
-            return None  # news (a death, a statement, the night): the bid is asked again
-        action, error = validate(json.dumps({"bid": bid}), "bid", info)
+        action, error = validate(json.dumps(pending.answer), kind, info)
         if action is None or error is not None:
             return None
-        # The model's answer, given inside the analysis call: counted as that call's outcome was.
-        self._records.append({"type": "llm_outcome", "action_kind": "bid", "outcome": outcome, "cached": cached,
-                              "from_analysis": True})  # fmt: skip
+        # The model's answer, given inside the earlier call: counted as that call's outcome was.
+        record: dict[str, Any] = {"type": "llm_outcome", "action_kind": kind, "outcome": pending.outcome,
+                                  "cached": pending.cached, "asked_in": pending.asked_in}  # fmt: skip
+        if pending.asked_in.endswith("analysis"):
+            record["from_analysis"] = True
+        self._records.append(record)
         return action
 
     async def answer(

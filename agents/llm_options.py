@@ -69,6 +69,14 @@ class LLMOptions(BaseModel):
         True, description="ask for the next bid inside each peer analysis (one call fewer per listener and "
         "statement); a missing or invalid one, or news in between, gets its own bid call",
     )  # fmt: skip
+    vote_in_analysis: bool = Field(
+        True, description="ask for the vote inside the analyses of the day's last statement (the vote comes "
+        "next); a missing or invalid one gets its own vote call",
+    )  # fmt: skip
+    self_analysis_in_statement: bool = Field(
+        True, description="ask the speaker's self-analysis inside its statement call (it comes next); a missing "
+        "or invalid one, or a statement the env cut, gets its own call",
+    )  # fmt: skip
     extra_body: dict[str, Any] = Field(default_factory=dict, description="server-specific request fields, as they are")
 
     @field_validator("base_url")

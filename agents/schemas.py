@@ -71,18 +71,12 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
     if kind == "statement":
         words, chars = int(info.get("max_statement_words", 20)), statement_chars(info)
         what = f"your public words to all players (at most {words} words and {chars} characters)"
-        return _obj({"statement": _text(what, min(8 * words, chars)), "notes": notes})
+        props: dict[str, Any] = {"statement": _text(what, min(8 * words, chars)), "notes": notes}
+        if info.get("ask_self_analysis"):  # the self-analysis asked with it (``agents.folding``)
+            props.update(_verdict())
+        return _obj({**props, **_asked_ahead(info)})
     if kind in ("self_analysis", "peer_analysis"):
-        props: dict[str, Any] = {
-            "reasoning": _text("one or two short sentences of reasoning, before the verdict", REASONING_CHARS),
-            "is_deceptive": {"type": "boolean"},
-            "confidence": {
-                "type": "number",
-                "enum": PROBABILITIES,
-                "description": "probability that the statement is deceptive",
-            },
-            "deception_type": {"type": "string", "enum": DECEPTION_TYPES},
-        }
+        props = _verdict()
         if kind == "peer_analysis":
             props["suspicion"] = {
                 "type": "number",
@@ -93,11 +87,34 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
             if subjects:  # the players the statement spoke of, each scored like the speaker
                 score = {"type": "number", "enum": PROBABILITIES, "description": "probability they are a werewolf"}
                 props["suspicion_of"] = _obj({name: score for name in subjects})
-            if info.get("next_bid_max") is not None:  # the next bid, asked here (``LLMOptions.bid_in_analysis``)
-                props["bid"] = {"type": "integer", "enum": list(range(int(info["next_bid_max"]) + 1))}
-        return _obj(props)
+        return _obj({**props, **_asked_ahead(info)})
     # Short: eight long summaries queued at a one-slot local server overran the deadline (every one unanswered).
     return _obj({"summary": _text("your final summary of the game, in two or three sentences", 400)})
+
+
+def _verdict() -> dict[str, Any]:
+    """An analysis's own fields, reasoning first."""
+    return {
+        "reasoning": _text("one or two short sentences of reasoning, before the verdict", REASONING_CHARS),
+        "is_deceptive": {"type": "boolean"},
+        "confidence": {
+            "type": "number",
+            "enum": PROBABILITIES,
+            "description": "probability that the statement is deceptive",
+        },
+        "deception_type": {"type": "string", "enum": DECEPTION_TYPES},
+    }
+
+
+def _asked_ahead(info: dict[str, Any]) -> dict[str, Any]:
+    """The later turns' fields asked with this call (``agents.folding``): the next bid, the vote."""
+    props: dict[str, Any] = {}
+    if info.get("next_bid_max") is not None:
+        props["bid"] = {"type": "integer", "enum": list(range(int(info["next_bid_max"]) + 1))}
+    if info.get("next_vote_targets"):
+        names = [str(n) for n in info["next_vote_targets"]]
+        props["vote"] = {"anyOf": [{"type": "string", "enum": names}, {"type": "null"}]}
+    return props
 
 
 def statement_chars(info: dict[str, Any]) -> int:

@@ -11,7 +11,9 @@ at each concurrency, and prints JSON per run:
   without a call, such as bids folded into the analyses, costs no latency);
 * ``wall_s_per_game``, ``critical_path_s`` (call rounds times the latency) and ``ratio_wall_to_critical``
   (target: <= 1.15 at high concurrency);
-* ``prompt_tokens_per_game``: the tokens of every prompt sent, counted by ``token_counter``: tiktoken's
+* ``prompt_tokens_per_game`` (and ``prompt_tokens_per_call``: how long a game runs follows the scripted
+  answers, which follow the prompts, so games differ in length between versions): the tokens of every
+  prompt sent, counted by ``token_counter``: tiktoken's
   cl100k_base when it is installed and its encoding loads (``TIKTOKEN_CACHE_DIR`` offline), else
   whitespace-separated words (about 0.75 of cl100k's count on English text; the name says which);
 * ``cacheable_prefix_share``: the share of those tokens that are a reusable prefix of the same seat's
@@ -127,6 +129,8 @@ def bench(base_url: str, games: int, concurrency: int, latency: float, players: 
         "calls_per_game": sum(c["calls"] for c in costs) / games,
         "call_rounds_per_game": rounds,
         "prompt_tokens_per_game": round(tokens / games),
+        # per call too: a scripted game's length (and so its tokens) follows its answers, not the prompts alone
+        "prompt_tokens_per_call": round(tokens / max(1, sum(c["calls"] for c in costs))),
         "token_counter": counter,
         "cacheable_prefix_share": round(reusable / tokens, 3) if tokens else None,
         # what a prefix-caching server still has to evaluate

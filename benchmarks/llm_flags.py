@@ -55,6 +55,16 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
         help="ask each bid in a call of its own (default: the next bid comes with each peer analysis, "
         "LLMOptions.bid_in_analysis)",
     )  # fmt: skip
+    group.add_argument(
+        "--no-vote-in-analysis", dest="llm_vote_in_analysis", action="store_const", const=False,
+        help="ask each vote in a call of its own (default: the vote comes with the analyses of the day's last "
+        "statement, LLMOptions.vote_in_analysis)",
+    )  # fmt: skip
+    group.add_argument(
+        "--no-self-analysis-in-statement", dest="llm_self_analysis_in_statement", action="store_const", const=False,
+        help="ask each self-analysis in a call of its own (default: it comes with the statement, "
+        "LLMOptions.self_analysis_in_statement)",
+    )  # fmt: skip
     checks = parser.add_argument_group("validity of LLM runs")
     checks.add_argument(
         "--max-fallback-rate", type=float, default=0.10,
@@ -71,7 +81,8 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
 
 def llm_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The LLM options given on the command line."""
-    fields = [field for _f, field, _k, _t in _FLAGS] + ["bid_in_analysis"]
+    fields = [field for _f, field, _k, _t in _FLAGS] + ["bid_in_analysis", "vote_in_analysis",
+                                                          "self_analysis_in_statement"]
     return {field: getattr(args, f"llm_{field}") for field in fields
             if getattr(args, f"llm_{field}", None) is not None}  # fmt: skip
 

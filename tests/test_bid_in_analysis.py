@@ -42,7 +42,10 @@ def test_bids_come_from_the_analyses_and_every_bid_turn_has_one_truthful_outcome
     assert len(bid_calls) == len(bids) - len(folded), "a bid call only for the bids no analysis answered"
     assert result.fallbacks == 0
     peers = [o for o in outcomes if o["action_kind"] == "peer_analysis"]
-    assert all(isinstance(o["next_bid"], int) for o in peers)
+    asked = [o for o in peers if "next_bid" in o]
+    assert asked and all(isinstance(o["next_bid"], int) for o in asked)
+    # no bid follows the day's last statement: its analyses ask none (they ask the vote instead)
+    assert all("vote" in o["ahead"] for o in peers if "next_bid" not in o)
 
 
 def test_turned_off_every_bid_is_its_own_call() -> None:
@@ -75,8 +78,10 @@ def test_a_missing_or_invalid_bid_in_the_analysis_gets_a_bid_call_never_a_defaul
         assert sum(1 for q in requests if _asked(q, "bid") and not _asked(q, "is_deceptive")) == len(bids)
         peers = [o for o in outcomes if o["action_kind"] == "peer_analysis"]
         assert peers and all(o["outcome"] == "answered" for o in peers), "the analysis itself is valid"
-        assert all(o["next_bid"] is None for o in peers)
-        assert {o["next_bid_error"] for o in peers} == {why}
+        asked = [o for o in peers if "next_bid" in o]
+        assert asked and all(o["next_bid"] is None for o in asked)
+        assert {o["next_bid_error"] for o in asked} == {why}
+        assert {o["ahead_errors"]["bid"] for o in asked} == {why}
         assert result.fallbacks == 0
 
 

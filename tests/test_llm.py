@@ -50,10 +50,12 @@ def test_clean_game_logs_every_call_with_tokens(tmp_path: Path) -> None:
         result = play_game_sync(SMALL, llm_lineup(server), seed=3, log_dir=tmp_path)
         requests = len(server.requests)
     records = calls(result.log_path)
-    # every step is a call but the bids answered inside the peer analyses (``bid_in_analysis``, on by default)
+    # every step is a call but the turns answered ahead (``agents.folding``, on by default): bids and votes inside
+    # the analyses, self-analyses inside the statements
     folded = [r["data"] for r in read_log(result.log_path) if r["type"] == "agent_record"
-              and r["data"]["type"] == "llm_outcome" and r["data"].get("from_analysis")]  # fmt: skip
-    assert folded and all(r["action_kind"] == "bid" for r in folded)
+              and r["data"]["type"] == "llm_outcome" and r["data"].get("asked_in")]  # fmt: skip
+    assert {r["action_kind"] for r in folded} == {"bid", "vote", "self_analysis"}
+    assert all(bool(r.get("from_analysis")) == r["asked_in"].endswith("analysis") for r in folded)
     assert len(records) == requests == result.steps - len(folded)
     assert all(r["usage"]["prompt_tokens"] > 0 and r["parsed"] is not None and r["error"] is None for r in records)
     assert result.fallbacks == 0

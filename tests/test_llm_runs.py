@@ -124,7 +124,8 @@ def test_schema_is_strict_and_targets_are_the_legal_names(tmp_path: Path) -> Non
     with FakeOpenAIServer() as server:
         assert run(tmp_path / "r", server.base_url) == 0
         bodies = [b for b in server.requests if (b.get("response_format") or {}).get("type") == "json_schema"]
-    votes = [b for b in bodies if b["response_format"]["json_schema"]["name"] == "vote"]
+    # votes come inside the day's last analyses (``agents.folding``) or in calls of their own
+    votes = [b for b in bodies if "vote" in b["response_format"]["json_schema"]["schema"]["properties"]]
     assert bodies and all(b["response_format"]["json_schema"]["strict"] is True for b in bodies)
     schema = votes[0]["response_format"]["json_schema"]["schema"]
     assert schema["additionalProperties"] is False

@@ -75,12 +75,12 @@ def test_history_lines_are_compacted_without_losing_what_they_say() -> None:
         "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob. Tally: Bob 1, Carla 1; abstained: 1.",
     ])  # fmt: skip
     assert compact_history(history).split("\n")[2:] == [
-        'Bob (bid 9): "I think Emma is a werewolf."',
-        "You analysed it: deceptive=true (none, p=0.60, suspicion 0.25, Emma 0.25).",
-        "Carla takes the floor (bid 3).",
-        "Carla says nothing.",
-        "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob. Tally: Bob 1, Carla 1; abstained: 1.",
+        'Bob (bid 9): "I think Emma is a werewolf."',  # the seat's own analysis: its scores say it
+        "Carla (bid 3) says nothing.",
+        "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob.",  # the tally follows from the votes
     ]
+    opening = "HISTORY:\nThe game begins with 3 players: Bob, Carla, Dmitri.\nYour role: villager.\n--- Night 1 ---"
+    assert compact_history(opening) == "HISTORY:\n--- Night 1 ---", "the players line and role card say them"
 
 
 def test_notes_are_woven_after_the_statement_they_were_written_with() -> None:

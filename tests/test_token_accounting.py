@@ -173,7 +173,7 @@ def test_an_llm_run_reports_tokens_per_game_and_call_kind_with_its_cost(tmp_path
         len(calls), prompt, cached, completion)  # fmt: skip
     for key in ("calls", "prompt_tokens", "cached_tokens", "completion_tokens"):
         assert sum(row[key] for row in tokens["by_kind"].values()) == tokens[key]
-    assert {"statement", "vote", "bid"} <= set(tokens["by_kind"])
+    assert {"statement", "peer_analysis", "bid"} <= set(tokens["by_kind"])
     model = tokens["by_model"]["fake"]
     assert model["counter"] == "server usage" and model["usage_calls"] == len(calls)
     expected = ((prompt - cached) * 0.15 + cached * 0.075 + completion * 0.6) / 1e6

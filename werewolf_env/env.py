@@ -71,15 +71,16 @@ cannot hold strings in ``info`` (TorchRL's ``PettingZooWrapper``): ``action_kind
 ``state.ACTION_KINDS``, ``NO_ACTION`` = ``len(ACTION_KINDS)`` when the seat has nothing to answer),
 ``round`` (int), ``legal_targets`` (int8 array of ``num_players``: 1 for each seat the action may
 name), ``fallbacks`` (int: how many fallbacks the seat's last action needed). Dropped: ``phase``,
-``answer_format``, the statement limits, ``max_bid``, ``roles_in_game``, the fallbacks' reasons (still
-in the log). Cannot be combined with ``info_events``.
+``answer_format``, the statement limits, ``max_bid``, ``roles_in_game``, ``self_analysis_next``, the
+fallbacks' reasons (still in the log). Cannot be combined with ``info_events``.
 
 Rendering: ``render_mode="ansi"``: ``render()`` returns the public transcript (what a spectator sees);
 ``"human"``: ``render()`` prints the public lines not printed yet and returns None, and ``step`` calls
 it after each action, so the transcript scrolls by once, in order (PettingZoo's ``render_test``).
 
 Version history:
-- v2, later additions (games, observations and logs unchanged): observations are made when read (same values).
+- v2, later additions (games, observations and logs unchanged): observations are made when read (same values);
+  a statement's info says ``self_analysis_next`` (whether the speaker's self-analysis follows).
 - v2: persuasion's inputs. Peer analyses also score the players a statement speaks of (``subject_suspicion``,
   on by default: ``info["subjects"]`` names them, the answer's ``suspicion_of`` scores them, each score is a
   suspicion update); private vote polls (``vote_polls``, off by default) add the action kind ``poll``, last
@@ -149,13 +150,17 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._game()
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before using the environment")
         state = game.state
         self._cumulative_rewards[agent] = 0.0
         result = game.act(action)
+        fallback = None
         if result.fallbacks:
-            self._last_fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
-        else:
+            fallback = self._last_fallbacks[agent] = {"action_kind": result.kind.value,
+                                                      "reasons": list(result.fallbacks)}  # fmt: skip
+        elif self._last_fallbacks:
             self._last_fallbacks.pop(agent, None)
         if self._log is not None:
             self._log.flush_events()
@@ -172,7 +177,11 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
         else:
             self.agent_selection = self.possible_agents[state.pending[0].player]
             if state.group_id == self._info_group:  # same group: only the actor's info changed
-                self.infos[agent] = self._info(self.agent_name_mapping[agent], None)
+                if self.numeric_info:
+                    self.infos[agent] = self._info(self.agent_name_mapping[agent], None)
+                else:  # ``_info`` of a seat with nothing to answer, inlined: this runs on most steps
+                    self.infos[agent] = {"action_kind": None} if fallback is None else {
+                        "action_kind": None, "fallbacks": fallback}  # fmt: skip
             else:
                 self._update_infos(agent)
         if self.render_mode == "human":
@@ -181,7 +190,11 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
     def observe(self, agent: str) -> dict[str, Any]:
         state = self._game().state
         seat = self.agent_name_mapping[agent]
-        for turn in state.pending:
+        pending = state.pending
+        if pending and pending[0].player == seat:  # the acting seat: the usual caller (``last``)
+            turn = pending[0]
+            return self._renderer.observe(seat, turn, legal_targets(state, turn))
+        for turn in pending:
             if turn.player == seat:
                 return self._renderer.observe(seat, turn, legal_targets(state, turn))
         return self._renderer.observe(seat, None, [])

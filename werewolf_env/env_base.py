@@ -252,7 +252,7 @@ class WerewolfBase:
         if turn is None:
             info: dict[str, Any] = {"action_kind": None}
         else:
-            state = self._game().state
+            state = self.game.state  # type: ignore[union-attr]  # a turn is pending: the game exists
             kind = turn.kind
             # Every member of a group asked the same kind gets the same info but for its legal targets (filled in
             # below, in their place): build it once per group and kind.
@@ -273,19 +273,24 @@ class WerewolfBase:
                     template["max_statement_chars"] = state.config.statement_char_limit
                     # Public (the rules list the role counts): what a statement may claim to be.
                     template["roles_in_game"] = [r.value for r in state.roles_in_game]
+                    # Whether the speaker's self-analysis comes next (``config.analysis``): a policy may
+                    # answer it with the statement (``agents.folding``).
+                    template["self_analysis_next"] = state.config.analysis_self
                 self._info_template, self._info_template_key = template, key
             info = template.copy()
+            legal = legal_targets(state, turn)
             names = state.names
-            info["legal_targets"] = [names[p] for p in legal_targets(state, turn)]  # a new list: policies may edit it
+            info["legal_targets"] = [names[p] for p in legal] if legal else []  # a new list: policies may edit it
             if kind is ActionKind.PEER_ANALYSIS and state.config.subject_suspicion:
                 subjects = state.analysis_subjects(seat)
                 if subjects:  # the players the statement spoke of, to score in ``suspicion_of``
                     info["subjects"] = [state.names[p] for p in subjects]
             if self.info_events:
                 info["events"] = self._new_events(seat)
-        fallback = self._last_fallbacks.get(self.possible_agents[seat])
-        if fallback is not None:
-            info["fallbacks"] = fallback
+        if self._last_fallbacks:
+            fallback = self._last_fallbacks.get(self.possible_agents[seat])
+            if fallback is not None:
+                info["fallbacks"] = fallback
         return info
 
     def _numeric_info(self, seat: int, turn: Turn | None) -> dict[str, Any]:

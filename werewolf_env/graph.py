@@ -143,7 +143,11 @@ def advance(state: GameState) -> None:
         node = PHASE_GRAPH[state.phase]
         if state.pending and not (node.kind == "collect" and node.joins_next):
             return
-        target = route(state)
+        target = None
+        for guard, _label, to in node.routes:  # ``route``, inlined: this loop runs after every group
+            if guard(state):
+                target = to
+                break
         if target is None:
             return
         state.phase = target

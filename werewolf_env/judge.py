@@ -37,7 +37,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .roles import ActionKind, Role, Team
+from .roles import ActionKind, Role, Team, on_roles_changed
 from .state import GameState
 from .visibility import all_roles_mask, knowledge_masks, role_bit, team_mask
 
@@ -66,13 +66,18 @@ class Knowledge:
 
     @classmethod
     def of_state(cls, state: GameState, speaker: int) -> Knowledge:
-        checks = {target: result for _round, target, result in state.seer_results.get(speaker, ())}
-        protected = frozenset(t for _, t in state.protect_history.get(speaker, ()) if t is not None)
-        protected |= frozenset(t for _, t in state.heal_history.get(speaker, ()))
+        # Judged on every statement: most speakers have no night record, so the empty cases skip the comprehensions.
+        checked = state.seer_results.get(speaker)
+        checks = {target: result for _round, target, result in checked} if checked else {}
+        guarded, healed = state.protect_history.get(speaker), state.heal_history.get(speaker)
+        protected = _NOBODY
+        if guarded or healed:
+            protected = frozenset([t for _, t in guarded or () if t is not None] + [t for _, t in healed or ()])
+        poisoned_by = state.poison_history.get(speaker)
         return cls(
             speaker=speaker, roles=tuple(state.roles), possible=knowledge_masks(state, speaker),
             checks=checks, protected=protected, seer_learns_role=state.config.seer_learns_role,
-            poisoned=frozenset(t for _, t in state.poison_history.get(speaker, ())),
+            poisoned=frozenset([t for _, t in poisoned_by]) if poisoned_by else _NOBODY,
         )  # fmt: skip
 
     @classmethod
@@ -126,6 +131,24 @@ class Knowledge:
 
 def asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
     """The roles a role/team claim says the subject may have, as a bitmask (0: no such claim)."""
+    if type(negated) is not bool or type(role_name) not in _NAME_TYPES or type(team_name) not in _NAME_TYPES:
+        return _asserted_mask(role_name, team_name, negated)  # not a claim's usual values: not memoised
+    key = (role_name, team_name, negated)
+    found = _ASSERTED.get(key)
+    if found is None:
+        found = _ASSERTED[key] = _asserted_mask(role_name, team_name, negated)
+    return found
+
+
+# ``asserted_mask`` per (role, team, negated): a handful of keys, asked for every claim judged. Masks follow the
+# registered roles, so registering one clears it.
+_ASSERTED: dict[tuple[str | None, str | None, bool], int] = {}
+_NAME_TYPES = (str, type(None))
+_NOBODY: frozenset[int] = frozenset()
+on_roles_changed(_ASSERTED.clear)
+
+
+def _asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
     if role_name is not None:
         bit = role_bit(Role(role_name))
         return all_roles_mask() & ~bit if negated else bit

@@ -20,28 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from .claims import ROLE_OF_RESULT
 from .observation import Observation
 from .observe_layout import (
-    _ACCUSED_START,
     _ALIVE_START,
-    _CLAIMED_START,
     _KIND_INDEX,
     _KNOWN_START,
     _MASK_ROWS,
     _PUBLIC,
     _SLICES,
     _SUSPICION_START,
-    _VOTES_START,
     NUM_KINDS,
     NUM_ROLES,
     OBS_LAYOUT,
     OBS_SIZE,
-    TurnRow,
     layout_slices,
 )  # fmt: skip
+from .observe_public import PublicBlocks, TurnRow
 from .observe_text import Section, known_facts, notes_text, role_card, rules_text, task_intro, task_text
-from .roles import Role
 from .state import ActionKind, GameState, Turn
 from .transcript import Transcript, event_line, named_seats, vote_lines
 from .visibility import knowledge_masks
@@ -111,14 +106,11 @@ class ObservationRenderer:
         ]
         self._labels: list[str] = []  # players as the PLAYERS line shows them, at ``_labels_version``
         self._labels_version = -1
-        # Vector blocks shared by all seats, and what they were last brought up to date with.
+        # Vector blocks shared by all seats: the alive block and when it was made, and the public blocks (made
+        # when a vector is read: ``observe_public``).
         self._alive = np.zeros(0, dtype=np.float32)
         self._alive_version = -1
-        self._public_base = np.zeros(OBS_SIZE - _PUBLIC, dtype=np.float32)  # kind and legal left at 0
-        self._claims_done = 0  # statements whose claims are in the base
-        self._accusation_counts = [0] * n
-        self._public_facts = -1  # facts_version of the last-votes block
-        self._clock = (-1, -1)  # (round, debate turn) in the base
+        self._public = PublicBlocks(state)
         self._seats = []
         for seat in range(n):
             vec = np.zeros(_PUBLIC, dtype=np.float32)
@@ -358,56 +350,5 @@ class ObservationRenderer:
     def _public_row(self, turn: Turn | None, legal: list[int]) -> TurnRow:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
         targets: the same for every seat asked the same thing in one group. Made when first read."""
-        state = self.state
-        clock = (state.round, state.debate_turn)
-        if (self._claims_done != len(state.statements) or self._public_facts != state.facts_version
-                or self._clock != clock):  # fmt: skip
-            # A new array, never written to in place: rows made earlier but not read yet hold the old one.
-            base = self._public_base = self._public_base.copy()
-            if self._claims_done != len(state.statements):
-                self._update_claims()
-            if self._public_facts != state.facts_version:
-                self._update_votes()
-            if self._clock != clock:
-                self._clock = clock
-                base[_SLICES["round"][0] - _PUBLIC] = min(state.round / state.config.max_rounds, 1.0)
-                base[_SLICES["debate_turn"][0] - _PUBLIC] = state.debate_turn / state.config.max_debate_turns
-        return TurnRow(self._public_base, _KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS, tuple(legal))
-
-    def _update_claims(self) -> None:
-        """Roles publicly claimed per seat, and public accusations received (normalised)."""
-        state = self.state
-        base = self._public_base
-        counts = self._accusation_counts
-        accused = False
-        for st in state.statements[self._claims_done :]:
-            for claim in st.claims:
-                if claim["negated"]:
-                    continue
-                subject = claim["player"]
-                kind = claim["kind"]
-                if kind == "role" and subject == st.speaker:
-                    base[_CLAIMED_START + subject * NUM_ROLES + Role(claim["role"]).index] = 1.0
-                elif (kind == "team" or kind == "seer_result") and claim["team"] == "werewolf":
-                    counts[subject] += 1
-                    accused = True
-                acting = ROLE_OF_RESULT.get(kind)  # a night result claims the role that acts so
-                if acting is not None:
-                    base[_CLAIMED_START + st.speaker * NUM_ROLES + Role(acting).index] = 1.0
-        self._claims_done = len(state.statements)
-        if accused:
-            top = max(counts)
-            base[_ACCUSED_START : _ACCUSED_START + len(counts)] = [c / top for c in counts]
-
-    def _update_votes(self) -> None:
-        """Share of the last day's votes each seat received."""
-        state = self.state
-        self._public_facts = state.facts_version
-        if not state.vote_history:
-            return
-        last = state.vote_history[-1]
-        voters = max(len(last["votes"]), 1)
-        block = [0.0] * state.num_players
-        for target, count in last["tally"].items():
-            block[int(target)] = count / voters
-        self._public_base[_VOTES_START : _VOTES_START + state.num_players] = block
+        return TurnRow(self._public, self._public.key(), _KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS,
+                       tuple(legal))  # fmt: skip

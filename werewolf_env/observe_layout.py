@@ -52,23 +52,3 @@ _LEGAL_START = _SLICES["legal"][0] - _PUBLIC
 _ALIVE_START = _SLICES["alive"][0]  # offsets in a seat's private part
 _SUSPICION_START = _SLICES["suspicion"][0]
 _KNOWN_START = _SLICES["known_roles"][0]
-
-
-class TurnRow:
-    """A turn's public blocks of the vector (``observe.ObservationRenderer._public_row``), made on first read
-    from a base array the renderer no longer writes to."""
-
-    __slots__ = ("base", "kind", "legal", "row")
-
-    def __init__(self, base: np.ndarray, kind: int, legal: tuple[int, ...]) -> None:
-        self.base, self.kind, self.legal = base, kind, legal
-        self.row: np.ndarray | None = None
-
-    def made(self) -> np.ndarray:
-        if self.row is None:
-            row = self.base.copy()
-            row[_KIND_START + self.kind] = 1.0
-            for p in self.legal:
-                row[_LEGAL_START + p] = 1.0
-            self.row = row
-        return self.row

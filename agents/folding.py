@@ -1,0 +1,119 @@
+"""Answers asked ahead: a seat's next turn asked inside the call it is making now, to save calls (issue 19).
+
+Three turns follow a call of the same seat with nothing new in between, so they can be asked with it:
+
+- the next **bid**, inside each peer analysis but the day's last (``LLMOptions.bid_in_analysis``): the
+  living players bid right after the analyses, all at once;
+- the **vote**, inside the analyses (peer and self) of the day's last statement
+  (``LLMOptions.vote_in_analysis``): the debate always runs its full number of turns, then everyone votes;
+- the **self-analysis**, inside the statement (``LLMOptions.self_analysis_in_statement``): the speaker
+  analyses its statement right after making it.
+
+An answer asked ahead is used once, by the next turn of its kind, and only if it is valid for that turn
+(validated again with that turn's info) and the seat has learnt nothing since but its own doings: the
+same round, its history grown only by its own lines (in the second person, or its own statement), and
+for a self-analysis the statement recorded exactly as the seat made it (a statement the env cut is
+analysed in a call of its own). Otherwise the turn makes its own call, never a default. The turn's
+outcome record says ``asked_in`` (the call it came from) and takes that call's outcome.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .prompts import history_of, max_bid_of
+
+# The fields of each kind that can be asked ahead, as they appear in the asking call's answer.
+AHEAD_FIELDS: dict[str, tuple[str, ...]] = {
+    "bid": ("bid",),
+    "vote": ("vote",),
+    "self_analysis": ("reasoning", "is_deceptive", "confidence", "deception_type"),
+}
+# The info key that asks for each (read by ``prompts.answer_line`` and ``schemas.turn_schema``).
+ASK_KEYS = {"bid": "next_bid_max", "vote": "next_vote_targets", "self_analysis": "ask_self_analysis"}
+
+_DAY = re.compile(r"^--- Day \d+ ---$", re.MULTILINE)
+_FLOOR = re.compile(r"^.+ takes the floor \(bid \d+\)\.$", re.MULTILINE)
+_DEBATE_TURNS = re.compile(r"Day: up to (\d+) statements")
+_PLAYERS = re.compile(r"^PLAYERS: (.*)$", re.MULTILINE)
+_STATEMENT = re.compile(r'^The statement: [^\n]*?: "(.*)"$', re.MULTILINE)
+_OWN_LINE = re.compile(r'^[^:"\n]+ \(you\)')  # "Hiro (you) takes the floor", 'Hiro (you): "..."'
+
+
+def last_statement_of_day(observation_text: str) -> bool:
+    """Whether the statement being analysed is the day's last: the debate always runs its full number of
+    turns (the rules say how many), one "takes the floor" line each, passes included. False when the
+    text does not say (then nothing is asked ahead that depends on it)."""
+    turns = _DEBATE_TURNS.search(observation_text)
+    history = history_of(observation_text)
+    days = list(_DAY.finditer(history))
+    if turns is None or not days:
+        return False
+    return len(_FLOOR.findall(history, days[-1].end())) >= int(turns.group(1))
+
+
+def living_others(observation_text: str) -> list[str]:
+    """The living players but the seat, from the players line (whom a vote may name)."""
+    found = _PLAYERS.search(observation_text)
+    if found is None:
+        return []
+    return [p for p in found.group(1).split(", ") if p and "[dead]" not in p and "(you)" not in p]
+
+
+def statement_analysed(observation_text: str) -> str | None:
+    """The text of the statement an analysis task asks about, as the env recorded it."""
+    found = _STATEMENT.search(observation_text)
+    return found.group(1) if found else None
+
+
+def what_to_ask(kind: str, text: str, info: dict[str, Any], options: Any) -> dict[str, Any]:
+    """The info keys (``ASK_KEYS``) that ask this call for later turns, given the seat's options. A statement
+    asks the self-analysis only when the env says one follows (``self_analysis_next`` in its info)."""
+    asks: dict[str, Any] = {}
+    analysis = kind in ("peer_analysis", "self_analysis")
+    last = (analysis or kind == "statement") and last_statement_of_day(text)
+    if kind == "peer_analysis" and options.bid_in_analysis and not last:  # no bid follows the last statement
+        asks[ASK_KEYS["bid"]] = max_bid_of(text)
+    self_next = kind == "statement" and bool(info.get("self_analysis_next"))
+    if self_next and options.self_analysis_in_statement:
+        asks[ASK_KEYS["self_analysis"]] = True
+    # The vote is the seat's next turn after its analysis of the day's last statement, and after the last
+    # statement itself unless a self-analysis call comes between.
+    vote_next = analysis or (kind == "statement" and (not self_next or options.self_analysis_in_statement))
+    if last and vote_next and options.vote_in_analysis:
+        targets = living_others(text)
+        if targets:
+            asks[ASK_KEYS["vote"]] = targets
+    return asks
+
+
+def is_news(line: str) -> bool:
+    """A history line the seat did not write itself (its own lines say "You ..." or "<name> (you)...")."""
+    return bool(line) and not line.startswith("You ") and not _OWN_LINE.match(line)
+
+
+@dataclass
+class AskedAhead:
+    """An answer for a later turn, with what the seat knew when it gave it."""
+
+    kind: str  # the turn it is for
+    asked_in: str  # the kind of the call that asked it
+    round: Any
+    history: str
+    answer: dict[str, Any]
+    outcome: str  # the asking call's outcome
+    cached: bool
+    statement: str | None = None  # a self-analysis: the statement it analyses
+
+    def usable(self, text: str, info: dict[str, Any]) -> bool:
+        """Whether the seat has learnt nothing since (see the module docstring)."""
+        if self.round != info.get("round"):
+            return False
+        now = history_of(text)
+        if not now.startswith(self.history):
+            return False
+        if any(is_news(line) for line in now[len(self.history) :].split("\n")):
+            return False  # a death, someone's statement, the night: asked again
+        return self.statement is None or statement_analysed(text) == self.statement
