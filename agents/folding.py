@@ -4,8 +4,9 @@ Three turns follow a call of the same seat with nothing new in between, so they 
 
 - the next **bid**, inside each peer analysis but the day's last (``LLMOptions.bid_in_analysis``): the
   living players bid right after the analyses, all at once;
-- the **vote**, inside the analyses (peer and self) of the day's last statement
-  (``LLMOptions.vote_in_analysis``): the debate always runs its full number of turns, then everyone votes;
+- the **vote**, inside the analyses (peer and self) of the day's last statement, and inside that statement's
+  own call when no self-analysis call comes between (``LLMOptions.vote_in_analysis``): the debate always
+  runs its full number of turns, then everyone votes;
 - the **self-analysis**, inside the statement (``LLMOptions.self_analysis_in_statement``): the speaker
   analyses its statement right after making it.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from werewolf_env.names import name_key
 
 from .prompts import history_of, max_bid_of
 
@@ -83,7 +86,9 @@ def what_to_ask(kind: str, text: str, info: dict[str, Any], options: Any) -> dic
     # statement itself unless a self-analysis call comes between.
     vote_next = analysis or (kind == "statement" and (not self_next or options.self_analysis_in_statement))
     if last and vote_next and options.vote_in_analysis:
-        targets = living_others(text)
+        # a statement's own legal targets are the living others; an analysis has none, so the players line
+        # says them (a name the line cannot carry makes the vote turn ask again, ``AskedAhead.usable``)
+        targets = [str(n) for n in info.get("legal_targets") or []] if kind == "statement" else living_others(text)
         if targets:
             asks[ASK_KEYS["vote"]] = targets
     return asks
@@ -106,14 +111,23 @@ class AskedAhead:
     outcome: str  # the asking call's outcome
     cached: bool
     statement: str | None = None  # a self-analysis: the statement it analyses
+    targets: tuple[str, ...] | None = None  # a vote: the names it was offered
 
     def usable(self, text: str, info: dict[str, Any]) -> bool:
-        """Whether the seat has learnt nothing since (see the module docstring)."""
-        if self.round != info.get("round"):
+        """Whether the seat has learnt nothing since (see the module docstring), was offered the same choice
+        as the turn offers, and the turn carries no note the earlier call did not see (``friction``)."""
+        if self.round != info.get("round") or info.get("friction"):
             return False
+        if self.targets is not None:
+            offered = {name_key(n) for n in info.get("legal_targets") or []}
+            if {name_key(n) for n in self.targets} != offered:
+                return False
         now = history_of(text)
         if not now.startswith(self.history):
             return False
         if any(is_news(line) for line in now[len(self.history) :].split("\n")):
             return False  # a death, someone's statement, the night: asked again
-        return self.statement is None or statement_analysed(text) == self.statement
+        if self.statement is None:
+            return True
+        recorded = statement_analysed(text)  # compared as the env keeps text: runs of whitespace as one space
+        return recorded is not None and recorded.split() == self.statement.split()

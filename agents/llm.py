@@ -22,9 +22,10 @@ model answered, nothing valid) or ``unanswered`` (the server never answered). Th
 reaches a record or an error text.
 
 Later turns asked ahead (``agents.folding``, all on by default): a peer analysis also asks the seat's
-next bid, the analyses of the day's last statement its vote, and a statement the speaker's
-self-analysis. Such an answer is used once, by the next turn of its kind, if it is valid and the seat
-has learnt nothing since but its own doings (else that turn makes its own call); its outcome record
+next bid, the analyses of the day's last statement (or that statement's call) its vote, and a
+statement the speaker's self-analysis. Such an answer is used once, by the next turn of its kind, if
+it is valid and the seat has learnt nothing since but its own doings (else that turn makes its own
+call); its outcome record
 says ``asked_in`` (``from_analysis`` too for a bid or vote from an analysis) and takes the asking
 call's outcome. The asking call's outcome record says ``ahead`` (what each asked field became) and
 ``ahead_errors``, and for bids ``next_bid`` / ``next_bid_error`` as before.
@@ -176,8 +177,9 @@ class LLMAgent(Policy):
                 errors[later] = error
                 continue
             statement = str(action.get("statement", "")) if later == "self_analysis" else None
+            targets = tuple(str(n) for n in info[ASK_KEYS["vote"]]) if later == "vote" else None
             self._ahead[later] = AskedAhead(later, kind, info.get("round"), history_of(text), part, outcome,
-                                            bool(record.get("cached")), statement)  # fmt: skip
+                                            bool(record.get("cached")), statement, targets)  # fmt: skip
         record["ahead"] = ahead
         if errors:
             record["ahead_errors"] = errors

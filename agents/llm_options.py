@@ -70,8 +70,8 @@ class LLMOptions(BaseModel):
         "statement); a missing or invalid one, or news in between, gets its own bid call",
     )  # fmt: skip
     vote_in_analysis: bool = Field(
-        True, description="ask for the vote inside the analyses of the day's last statement (the vote comes "
-        "next); a missing or invalid one gets its own vote call",
+        True, description="ask for the vote inside the analyses of the day's last statement and that statement's "
+        "own call (the vote comes next); a missing or invalid one gets its own vote call",
     )  # fmt: skip
     self_analysis_in_statement: bool = Field(
         True, description="ask the speaker's self-analysis inside its statement call (it comes next); a missing "

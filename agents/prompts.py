@@ -131,7 +131,7 @@ def reorder(user_text: str) -> str:
             slots[key].append(chunk if key != Section.NOTES else bare)
             last = key
     if slots[Section.HISTORY]:
-        history = compact_history(slots[Section.HISTORY][0])
+        history = compact_history(slots[Section.HISTORY][0], scores_shown=bool(slots[Section.SUSPICION]))
         slots[Section.HISTORY] = [weave_notes(history, slots[Section.NOTES][0] if slots[Section.NOTES] else "")]
         slots[Section.NOTES] = []
     return "\n\n".join(chunk for key in _ORDER for chunk in slots[key])
@@ -139,20 +139,24 @@ def reorder(user_text: str) -> str:
 
 _VOTED = re.compile(r"^You voted for [^.]*\.$")
 _FLOOR = re.compile(r"^(.+) takes the floor \(bid (\d+)\)\.$")
-_OWN_ANALYSIS = re.compile(r"^You analysed the statement: deceptive=")
+_OWN_ANALYSIS = re.compile(
+    r"^You analysed the statement: deceptive=(\w+) \((\w+), probability deceptive ([\d.]+)(.*?)\)\.(?: (.*))?$"
+)
 _TALLY = re.compile(r"\. Tally: .*$")
 # The opening lines the players line and the role card say already.
 _SAID_ELSEWHERE = re.compile(r"^(The game begins with \d+ players: .*|Your role: [^.]*)\.$")
 
 
-def compact_history(history: str) -> str:
+def compact_history(history: str, scores_shown: bool = True) -> str:
     """The history section shorter, saying what a seat plays from (a third of a game's prompt tokens were
     lines that repeat what the prompt says elsewhere):
 
     - "X takes the floor (bid 9)." and the statement that follows become one line, ``X (bid 9): "..."``
       (and ``X (bid 9) says nothing.``);
-    - the seat's own earlier analyses go: what they concluded is its suspicion scores, which the prompt
-      gives in full (the protocol already blends each new analysis with the prior score);
+    - the seat's own earlier analyses go when the prompt shows its suspicion scores (``scores_shown``): what
+      they concluded is those scores (the protocol already blends each new analysis with the prior score);
+      without scores (``show_suspicion=False``) they stay, shorter: ``You analysed it: deceptive=true (none,
+      p=0.60, suspicion 0.25, Emma 0.25).``; a note that the answer was invalid always stays;
     - the opening "The game begins with 8 players: ..." and "Your role: ..." go (the players line and the role
       card say them);
     - the votes line keeps who voted for whom and drops the tally it implies; "You voted for X." goes when
@@ -163,9 +167,17 @@ def compact_history(history: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if _OWN_ANALYSIS.match(line) or _SAID_ELSEWHERE.match(line):
+        if _SAID_ELSEWHERE.match(line):
             i += 1
             continue
+        own = _OWN_ANALYSIS.match(line)
+        if own:
+            verdict, kind, p, rest, fix = own.groups()
+            if scores_shown and not fix:
+                i += 1
+                continue
+            short = f"You analysed it: deceptive={verdict} ({kind}, p={p}{rest.replace(', of ', ', ')})."
+            line = " ".join(part for part in ("" if scores_shown else short, fix or "") if part)
         if _VOTED.match(line) and i + 1 < len(lines) and lines[i + 1].startswith("Votes: "):
             i += 1
             continue

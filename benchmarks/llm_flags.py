@@ -58,7 +58,7 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--no-vote-in-analysis", dest="llm_vote_in_analysis", action="store_const", const=False,
         help="ask each vote in a call of its own (default: the vote comes with the analyses of the day's last "
-        "statement, LLMOptions.vote_in_analysis)",
+        "statement, or with that statement, LLMOptions.vote_in_analysis)",
     )  # fmt: skip
     group.add_argument(
         "--no-self-analysis-in-statement", dest="llm_self_analysis_in_statement", action="store_const", const=False,

@@ -180,3 +180,16 @@ def test_a_statement_asks_no_self_analysis_when_none_follows() -> None:
     votes = [o for o in _outcomes(result) if o["action_kind"] == "vote"]
     assert {o.get("asked_in") for o in votes} >= {"peer_analysis"}, "the vote still comes with the last analyses"
     assert result.fallbacks == 0
+
+
+def test_a_vote_offered_a_different_choice_than_the_turn_is_asked_again() -> None:
+    """Names the players line cannot carry (a comma, "(you)", "[dead]" in a name) give the analysis a
+    different choice than the vote turn's: the vote turn then asks its own call."""
+    names = ["Ann", "Bo, Jr", "Cy (you)", "Di [dead]", "Ed", "Flo", "Gus", "Hal"]
+    with FakeOpenAIServer() as server:
+        lineup = {"default": {"kind": "llm", "model": "fake", "base_url": server.base_url, "temperature": 0.0}}
+        result = play_game_sync({"num_players": 8, "names": names}, lineup, seed=2, concurrency=8)
+    votes = [r["data"] for r in result.events if r.get("type") == "action" and r["data"]["kind"] == "vote"]
+    outcomes = [o for o in _outcomes(result) if o["action_kind"] == "vote"]
+    assert len(outcomes) == len(votes) and result.fallbacks == 0
+    assert not any(o.get("asked_in", "").endswith("analysis") for o in outcomes), "the analyses' lists were wrong"

@@ -7,11 +7,12 @@ from typing import Any
 
 import httpx
 
-from agents import play_game_sync
+from agents import RandomAgent, play_game_sync
 from agents.fake_answers import CACHE_BLOCK
 from agents.fake_openai import FakeOpenAIServer
 from agents.prompts import NOTE_CHARS, NOTES_BUDGET, build_messages, compact_history, weave_notes
 from benchmarks.llm_concurrency import GameCost
+from werewolf_env import raw_env
 from werewolf_env.observe_text import Section
 
 
@@ -79,6 +80,13 @@ def test_history_lines_are_compacted_without_losing_what_they_say() -> None:
         "Carla (bid 3) says nothing.",
         "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob.",  # the tally follows from the votes
     ]
+    invalid = ("You analysed the statement: deceptive=false (none, probability deceptive 0.50). "
+               "You answered invalidly (is_deceptive: missing).")
+    assert compact_history(f"HISTORY:\n{invalid}") == "HISTORY:\nYou answered invalidly (is_deceptive: missing).", (
+        "the invalid answer is said nowhere else")
+    # without suspicion scores in the prompt (``show_suspicion=False``) the seat's analyses stay, shorter
+    assert compact_history(history, scores_shown=False).split("\n")[3] == (
+        "You analysed it: deceptive=true (none, p=0.60, suspicion 0.25, Emma 0.25).")
     opening = "HISTORY:\nThe game begins with 3 players: Bob, Carla, Dmitri.\nYour role: villager.\n--- Night 1 ---"
     assert compact_history(opening) == "HISTORY:\n--- Night 1 ---", "the players line and role card say them"
 
@@ -124,3 +132,24 @@ def test_a_note_with_blank_lines_stays_within_the_notes_budget() -> None:
     _system, user = build_messages(text)
     assert user["content"].startswith("HISTORY:\nline\n(Your private note, round 1, vote: a ")
     assert len(user["content"]) < NOTE_CHARS + 100 and user["content"].endswith("PLAYERS: A\n\nNOW: go")
+
+
+def test_without_suspicion_scores_the_seats_analyses_stay_in_its_prompt() -> None:
+    for show, kept in ((False, True), (True, False)):
+        env = raw_env(num_players=8, show_suspicion=show)
+        policies = [RandomAgent(seat) for seat in range(8)]
+        env.reset(seed=3)
+        for agent in env.agent_iter():
+            obs, _r, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if info["action_kind"] == "vote":
+                text = obs["text"]
+                assert text.count("You analysed the statement") > 0
+                user = build_messages(text)[-1]["content"]
+                assert (Section.SUSPICION in user) == show
+                assert (user.count("You analysed it: ") == text.count("You analysed the statement")) == kept
+                assert kept or "You analysed" not in user, "with scores shown, the scores say what they concluded"
+                break
+            env.step(policies[env.agent_name_mapping[agent]].act(obs, info))
