@@ -143,11 +143,7 @@ def advance(state: GameState) -> None:
         node = PHASE_GRAPH[state.phase]
         if state.pending and not (node.kind == "collect" and node.joins_next):
             return
-        target = None
-        for guard, _label, to in node.routes:  # ``route``, inlined: this loop runs after every group
-            if guard(state):
-                target = to
-                break
+        target = route(state)
         if target is None:
             return
         state.phase = target

@@ -45,13 +45,7 @@ class Observation(dict[str, Any]):
         return {key: self._make(key, value) for key, value in dict.items(self)}
 
     def __getitem__(self, key: str) -> Any:
-        # ``_make``, inlined: a policy reads its observation on every step.
-        value = dict.__getitem__(self, key)
-        maker = self._makers.get(key)
-        if maker is not None and value is maker:
-            value = maker()
-            dict.__setitem__(self, key, value)
-        return value
+        return self._make(key, dict.__getitem__(self, key))
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._make(key, dict.__getitem__(self, key)) if dict.__contains__(self, key) else default
