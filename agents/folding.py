@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from werewolf_env.names import name_key
+from werewolf_env.names import SELF_MARK, name_key
 
 from .prompts import history_of, max_bid_of
 
@@ -37,24 +37,11 @@ AHEAD_FIELDS: dict[str, tuple[str, ...]] = {
 # The info key that asks for each (read by ``prompts.answer_line`` and ``schemas.turn_schema``).
 ASK_KEYS = {"bid": "next_bid_max", "vote": "next_vote_targets", "self_analysis": "ask_self_analysis"}
 
-_DAY = re.compile(r"^--- Day \d+ ---$", re.MULTILINE)
-_FLOOR = re.compile(r"^.+ takes the floor \(bid \d+\)\.$", re.MULTILINE)
-_DEBATE_TURNS = re.compile(r"Day: up to (\d+) statements")
 _PLAYERS = re.compile(r"^PLAYERS: (.*)$", re.MULTILINE)
 _STATEMENT = re.compile(r'^The statement: [^\n]*?: "(.*)"$', re.MULTILINE)
-_OWN_LINE = re.compile(r'^[^:"\n]+ \(you\)')  # "Hiro (you) takes the floor", 'Hiro (you): "..."'
-
-
-def last_statement_of_day(observation_text: str) -> bool:
-    """Whether the statement being analysed is the day's last: the debate always runs its full number of
-    turns (the rules say how many), one "takes the floor" line each, passes included. False when the
-    text does not say (then nothing is asked ahead that depends on it)."""
-    turns = _DEBATE_TURNS.search(observation_text)
-    history = history_of(observation_text)
-    days = list(_DAY.finditer(history))
-    if turns is None or not days:
-        return False
-    return len(_FLOOR.findall(history, days[-1].end())) >= int(turns.group(1))
+# The role card's first line names the seat ("== Werewolf: you are Hiro (player_3) =="); greedy, so a name
+# holding "(player_1)" itself is read whole.
+_OWN_NAME = re.compile(r"^== Werewolf: you are (.+) \(player_\d+\) ==$", re.MULTILINE)
 
 
 def living_others(observation_text: str) -> list[str]:
@@ -76,7 +63,9 @@ def what_to_ask(kind: str, text: str, info: dict[str, Any], options: Any) -> dic
     asks the self-analysis only when the env says one follows (``self_analysis_next`` in its info)."""
     asks: dict[str, Any] = {}
     analysis = kind in ("peer_analysis", "self_analysis")
-    last = (analysis or kind == "statement") and last_statement_of_day(text)
+    # The env says whether this statement is the day's last (``debate_ends``); without it nothing is asked
+    # that depends on it.
+    last = (analysis or kind == "statement") and bool(info.get("debate_ends"))
     if kind == "peer_analysis" and options.bid_in_analysis and not last:  # no bid follows the last statement
         asks[ASK_KEYS["bid"]] = max_bid_of(text)
     self_next = kind == "statement" and bool(info.get("self_analysis_next"))
@@ -94,9 +83,19 @@ def what_to_ask(kind: str, text: str, info: dict[str, Any], options: Any) -> dic
     return asks
 
 
-def is_news(line: str) -> bool:
-    """A history line the seat did not write itself (its own lines say "You ..." or "<name> (you)...")."""
-    return bool(line) and not line.startswith("You ") and not _OWN_LINE.match(line)
+def own_label(observation_text: str) -> str | None:
+    """How the seat's own name reads in its history ("Hiro (you)"), from the role card; None if not found."""
+    found = _OWN_NAME.search(observation_text)
+    return found.group(1) + SELF_MARK if found else None
+
+
+def is_news(line: str, own: str | None) -> bool:
+    """A history line the seat did not write itself: its own lines say "You ..." or start with its own
+    label ("Hiro (you) takes the floor", 'Hiro (you) (bid 3): "..."'). Without a label, every line not
+    in the second person is news."""
+    if not line or line.startswith("You "):
+        return False
+    return own is None or not (line.startswith(own) and line[len(own) : len(own) + 1] in (" ", ":", ""))
 
 
 @dataclass
@@ -125,7 +124,8 @@ class AskedAhead:
         now = history_of(text)
         if not now.startswith(self.history):
             return False
-        if any(is_news(line) for line in now[len(self.history) :].split("\n")):
+        own = own_label(text)
+        if any(is_news(line, own) for line in now[len(self.history) :].split("\n")):
             return False  # a death, someone's statement, the night: asked again
         if self.statement is None:
             return True

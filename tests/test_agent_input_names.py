@@ -106,6 +106,11 @@ def test_benchmark_seat_lookups_fold_names() -> None:
         (("Straße", "STRASSE", "Inés", "Carla", "Dmitri"), "read as the same name"),
         (("ＭＥ", "Bob", "Inés", "Carla", "Dmitri"), "reserved word"),
         (("ｐｌａｙｅｒ_7", "Bob", "Inés", "Carla", "Dmitri"), "looks like an agent id"),
+        # the marks a seat's observation puts after names: "Bob (you)" would make Bob's lines read as every
+        # seat's own, "Bob [dead]" a living player as dead
+        (("Bob (YOU)", "Ann", "Inés", "Carla", "Dmitri"), "observations mark names with '\\(you\\)'"),
+        (("Ann", "Bob（you）", "Inés", "Carla", "Dmitri"), "observations mark names with '\\(you\\)'"),
+        (("Ann", "Bob", "Inés [Dead] x", "Carla", "Dmitri"), "observations mark names with '\\[dead\\]'"),
     ],
 )
 def test_config_refuses_names_that_read_alike(names: tuple[str, ...], message: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from agents import RandomAgent, play_game_sync
 from agents.fake_answers import scripted_answer
 from agents.fake_openai import FakeOpenAIServer
-from agents.folding import last_statement_of_day, living_others
+from agents.folding import is_news, living_others, own_label
 from agents.llm import LLMAgent
 from agents.schemas import turn_schema
 from werewolf_env import raw_env
@@ -39,28 +39,50 @@ def _asks(request: dict[str, Any], field: str) -> bool:
     return f'"{field}"' in request["messages"][-1]["content"].rsplit("Answer with exactly one JSON object:", 1)[-1]
 
 
-def test_the_text_knows_the_days_last_statement_as_the_engine_does() -> None:
-    env = raw_env(num_players=8, analysis="full")
+def test_the_info_says_the_days_last_statement_as_the_game_then_plays() -> None:
+    """``debate_ends`` on a statement and its analyses is true exactly when the day's next turn of the debate
+    or vote is the vote (read off the turns that follow, not off the engine's counter)."""
     policies = [RandomAgent(seat) for seat in range(8)]
-    seen = Counter()
-    for seed in range(6):
-        env.reset(seed=seed)
-        for agent in env.agent_iter():
-            obs, _r, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            kind = info["action_kind"]
-            if kind in ("statement", "self_analysis", "peer_analysis"):
-                state = env.game.state
-                turns = state.debate_turn + (kind == "statement")  # a statement's turn is counted once it is made
-                last = turns >= state.config.max_debate_turns
-                assert last_statement_of_day(obs["text"]) == last, (seed, kind, state.debate_turn)
-                seen[last] += 1
-                others = [state.names[p] for p in state.living() if p != env.agent_name_mapping[agent]]
-                assert living_others(obs["text"]) == others
-            env.step(policies[env.agent_name_mapping[agent]].act(obs, info))
-    assert seen[True] and seen[False]
+    seen: Counter[tuple[str, bool]] = Counter()
+    for turns in (6, 2):
+        env = raw_env(num_players=8, analysis="full", max_debate_turns=turns)
+        for seed in range(4):
+            env.reset(seed=seed)
+            kinds: list[str] = []
+            said: list[tuple[int, str, bool]] = []  # (step, kind, debate_ends)
+            for agent in env.agent_iter():
+                obs, _r, term, trunc, info = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                kind, seat = info["action_kind"], env.agent_name_mapping[agent]
+                assert own_label(obs["text"]) == f"{env.game.state.names[seat]} (you)"
+                if kind in ("statement", "self_analysis", "peer_analysis"):
+                    said.append((len(kinds), kind, info["debate_ends"]))
+                    others = [env.game.state.names[p] for p in env.game.state.living() if p != seat]
+                    assert living_others(obs["text"]) == others
+                else:
+                    assert "debate_ends" not in info
+                kinds.append(kind)
+                env.step(policies[seat].act(obs, info))
+            for step, kind, ends in said:
+                following = next((k for k in kinds[step + 1 :] if k in ("bid", "statement", "vote")), None)
+                assert following is not None  # a game never ends inside the debate
+                assert ends is (following == "vote"), (turns, seed, step, kind)
+                seen[kind, ends] += 1
+    assert set(seen) == {(k, b) for k in ("statement", "self_analysis", "peer_analysis") for b in (True, False)}
+
+
+def test_a_line_is_the_seats_own_only_when_it_starts_with_its_own_label() -> None:
+    own = "Hiro (you)"
+    assert not is_news("You voted for Emma.", own)
+    assert not is_news('Hiro (you): "I am the seer."', own)
+    assert not is_news("Hiro (you) takes the floor (bid 3).", own)
+    assert not is_news("", own)
+    assert is_news("Alice shot Hiro (you).", own)  # names the seat, but someone else's doing
+    assert is_news('Hiro (you)x: "..."', own)
+    assert is_news("Emma (you) takes the floor (bid 3).", own)  # a player named "Emma (you)" is not the seat
+    assert is_news("Hiro (you) takes the floor (bid 3).", None)  # no label known: everything is news
 
 
 def test_votes_and_self_analyses_come_ahead_with_one_truthful_outcome_per_turn() -> None:
@@ -183,9 +205,9 @@ def test_a_statement_asks_no_self_analysis_when_none_follows() -> None:
 
 
 def test_a_vote_offered_a_different_choice_than_the_turn_is_asked_again() -> None:
-    """Names the players line cannot carry (a comma, "(you)", "[dead]" in a name) give the analysis a
-    different choice than the vote turn's: the vote turn then asks its own call."""
-    names = ["Ann", "Bo, Jr", "Cy (you)", "Di [dead]", "Ed", "Flo", "Gus", "Hal"]
+    """Names the players line cannot carry (a comma in a name) give the analysis a different choice than the
+    vote turn's: the vote turn then asks its own call. (Names holding "(you)" or "[dead]" are refused.)"""
+    names = ["Ann", "Bo, Jr", "Cy, Sr", "Di, III", "Ed", "Flo", "Gus", "Hal"]
     with FakeOpenAIServer() as server:
         lineup = {"default": {"kind": "llm", "model": "fake", "base_url": server.base_url, "temperature": 0.0}}
         result = play_game_sync({"num_players": 8, "names": names}, lineup, seed=2, concurrency=8)

@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from .names import name_key
+from .names import DEAD_MARK, SELF_MARK, name_key
 from .roles import ROLE_SPECS, ActionKind, Role, Team, default_werewolves, generation
 
 MIN_PLAYERS = 5
@@ -201,6 +201,9 @@ class GameConfig(BaseModel):
                 raise ValueError(f"{name!r} cannot be a player name: it is a reserved word")
             if key.startswith("player_"):
                 raise ValueError(f"{name!r} cannot be a player name: it looks like an agent id")
+            for mark in (SELF_MARK, DEAD_MARK):  # a name holding one would make another's line read as one's own
+                if name_key(mark) in key:
+                    raise ValueError(f"{name!r} cannot be a player name: observations mark names with {mark.strip()!r}")
             if key in keys:
                 raise ValueError(
                     f"player names must be unique: {keys[key]!r} and {name!r} read as the same name "

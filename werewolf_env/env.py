@@ -71,8 +71,8 @@ cannot hold strings in ``info`` (TorchRL's ``PettingZooWrapper``): ``action_kind
 ``state.ACTION_KINDS``, ``NO_ACTION`` = ``len(ACTION_KINDS)`` when the seat has nothing to answer),
 ``round`` (int), ``legal_targets`` (int8 array of ``num_players``: 1 for each seat the action may
 name), ``fallbacks`` (int: how many fallbacks the seat's last action needed). Dropped: ``phase``,
-``answer_format``, the statement limits, ``max_bid``, ``roles_in_game``, ``self_analysis_next``, the
-fallbacks' reasons (still in the log). Cannot be combined with ``info_events``.
+``answer_format``, the statement limits, ``max_bid``, ``roles_in_game``, ``self_analysis_next``,
+``debate_ends``, the fallbacks' reasons (still in the log). Cannot be combined with ``info_events``.
 
 Rendering: ``render_mode="ansi"``: ``render()`` returns the public transcript (what a spectator sees);
 ``"human"``: ``render()`` prints the public lines not printed yet and returns None, and ``step`` calls
@@ -80,7 +80,8 @@ it after each action, so the transcript scrolls by once, in order (PettingZoo's 
 
 Version history:
 - v2, later additions (games, observations and logs unchanged): observations are made when read (same values);
-  a statement's info says ``self_analysis_next`` (whether the speaker's self-analysis follows).
+  a statement's info says ``self_analysis_next`` (whether the speaker's self-analysis follows); a statement's
+  and its analyses' info say ``debate_ends`` (whether it is the day's last statement, so the vote comes next).
 - v2: persuasion's inputs. Peer analyses also score the players a statement speaks of (``subject_suspicion``,
   on by default: ``info["subjects"]`` names them, the answer's ``suspicion_of`` scores them, each score is a
   suspicion update); private vote polls (``vote_polls``, off by default) add the action kind ``poll``, last

@@ -276,6 +276,11 @@ class WerewolfBase:
                     # Whether the speaker's self-analysis comes next (``config.analysis``): a policy may
                     # answer it with the statement (``agents.folding``).
                     template["self_analysis_next"] = state.config.analysis_self
+                if kind in _DEBATE_KINDS:
+                    # Whether the statement made (or analysed) is the day's last, so the vote comes next: the
+                    # debate always runs its full number of turns. A statement is counted once it is made.
+                    made = state.debate_turn + (kind is ActionKind.STATEMENT)
+                    template["debate_ends"] = made >= state.config.max_debate_turns
                 self._info_template, self._info_template_key = template, key
             info = template.copy()
             legal = legal_targets(state, turn)
@@ -310,6 +315,8 @@ class WerewolfBase:
 
 
 _KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
+# The turns whose info says ``debate_ends``: a statement and its analyses.
+_DEBATE_KINDS = frozenset({ActionKind.STATEMENT, ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS})
 NO_ACTION = len(ACTION_KINDS)  # numeric_info's action_kind when the seat has nothing to answer
 # What ``numeric_info=True`` keeps in every info (each seat, each step, the same keys and shapes).
 NUMERIC_INFO_KEYS: dict[str, str] = {

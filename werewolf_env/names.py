@@ -17,6 +17,11 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+# How a seat's observation marks a name: its own (after the name), a dead player's. A player name may not hold
+# either (``config.GameConfig``), or another player's lines would read as the seat's own.
+SELF_MARK = " (you)"
+DEAD_MARK = " [dead]"
+
 
 def name_key(text: str) -> str:
     """The form in which a name (or any text searched for names) is compared."""

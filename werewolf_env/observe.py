@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .names import DEAD_MARK, SELF_MARK
 from .observation import Observation
 from .observe_layout import (
     _ALIVE_START,
@@ -199,10 +200,10 @@ class ObservationRenderer:
         state = self.state
         names = state.names
         if self._labels_version != state.facts_version:  # "Name" or "Name [dead]", shared by all seats
-            self._labels = [name if up else name + " [dead]" for name, up in zip(names, state.alive, strict=True)]
+            self._labels = [name if up else name + DEAD_MARK for name, up in zip(names, state.alive, strict=True)]
             self._labels_version = state.facts_version
         labels = self._labels.copy()
-        labels[seat] = names[seat] + " (you)" + ("" if state.alive[seat] else " [dead]")
+        labels[seat] = names[seat] + SELF_MARK + ("" if state.alive[seat] else DEAD_MARK)
         head = self._static_text[seat] + f"\n\n{Section.PLAYERS} " + ", ".join(labels)
         cache = self._seats[seat]
         # Everything ``known_facts`` reads that can change (the witch's: the attacks she saw, her potions).

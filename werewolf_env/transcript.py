@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .game_record import poisoned_deaths
+from .names import SELF_MARK
 from .role_figures import acting_role
 from .roles import ActionKind
 from .state import Event
@@ -22,7 +23,7 @@ def _n(names: tuple[str, ...], seat: int | None, viewer: int | None) -> str:
     if seat is None:
         return "nobody"
     if seat == viewer:
-        return f"{names[seat]} (you)"
+        return names[seat] + SELF_MARK
     return names[seat]
 
 
@@ -114,7 +115,7 @@ def _labels(names: tuple[str, ...], viewer: int | None) -> tuple[str, ...]:
     if viewer is None:
         return names
     labels = list(names)
-    labels[viewer] += " (you)"
+    labels[viewer] += SELF_MARK
     return tuple(labels)
 
 
@@ -136,7 +137,7 @@ def vote_lines(d: dict[str, Any], names: tuple[str, ...], readers: Any) -> tuple
     for seat in readers:
         copy = parts.copy()
         for i in where.get(seat, ()):
-            copy[i] += " (you)"
+            copy[i] += SELF_MARK
         own.append("".join(copy))
     return "".join(parts), own
 
