@@ -26,6 +26,8 @@ from typing import Any
 
 from werewolf_env.claim_text import extractor_for
 
+from .prompts import living_others
+
 PLACEHOLDER = "<what you say>"  # what a small model copies from the answer format instead of speaking
 LABELING_MARKER = "CLAIM LABELING TASK"
 
@@ -33,7 +35,6 @@ Answer = Callable[[str], Any]  # prompt -> dict (sent as JSON) or str
 
 _FORMAT = re.compile(r"Answer with exactly one JSON object: (\{.*)")
 _ALLOWED = re.compile(r"^Allowed: (.*?)(?: \(or null to abstain\))?\.$", re.MULTILINE)
-_PLAYERS = re.compile(r"^PLAYERS: (.*)$", re.MULTILINE)
 _LABEL_PLAYERS = re.compile(r"^Players: (\[.*\])$", re.MULTILINE)
 _LABEL_SPEAKER = re.compile(r"^Speaker: (\".*\")$", re.MULTILINE)
 _LABEL_REVEALED = re.compile(r"^Roles revealed to everyone: (\{.*\})$", re.MULTILINE)
@@ -59,11 +60,7 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
     wanted = match.group(1) if match else ""
     allowed_match = _ALLOWED.search(prompt)
     allowed = allowed_match.group(1).split(", ") if allowed_match else []
-    players_match = _PLAYERS.search(prompt)
-    players = [
-        p.replace(" (you)", "") for p in (players_match.group(1).split(", ") if players_match else [])
-        if "[dead]" not in p and "(you)" not in p
-    ]  # fmt: skip
+    players = living_others(prompt)
     pick = allowed[digest % len(allowed)] if allowed else None
     if '"statement"' in wanted:
         someone = players[digest % len(players)] if players else "nobody"

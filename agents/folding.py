@@ -26,7 +26,8 @@ from typing import Any
 
 from werewolf_env.names import SELF_MARK, name_key
 
-from .prompts import history_of, max_bid_of
+from .prompts import history_of, living_others, max_bid_of
+from .schemas import ASK_KEYS
 
 # The fields of each kind that can be asked ahead, as they appear in the asking call's answer.
 AHEAD_FIELDS: dict[str, tuple[str, ...]] = {
@@ -34,22 +35,11 @@ AHEAD_FIELDS: dict[str, tuple[str, ...]] = {
     "vote": ("vote",),
     "self_analysis": ("reasoning", "is_deceptive", "confidence", "deception_type"),
 }
-# The info key that asks for each (read by ``prompts.answer_line`` and ``schemas.turn_schema``).
-ASK_KEYS = {"bid": "next_bid_max", "vote": "next_vote_targets", "self_analysis": "ask_self_analysis"}
 
-_PLAYERS = re.compile(r"^PLAYERS: (.*)$", re.MULTILINE)
 _STATEMENT = re.compile(r'^The statement: [^\n]*?: "(.*)"$', re.MULTILINE)
 # The role card's first line names the seat ("== Werewolf: you are Hiro (player_3) =="); greedy, so a name
 # holding "(player_1)" itself is read whole.
 _OWN_NAME = re.compile(r"^== Werewolf: you are (.+) \(player_\d+\) ==$", re.MULTILINE)
-
-
-def living_others(observation_text: str) -> list[str]:
-    """The living players but the seat, from the players line (whom a vote may name)."""
-    found = _PLAYERS.search(observation_text)
-    if found is None:
-        return []
-    return [p for p in found.group(1).split(", ") if p and "[dead]" not in p and "(you)" not in p]
 
 
 def statement_analysed(observation_text: str) -> str | None:

@@ -48,10 +48,10 @@ from werewolf_env.state import ActionKind
 
 from .base import Policy
 from .endpoints import Endpoint, EndpointDownError, EndpointPool
-from .folding import AHEAD_FIELDS, ASK_KEYS, AskedAhead, what_to_ask
+from .folding import AHEAD_FIELDS, AskedAhead, what_to_ask
 from .llm_options import LLMOptions, validate_options
 from .prompts import answer_line, build_messages, fit, history_of, with_answer_line
-from .schemas import turn_schema
+from .schemas import ASK_KEYS, turn_schema
 from .transport import OpenAITransport, Transport, as_transport
 
 # The field naming a player per action kind, and whether null is an answer (abstain, keep the potion).

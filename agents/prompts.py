@@ -22,10 +22,11 @@ from typing import Any
 
 from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
+from werewolf_env.names import DEAD_MARK, SELF_MARK
 from werewolf_env.observe_text import Section
 from werewolf_env.roles import ActionKind
 
-from .schemas import statement_chars
+from .schemas import ASK_KEYS, statement_chars
 
 DECEPTION_DEFINITIONS = """\
 DECEPTION: saying what one knows to be false, or leaving out what one knows in order to mislead; a sincere \
@@ -78,14 +79,14 @@ def answer_line(kind: str, info: dict[str, Any]) -> str:
         fields += (f'; "suspicion_of": an object with one key per player, {", ".join(subjects)}, each '
                    f"{_PROBABILITY} that the player is a werewolf")
     # Later turns asked with this call (``agents.folding``).
-    if info.get("ask_self_analysis"):  # ``LLMOptions.self_analysis_in_statement``
+    if info.get(ASK_KEYS["self_analysis"]):  # ``LLMOptions.self_analysis_in_statement``
         own = ACTION_SPECS[ActionKind.SELF_ANALYSIS].answer_words.format(probability=_PROBABILITY, types=_TYPES)
         fields += "; then your private analysis of that statement: " + own
-    if info.get("next_bid_max") is not None:  # ``LLMOptions.bid_in_analysis``
-        fields += f'; "bid": your bid for the next statement\'s floor, 0-{int(info["next_bid_max"])} (0 = stay quiet)'
-    if info.get("next_vote_targets"):  # ``LLMOptions.vote_in_analysis``
+    if info.get(ASK_KEYS["bid"]) is not None:  # ``LLMOptions.bid_in_analysis``
+        fields += f'; "bid": your bid for the next statement\'s floor, 0-{int(info[ASK_KEYS["bid"]])} (0 = stay quiet)'
+    if info.get(ASK_KEYS["vote"]):  # ``LLMOptions.vote_in_analysis``
         fields += ('; "vote": the debate ends with this statement, so your vote to exile: the name of one of '
-                   f'{", ".join(str(n) for n in info["next_vote_targets"])}, or null to abstain')
+                   f'{", ".join(str(n) for n in info[ASK_KEYS["vote"]])}, or null to abstain')
     return ANSWER_PREFIX + "{" + fields + "}"
 
 
@@ -268,6 +269,18 @@ def max_bid_of(observation_text: str) -> int:
     """The highest bid the rules allow (the rules section says it; 10 if it does not)."""
     found = _MAX_BID.search(observation_text)
     return int(found.group(1)) if found else 10
+
+
+_PLAYERS = re.compile(r"^PLAYERS: (.*)$", re.MULTILINE)
+
+
+def living_others(observation_text: str) -> list[str]:
+    """The living players but the seat, from the players line (whom a vote may name)."""
+    found = _PLAYERS.search(observation_text)
+    if found is None:
+        return []
+    marks = (SELF_MARK.strip(), DEAD_MARK.strip())
+    return [p for p in found.group(1).split(", ") if p and not any(mark in p for mark in marks)]
 
 
 def build_messages(observation_text: str, merge_system: bool = False) -> list[dict[str, str]]:

@@ -52,6 +52,10 @@ def answer_schema(kind: str, info: dict[str, Any] | None = None) -> dict[str, An
     return turn_schema(kind, info or {})
 
 
+# The info keys that ask a call for later turns too (``agents.folding``), by the turn they are for.
+ASK_KEYS = {"bid": "next_bid_max", "vote": "next_vote_targets", "self_analysis": "ask_self_analysis"}
+
+
 def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
     """The schema of a valid answer to this turn (``info`` as the env hands it to the policy)."""
     names = [str(n) for n in info.get("legal_targets") or []]
@@ -72,7 +76,7 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
         words, chars = int(info.get("max_statement_words", 20)), statement_chars(info)
         what = f"your public words to all players (at most {words} words and {chars} characters)"
         props: dict[str, Any] = {"statement": _text(what, min(8 * words, chars)), "notes": notes}
-        if info.get("ask_self_analysis"):  # the self-analysis asked with it (``agents.folding``)
+        if info.get(ASK_KEYS["self_analysis"]):  # the self-analysis asked with it (``agents.folding``)
             props.update(_verdict())
         return _obj({**props, **_asked_ahead(info)})
     if kind in ("self_analysis", "peer_analysis"):
@@ -109,10 +113,10 @@ def _verdict() -> dict[str, Any]:
 def _asked_ahead(info: dict[str, Any]) -> dict[str, Any]:
     """The later turns' fields asked with this call (``agents.folding``): the next bid, the vote."""
     props: dict[str, Any] = {}
-    if info.get("next_bid_max") is not None:
-        props["bid"] = {"type": "integer", "enum": list(range(int(info["next_bid_max"]) + 1))}
-    if info.get("next_vote_targets"):
-        names = [str(n) for n in info["next_vote_targets"]]
+    if info.get(ASK_KEYS["bid"]) is not None:
+        props["bid"] = {"type": "integer", "enum": list(range(int(info[ASK_KEYS["bid"]]) + 1))}
+    if info.get(ASK_KEYS["vote"]):
+        names = [str(n) for n in info[ASK_KEYS["vote"]]]
         props["vote"] = {"anyOf": [{"type": "string", "enum": names}, {"type": "null"}]}
     return props
 

@@ -113,6 +113,7 @@ from pettingzoo.utils import wrappers
 from .actions import legal_targets
 from .config import GameConfig, arguments_table
 from .env_base import METADATA, NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
+from .state import Turn
 
 __all__ = ["NO_ACTION", "NUMERIC_INFO_KEYS", "WerewolfBase", "env", "raw_env"]
 
@@ -151,17 +152,13 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
-        if game is None:
-            raise RuntimeError("call reset() before using the environment")
+        game = self._game()
         state = game.state
         self._cumulative_rewards[agent] = 0.0
         result = game.act(action)
-        fallback = None
         if result.fallbacks:
-            fallback = self._last_fallbacks[agent] = {"action_kind": result.kind.value,
-                                                      "reasons": list(result.fallbacks)}  # fmt: skip
-        elif self._last_fallbacks:
+            self._last_fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
+        else:
             self._last_fallbacks.pop(agent, None)
         if self._log is not None:
             self._log.flush_events()
@@ -178,11 +175,7 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
         else:
             self.agent_selection = self.possible_agents[state.pending[0].player]
             if state.group_id == self._info_group:  # same group: only the actor's info changed
-                if self.numeric_info:
-                    self.infos[agent] = self._info(self.agent_name_mapping[agent], None)
-                else:  # ``_info`` of a seat with nothing to answer, inlined: this runs on most steps
-                    self.infos[agent] = {"action_kind": None} if fallback is None else {
-                        "action_kind": None, "fallbacks": fallback}  # fmt: skip
+                self.infos[agent] = self._info(self.agent_name_mapping[agent], None)
             else:
                 self._update_infos(agent)
         if self.render_mode == "human":
@@ -193,12 +186,12 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
         seat = self.agent_name_mapping[agent]
         pending = state.pending
         if pending and pending[0].player == seat:  # the acting seat: the usual caller (``last``)
-            turn = pending[0]
-            return self._renderer.observe(seat, turn, legal_targets(state, turn))
-        for turn in pending:
-            if turn.player == seat:
-                return self._renderer.observe(seat, turn, legal_targets(state, turn))
-        return self._renderer.observe(seat, None, [])
+            turn: Turn | None = pending[0]
+        else:
+            turn = next((t for t in pending if t.player == seat), None)
+        if turn is None:
+            return self._renderer.observe(seat, None, [])
+        return self._renderer.observe(seat, turn, legal_targets(state, turn))
 
     # ------------------------------------------------------------------ runner support
 

@@ -283,9 +283,8 @@ class WerewolfBase:
                     template["debate_ends"] = made >= state.config.max_debate_turns
                 self._info_template, self._info_template_key = template, key
             info = template.copy()
-            legal = legal_targets(state, turn)
             names = state.names
-            info["legal_targets"] = [names[p] for p in legal] if legal else []  # a new list: policies may edit it
+            info["legal_targets"] = [names[p] for p in legal_targets(state, turn)]  # a new list: policies may edit it
             if kind is ActionKind.PEER_ANALYSIS and state.config.subject_suspicion:
                 subjects = state.analysis_subjects(seat)
                 if subjects:  # the players the statement spoke of, to score in ``suspicion_of``
