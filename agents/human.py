@@ -8,11 +8,15 @@ then asks for an answer, re-asking until it is valid. Answers can be JSON, or sh
 * analyses: ``yes|no [probability it is deceptive] [type] [suspicion]``, e.g. ``yes 0.8 fabrication 0.9``
   (the probability, 0-1, is the ``confidence`` field; without it, 0.7 for yes and 0.3 for no).
 
-The prompt of each turn says the shorthand for that kind of answer (``SHORTHAND``). End of input
-(Ctrl-D) answers nothing for the rest of the game, and the env's fallback plays.
+The prompt of each turn says the shorthand for that kind of answer (``SHORTHAND``). At the end of input
+(Ctrl-D, or piped input that runs out) the player is told so once (``INPUT_ENDED``), and every turn left
+to the seat answers ``NO_ANSWER``: the env's fallback plays it, and the log's action event holds that
+answer (its ``raw``) next to the fallbacks used (its ``fallbacks``).
 
-Once the player is eliminated the runner calls ``watch`` after every step: the player keeps seeing
-what their seat may see of the game (the public events) until it ends, after a line that says so.
+The runner calls ``watch`` after every step. Once the player is eliminated, or their input has ended,
+they keep seeing what their seat may see of the game (the public events) until it ends. Everything is
+shown in the order it happened: a seat that had no turn yet first sees the game's opening, and the notice
+of its elimination (``ELIMINATED``) comes right after the news of its death.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any, TextIO
 from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
 from werewolf_env.inert_text import terminal_safe
+from werewolf_env.names import SELF_MARK
 from werewolf_env.observe_text import Section
 
 from .base import Policy
@@ -53,6 +58,11 @@ SHORTHAND = {
 }
 ELIMINATED = ("-- You have been eliminated. The game goes on without you; you will see the public game "
               "until it ends. --")  # fmt: skip
+INPUT_ENDED = ("-- Input ended: your remaining turns are played by fallbacks, recorded as such in the log. "
+               "You will see the game until it ends. --")  # fmt: skip
+# The answer of every turn after the input ended: no field the env reads, so its fallback plays, and the log's
+# action event keeps this answer as the turn's ``raw``, which says why.
+NO_ANSWER = {"no_answer": "input ended"}
 
 
 class HumanAgent(Policy):
@@ -62,8 +72,9 @@ class HumanAgent(Policy):
         self.input = input or sys.stdin
         self.output = output or sys.stdout
         self._shown_history = 0
-        self._closed = False
-        self._watching = False
+        self._introduced = False  # the game's opening (title, role card, rules) has been shown
+        self._closed = False  # the input ended
+        self._watching = False  # told of the elimination
         self._seen_end = False
 
     def _say(self, text: str) -> None:
@@ -73,8 +84,10 @@ class HumanAgent(Policy):
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
         kind = info.get("action_kind")
-        if kind is None or self._closed:
+        if kind is None:
             return {}
+        if self._closed:
+            return dict(NO_ANSWER)
         self._say(self._new_part(observation["text"]))
         friction = info.get("friction")  # the detector's note, with werewolf-bench play --friction
         if friction:
@@ -86,8 +99,9 @@ class HumanAgent(Policy):
             line = self.input.readline()
             if not line:
                 self._closed = True
-                self._say("(no more input: the game plays on without you)")
-                return {}
+                self.output.write("\n")  # the cursor is still after the prompt
+                self._say(INPUT_ENDED)
+                return dict(NO_ANSWER)
             answer = shorthand(line.strip(), kind, subjects)
             action, error = validate(json.dumps(answer) if isinstance(answer, dict) else answer, kind, info)
             if error is None:
@@ -95,14 +109,21 @@ class HumanAgent(Policy):
             self._say(f"Not valid: {error}. Try again (JSON or shorthand).")
 
     def watch(self, observation: dict[str, Any], alive: bool, over: bool) -> None:
-        """Between turns (the runner calls this after each step): once eliminated, what is new of the game;
-        at the end, its last events, which no turn of the player's shows."""
-        if (alive and not over) or self._seen_end:
+        """Between turns (the runner calls this after each step): once eliminated or out of input, what is new
+        of the game; at the end, its last events, which no turn of the player's shows."""
+        if (alive and not over and not self._closed) or self._seen_end:
             return
+        text = observation["text"]
+        if not self._introduced:  # no turn came before (killed on the first night, say): the opening first
+            self._introduced = True
+            self._say(f"{opening(text)}\n\n{Section.HISTORY}")
+        new, tail = self._new_lines(text)
         if not alive and not self._watching:
             self._watching = True
-            self._say(ELIMINATED)
-        new, tail = self._new_lines(observation["text"])
+            # Right after the news of the death: the last line that names the seat ("(you)") of this step's.
+            named = [i for i, line in enumerate(new) if SELF_MARK in line]
+            at = named[-1] + 1 if named else len(new)
+            new = [*new[:at], ELIMINATED, *new[at:]]
         if new:
             self._say("\n".join(new))
         if over:
@@ -111,7 +132,8 @@ class HumanAgent(Policy):
 
     def _new_part(self, text: str) -> str:
         """The first time everything; later only the history lines not shown yet and the task."""
-        first = self._shown_history == 0
+        first = not self._introduced
+        self._introduced = True
         new, tail = self._new_lines(text)
         return text if first else "\n".join([*new, "", f"{Section.TASK}{tail}"])
 
@@ -123,6 +145,16 @@ class HumanAgent(Policy):
         new = lines[self._shown_history :]
         self._shown_history = len(lines)
         return new, tail
+
+
+def opening(text: str) -> str:
+    """The start of an observation that does not change as the game goes on: the title, the role card and the
+    rules (the players and their state, the history and the task follow it)."""
+    for section in (Section.PLAYERS, Section.HISTORY):
+        start = text.find(f"\n\n{section}")
+        if start >= 0:
+            return text[:start]
+    return text
 
 
 def shorthand(line: str, kind: str, subjects: list[str] | None = None) -> dict[str, Any] | str:

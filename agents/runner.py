@@ -197,10 +197,11 @@ async def play_game(
     """Play one game to the end and return its result (and write its log when ``log_dir`` is set).
 
     ``policies`` overrides the lineup with ready-made policy objects, one per seat; ``policy_factory(seat)``
-    makes each seat's policy from a ``Seat`` (its number, role, seed and lineup spec) instead. ``info_hook(env,
-    agent, info)`` may add to a copy of each info before the policy sees it (the detector's friction
-    warnings, for instance); it must add only what that agent may know. ``pool`` is the run's
-    ``EndpointPool`` (its ``concurrency`` then caps calls per endpoint across every game sharing it).
+    makes each seat's policy from a ``Seat`` (``seat``: its number; ``role``, ``seed`` and the lineup
+    ``spec``) instead. ``info_hook(env, agent, info)`` may add to a copy of each info before the policy sees
+    it (the detector's friction warnings, for instance); it must add only what that agent may know. ``pool``
+    is the run's ``EndpointPool`` (its ``concurrency`` then caps calls per endpoint across every game sharing
+    it).
     ``passthrough``: exception types a policy may raise that end the game and reach the caller (never a
     fallback). ``on_records(records)`` is told the game's new log records after every step.
     """

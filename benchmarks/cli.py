@@ -8,7 +8,8 @@ game, replay-checks the logs and prints a readable summary with the grounded dec
     werewolf-bench run --lineup lineup.toml          # per-seat / per-team policies and models
     werewolf-bench run --model gpt-4o-mini --base-url https://api.openai.com/v1
 
-Every option's help names its default; the exit codes (``benchmarks.exit_codes``) close ``--help``.
+Every option's help names its default; the exit codes a command can return (``benchmarks.exit_codes``)
+close its ``--help``.
 A file that cannot be written or read ends any command with a message naming it (exit 5), Ctrl-C
 with exit 130 and SIGTERM with 143, never with a traceback.
 """
@@ -49,8 +50,6 @@ from .run_command import run_command
 from .run_folder import RunFolderError, check_out_folder, describe_os_error
 from .tournament_cli import tournament_command
 
-EXIT_CODES = exit_codes_text()
-
 
 class HelpWithDefaults(argparse.RawDescriptionHelpFormatter):
     """Every option's help ends with its default, unless the text already names it."""
@@ -87,14 +86,14 @@ def play(env: raw_env, policies: list[Any], seed: int, read_text: bool = False) 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="werewolf-bench", description="Werewolf deception benchmark.", epilog=EXIT_CODES,
+        prog="werewolf-bench", description="Werewolf deception benchmark.", epilog=exit_codes_text(),
         formatter_class=HelpWithDefaults,
     )  # fmt: skip
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=text, description=text, epilog=EXIT_CODES,
+        return commands.add_parser(name, help=text, description=text, epilog=exit_codes_text(name),
                                    formatter_class=HelpWithDefaults)  # fmt: skip
 
     rules = GameConfig.model_fields
@@ -137,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_execution_options(run)
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games")
+    run.add_argument("--explain", action="store_true",
+                     help="end the summary with the full legend of its terms (instead of the short one)")  # fmt: skip
     add_llm_flags(run)
 
     play_cmd = command("play", "play one seat yourself, in the terminal, against agents")
@@ -160,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_report_parser(commands)
     commands.choices["report"].formatter_class = HelpWithDefaults
-    commands.choices["report"].epilog = EXIT_CODES
+    commands.choices["report"].epilog = exit_codes_text("report")
 
     rescore = command("rescore", "re-run the self/peer analyses of a run with another labeler")
     rescore.add_argument("run_dir", type=Path, help="a run folder (games/*.ndjson) or a folder of logs")

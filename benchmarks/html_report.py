@@ -21,6 +21,7 @@ from .html_persuasion import persuasion_section
 from .html_roles import roles_section
 from .html_sections import fmt_coverage, ground_truth_section, token_section, validity_section
 from .html_viewer import write_viewer_page, write_viewer_pages
+from .summary_text import lineup_itself
 
 __all__ = ["write_report", "write_run_report", "write_viewer_page", "write_viewer_pages"]
 
@@ -63,7 +64,8 @@ def _metric_table(
     rest on (answered / asked), then the metrics; each cell: run value [95% CI] and, below it, the same
     metric for the heuristic (H) and random (R) baselines."""
     metrics = document["metrics"]
-    baselines = {k: v["metrics"] for k, v in document.get("baselines", {}).items()}
+    itself = set(lineup_itself(document))  # the run's own figures again: not repeated under each cell
+    baselines = {k: v["metrics"] for k, v in document.get("baselines", {}).items() if k not in itself}
     coverage = coverage or []
     keys: list[str] = []
     for section, _, _ in sections:
@@ -208,10 +210,11 @@ def _games_table(per_game: Iterable[dict[str, Any]]) -> Html:
 
 def _outcomes(document: dict[str, Any]) -> Html:
     rows = []
+    itself = set(lineup_itself(document))
     for team, est in document["metrics"]["outcomes"].items():
         base = join(
             (render("{kind} {value}", kind=k[:1].upper(), value=fmt(v["metrics"]["outcomes"].get(team), ci=False))
-             for k, v in sorted(document.get("baselines", {}).items())), " · ",
+             for k, v in sorted(document.get("baselines", {}).items()) if k not in itself), " · ",
         )  # fmt: skip
         rows.append(
             render(
@@ -240,7 +243,10 @@ def _totals(totals: dict[str, Any]) -> Html:
 def _intro(document: dict[str, Any], title: str | None) -> list[Html]:
     run = document["run"]
     config = run["config"] if isinstance(run.get("config"), dict) else {}
-    base_note = ", ".join(f"{k} ({v['games']} games)" for k, v in document.get("baselines", {}).items())
+    itself = set(lineup_itself(document))
+    base_note = ", ".join(f"{k} = the lineup itself, not repeated" if k in itself
+                          else f"{k} ({v['games']} games; {k[:1].upper()} below the figures)"
+                          for k, v in document.get("baselines", {}).items())  # fmt: skip
     parts = [
         render("<h1>{title}</h1>", title=title or "Werewolf deception report"),
         render("<p>{games} games from <code>{dir}</code>; lineups: {lineups}; {players} players ({wolves} werewolves), "
@@ -249,8 +255,8 @@ def _intro(document: dict[str, Any], title: str | None) -> list[Html]:
                players=config.get("num_players"), wolves=config.get("num_werewolves"), analysis=config.get("analysis"),
                labeler=document.get("labeler", "regex"), generated_by=document["generated_by"]),
         render("<p>Each figure is followed by its 95% interval (bootstrap over games; Wilson for team wins) and, "
-               "below it, the same figure for the baselines under the same rules and seeds: {note} "
-               "(H = heuristic, R = random).</p>", note=base_note or "none"),
+               "below it, the same figure for the baselines under the same rules and seeds: {note}.</p>",
+               note=base_note or "none"),
     ]  # fmt: skip
     if run["incomplete_logs"]:
         parts.append(render("<p>Unfinished logs left out: {n}.</p>", n=len(run["incomplete_logs"])))
@@ -264,6 +270,11 @@ def _plots(images: dict[str, str], plot_note: str | None) -> Html:
         '<h2>Plots</h2><div class="plots">{figures}</div>',
         figures=join((figure(c, png) for c, png in images.items()), "\n"),
     )
+
+
+def _slope(value: float | None) -> str:
+    """A slope with two decimals and its sign, as every other figure of the page (5 decimals once showed)."""
+    return "n/a" if value is None else f"{value:+.2f}"
 
 
 def write_run_report(
@@ -283,7 +294,7 @@ def write_run_report(
         ("Detective capacity", DETECTIVE, "by the observer's", DETECTIVE_COVERAGE),
         ("Self-report honesty", SELF_REPORT, "by the speaker's", SELF_REPORT_COVERAGE),
         ("Votes", VOTES, "by the voter's", None),
-        ("The paper's per-player metrics", PAPER, "by the player's", PAPER_COVERAGE),
+        ("The design paper's per-player metrics", PAPER, "by the player's", PAPER_COVERAGE),
     ):
         parts.append(render("<h2>{heading}</h2>", heading=heading))
         for group in ("all", "by_role", "by_team", "by_policy"):
@@ -299,7 +310,8 @@ def write_run_report(
     parts.append(render(
         "<h2>Suspicion over rounds</h2><p>Theil-Sen slope per round of the village's mean suspicion: toward "
         "werewolves {wolves}, toward village players {village}.</p>",
-        wolves=trend["toward_werewolf"]["slope_per_round"], village=trend["toward_village"]["slope_per_round"],
+        wolves=_slope(trend["toward_werewolf"]["slope_per_round"]),
+        village=_slope(trend["toward_village"]["slope_per_round"]),
     ))  # fmt: skip
     parts.append(_plots(images, plot_note))
     parts.append(_games_table(document.get("per_game") or []))

@@ -1,6 +1,7 @@
 # ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
 """The report's roles section: per role its team, win rate, survival and deaths by cause, and each role's own
-actions (night actions, a hunter's last shot) with what came of them.
+actions (night actions, a hunter's last shot) with what came of them. Role-specific words in captions
+(poison, last shots) come from the role table and appear only when the games had that role.
 
 Rows are the metrics document's keys (``metrics.json``'s ``deaths`` and ``role_actions``: the role and
 action tables', ``werewolf_env.role_figures``), so a witch, a hunter or a role registered at run time gets
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from werewolf_env.role_figures import cause_order
+from werewolf_env.role_figures import cause_notes, cause_order, last_acts
 
 from .html_base import Html, fmt, join, name, render, trusted
 
@@ -41,17 +42,25 @@ def _roles_table(metrics: dict[str, Any]) -> Html:
     )  # fmt: skip
 
 
+def _roles_in_games(metrics: dict[str, Any]) -> list[str]:
+    """The roles the games had (a role with no seat in any game has no row)."""
+    return list(((metrics.get("deaths") or {}).get("by_role") or {}).keys())
+
+
 def _causes_table(metrics: dict[str, Any]) -> Html:
     by_cause = (metrics.get("deaths") or {}).get("by_cause") or {}
+    # Role-specific causes explained from the role table, for the games' roles only (no witch: no word of poison).
+    notes = cause_notes(by_cause, _roles_in_games(metrics))
     rows = join(
         render("<tr><th>{cause}</th><td class='num'>{n}</td><td class='num'>{per_game}</td></tr>",
                cause=cause, n=row.get("deaths"), per_game=fmt(row.get("per_game")))
         for cause, row in by_cause.items()
     )  # fmt: skip
     return render(
-        "<table class='causes'><caption>deaths by cause (poison: a witch's, announced as a night death)</caption>"
+        "<table class='causes'><caption>deaths by cause{notes}</caption>"
         "<tr><th>cause</th><th>deaths</th><th>per game</th></tr>{rows}</table>",
         rows=rows,
+        notes=f" ({'; '.join(notes)})" if notes else "",
     )
 
 
@@ -77,12 +86,13 @@ def _actions_table(metrics: dict[str, Any]) -> Html:
     ]  # fmt: skip
     if not rows:
         return trusted("<p class='muted'>no role actions</p>")
+    kinds = ", ".join(["night actions", *last_acts(_roles_in_games(metrics))])  # last shots only with a hunter
     return render(
-        "<div class='wide'><table class='role-actions'><caption>role actions (night actions, last shots): turns answered, "
+        "<div class='wide'><table class='role-actions'><caption>role actions ({kinds}): turns answered, "
         "uses (a player named), share of uses on werewolves, saves of the pack's victim, kills</caption>"
         "<tr><th>action</th><th>turns</th><th>used</th><th>use rate</th><th>on werewolves</th><th>saves</th><th>kills</th>"
         "<th>fallbacks</th></tr>{rows}</table></div>",
-        rows=join(rows),
+        rows=join(rows), kinds=kinds,
     )  # fmt: skip
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from werewolf_env.claims import CLAIM_KINDS
+from werewolf_env.claims_coverage import shown_kinds
+from werewolf_env.role_figures import action_kinds_of
 
 from .html_base import Html, fmt, join, name, render, trusted
 
@@ -92,17 +94,29 @@ def _counted(part: dict[str, Any]) -> Html:
     return render("{share} <span class='ci'>({count})</span>", share=fmt(part["share"]), count=part["count"])
 
 
-def _coverage_row(labeler: str, cov: dict[str, Any], mark: str) -> Html:
+def _claim_kinds(document: dict[str, Any]) -> list[str]:
+    """The claim kinds with a column: held by some statement, about any game, or about a night action a role of
+    the games takes (``claims_coverage.shown_kinds``: no "poisoned" column without a witch)."""
+    roles = ((document.get("metrics") or {}).get("deaths") or {}).get("by_role") or {}
+    acting = action_kinds_of(roles)
+    shown: set[str] = set()
+    for cov in (document.get("claims_coverage_by_labeler") or {}).values():
+        if "error" not in cov:
+            shown.update(shown_kinds(cov, acting))
+    return [kind for kind in CLAIM_KINDS if kind in shown]
+
+
+def _coverage_row(labeler: str, cov: dict[str, Any], mark: str, kinds: list[str]) -> Html:
     if "error" in cov:
         return render("<tr><th>{name}</th><td colspan='{span}' class='warn'>{error}</td></tr>",
-                      name=labeler, span=len(CLAIM_KINDS) + 7, error=cov["error"])  # fmt: skip
+                      name=labeler, span=len(kinds) + 7, error=cov["error"])  # fmt: skip
     return render(
         "<tr><th>{name}{mark}</th><td class='num'>{labelled} / {statements}</td><td class='num'>{with_claim}</td>{kinds}"
         "<td class='num'>{claims}</td><td class='num'>{hedged}</td><td>{sources}</td><td class='num'>{lies}</td>"
         "<td class='num'>{hedged_only}</td></tr>",
         name=labeler, mark=mark, labelled=cov["labelled"], statements=cov["statements"],
         with_claim=_counted(cov["with_claim"]),
-        kinds=join(render("<td class='num'>{v}</td>", v=_counted(cov["by_kind"][k])) for k in CLAIM_KINDS),
+        kinds=join(render("<td class='num'>{v}</td>", v=_counted(cov["by_kind"][k])) for k in kinds),
         claims=cov["claims"], hedged=_counted(cov["hedged"]),
         sources=join((render("{k} {v}", k=k, v=v) for k, v in cov["claims_by_source"].items()), ", "),
         lies=cov["lies"], hedged_only=_counted(cov["lies_hedged_only"]),
@@ -130,11 +144,12 @@ def ground_truth_section(document: dict[str, Any]) -> list[Html]:
             "left out of every figure that rests on the lie label, and never given the regex label instead.</p>",
             n=unlabelled["unlabelled"], statements=unlabelled["statements"], labeler=labeler, why=why,
         ))  # fmt: skip
+    kinds = _claim_kinds(document)
     head = render("<tr><th>labeler</th><th>statements labelled</th><th>with a claim</th>{kinds}<th>claims</th><th>hedged</th>"
                   "<th>claims by source</th><th>lies</th><th>lies on hedged claims only</th></tr>",
-                  kinds=join(render("<th>{k}</th>", k=k) for k in CLAIM_KINDS))  # fmt: skip
+                  kinds=join(render("<th>{k}</th>", k=k) for k in kinds))  # fmt: skip
     rows = join(
-        _coverage_row(labeler_name, cov, " (these figures)" if labeler_name == labeler else "")
+        _coverage_row(labeler_name, cov, " (these figures)" if labeler_name == labeler else "", kinds)
         for labeler_name, cov in (document.get("claims_coverage_by_labeler") or {}).items()
     )  # fmt: skip
     parts.append(render('<div class="wide"><table class="coverage">{head}{rows}</table></div>', head=head, rows=rows))

@@ -1,6 +1,6 @@
 """How well the bundled real model plays through the real server, with the default CLI options.
 
-    python benchmarks/local_model.py [--games 1] [--rounds R] [--debate-turns T] [--prompt-cache]
+    python -m benchmarks.local_model [--games 1] [--rounds R] [--debate-turns T] [--prompt-cache]
 
 Starts llama.cpp's server (llama-cpp-python) with the bundled 270M Gemma on 127.0.0.1, runs
 ``werewolf-bench run --model gemma-3-270m --base-url URL`` with nothing else set, and prints JSON:

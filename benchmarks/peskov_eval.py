@@ -1,6 +1,6 @@
 """``werewolf-bench detect-eval --dataset peskov2020 --data-dir DIR``: the message detectors
 (``benchmarks.peskov_detectors``, and the stacked one of ``benchmarks.peskov_models``) on human lies
-in Diplomacy, with the paper's metric.
+in Diplomacy, with the metric of Peskov et al. 2020.
 
 Two splits, each message scored by a model that never saw its game:
 
@@ -9,7 +9,7 @@ Two splits, each message scored by a model that never saw its game:
   and the out-of-fold predictions of all games are pooled;
 - ``validation``: fit on ``train.jsonl``, tested on ``validation.jsonl``.
 
-The figures are those of the lie class on sender labels (F1, the paper's "Lie F1", precision and
+The figures are those of the lie class on sender labels (F1, Peskov et al.'s "Lie F1", precision and
 recall), the macro F1 of the lie and truth classes, and the AUROC of the probabilities, each with a
 95% bootstrap interval resampling whole games (``MIN_GAME_CLUSTERS`` games at least; a test set of
 fewer games, such as one validation game, resamples its dialogs instead, and says so). Baselines:

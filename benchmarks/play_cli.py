@@ -2,8 +2,11 @@
 
 Each turn shows what is new and an answer prompt that names the shorthand it takes
 (``agents.human.SHORTHAND``); once the person is eliminated the game goes on and they keep seeing
-the public game until it ends (``HumanAgent.watch``). The log goes to ``--out`` (a new folder, or
-one holding game logs; a folder of other files is refused, exit 2).
+the public game until it ends (``HumanAgent.watch``). When the input ends (Ctrl-D, or piped answers
+that run out) they are told so once, the seat's remaining turns are the env's fallbacks (the log's
+action events say so: ``agents.human.NO_ANSWER``), and the game still plays to its end (exit 0). The
+log goes to ``--out`` (a new folder, or one holding game logs; a folder of other files is refused,
+exit 2). The exit codes play can return: ``benchmarks.exit_codes.COMMANDS["play"]``.
 """
 
 from __future__ import annotations

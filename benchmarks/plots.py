@@ -34,6 +34,8 @@ from werewolf_env.metrics import GameRecord, suspicion_by_round
 from werewolf_env.role_figures import cause_order
 from werewolf_env.roles import Team
 
+from .summary_text import lineup_itself
+
 Plotter = TypeVar("Plotter", bound=Callable[..., Any])
 
 
@@ -164,7 +166,9 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     _legend(ax)
     out["calibration"] = _save(fig, folder / "calibration.png")
 
-    lineups = {"this run": metrics} | {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
+    itself = set(lineup_itself(document))  # the run's own lineup as a baseline: the same bars again, left out
+    lineups = {"this run": metrics} | {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())
+                                       if k not in itself}  # fmt: skip
     roles = sorted({r for m in lineups.values() for r in m["players"]["by_role"]})
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
     series = {label: [m["players"]["by_role"].get(r, {}).get("win_rate") for r in roles]
@@ -193,7 +197,7 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
         if t["slope_per_round"] is not None:
             line = np.linspace(xs.min(), xs.max(), 2)
             ax.plot(line, t["intercept"] + t["slope_per_round"] * line, color=colour,
-                    label=f"toward {team}: slope {t['slope_per_round']:+.3f}/round")  # fmt: skip
+                    label=f"toward {team}: slope {t['slope_per_round']:+.2f}/round")  # fmt: skip
     ax.set_xlabel("round")
     ax.set_ylabel("village's mean suspicion")
     ax.set_title("Suspicion over rounds (Theil-Sen trend)")

@@ -51,22 +51,17 @@ from werewolf_env.log import ReplayError, game_of_header, read_log, replayed_act
 
 from .claim_labelers import Labels, LLMLabeler, as_names, union_labels
 from .claims_eval import regex_labeler, score, union_claims
+from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
 from .label_agreement import agreement
 from .progress import Bar
 from .report import find_logs
 from .transcripts import claimed_roles, games_by_id, knowledge_of, public_reveals, read_jsonl
 
-EXIT_NOTHING = 1
-EXIT_BAD = 2
-EXIT_DOWN = 3
-EXIT_INCOMPLETE = 4
-RELABEL_EXIT_CODES = f"""exit codes:
-  0    every statement labelled (or failures within --max-failure-rate); files written
-  {EXIT_NOTHING}    nothing could be labelled; nothing written
-  {EXIT_BAD}    bad options or input, or the preflight found the server unreachable, the key refused or the
-       model unknown; nothing written
-  {EXIT_DOWN}    the endpoint stopped answering midway (circuit breaker); nothing written
-  {EXIT_INCOMPLETE}    more than --max-failure-rate of the statements failed; files written, failures recorded"""
+# Its exit codes (their meanings for relabel: benchmarks.exit_codes.COMMANDS["relabel"]).
+EXIT_NOTHING = EXIT_FAILED_GAMES
+EXIT_BAD = EXIT_BAD_OPTIONS
+EXIT_DOWN = EXIT_STOPPED
+EXIT_INCOMPLETE = EXIT_INVALID
 _CLAIM_FIELDS = ("kind", "player", "role", "team", "negated", "hedged")
 
 

@@ -14,13 +14,13 @@ from werewolf_env.claims import CLAIM_KINDS
 
 from .claim_labelers import LabelerUnavailableError, LLMLabeler, llm_labeler
 from .claims_eval import regex_labeler
+from .exit_codes import exit_codes_text
 from .label_agreement import format_summary
 from .relabel import (
     EXIT_BAD,
     EXIT_DOWN,
     EXIT_INCOMPLETE,
     EXIT_NOTHING,
-    RELABEL_EXIT_CODES,
     Relabelled,
     StatementProgress,
     relabel_jsonl,
@@ -33,7 +33,7 @@ from .transcripts import DEFAULT_CORPUS
 
 def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
     text = "label a run's (or a JSONL's) statements with another claim labeler"
-    p = commands.add_parser("relabel", help=text, description=text, epilog=RELABEL_EXIT_CODES,
+    p = commands.add_parser("relabel", help=text, description=text, epilog=exit_codes_text("relabel"),
                             formatter_class=formatter)  # fmt: skip
     p.add_argument("source", type=Path, help="a run folder (games/*.ndjson) or a .jsonl of statements")
     p.add_argument("--labeler", choices=["llm", "regex"], default="llm", help="llm (default) or regex (no model)")

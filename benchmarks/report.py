@@ -30,13 +30,16 @@ report goes to ``RUN_DIR/report-<labeler>/`` (or ``--out``), so the regex report
 Baseline games are played once with the run's config and the seeds of its first games
 (``--baseline-games``, default 50) and kept in ``RUN_DIR/baselines/<lineup>/games``. They keep their
 own logs' labels (regex; their ``metrics.labeler`` says so), except a baseline made of the run's own
-games (a heuristic run's heuristic baseline), which carries the run's labeler.
+games (a heuristic run's heuristic baseline), which carries the run's labeler; when every game of the run
+is that lineup's, the baseline is the lineup itself (``lineup_itself``) and the printed summary and the
+pages name it once instead of repeating the run's figures as its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -58,15 +61,22 @@ from .validity import game_validity
 BASELINES = ("heuristic", "random")
 __all__ = [
     "BASELINES", "TABLES", "baseline_logs", "baseline_records", "build_report", "find_logs", "load_records", "load_run",
-    "report_dir", "write_tables",
+    "natural_key", "report_dir", "write_tables",
 ]  # fmt: skip
 
 
+def natural_key(name: str) -> tuple[Any, ...]:
+    """Sort key reading digit runs as numbers: ``seed2`` before ``seed10``, ``game-00000-seed9`` before ``-seed10``."""
+    parts = re.split(r"(\d+)", name)
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
+
+
 def find_logs(run_dir: str | Path) -> list[Path]:
-    """The run's game logs: ``RUN_DIR/games/*.ndjson`` if that folder exists, else ``RUN_DIR/*.ndjson``."""
+    """The run's game logs: ``RUN_DIR/games/*.ndjson`` if that folder exists, else ``RUN_DIR/*.ndjson``, in
+    numeric order of their names (seed2 before seed10), so every list of games in the report is too."""
     run_dir = Path(run_dir)
     folder = run_dir / "games" if (run_dir / "games").is_dir() else run_dir
-    return sorted(folder.glob("*.ndjson"))
+    return sorted(folder.glob("*.ndjson"), key=lambda path: natural_key(path.name))
 
 
 def iter_records(paths: Iterable[Path]) -> Iterator[GameRecord]:
@@ -234,6 +244,8 @@ def _baselines(
                 logs = baseline_logs(run_dir, config, seeds, kind, missing[kind], on_game=bar.advance)
                 metrics = aggregate(track(iter_records(logs), bar), resamples)
             out[kind] = {"games": len(seeds), "seeds": seeds, "metrics": metrics}
+            if kind in own_kinds and run.lineups == {kind}:  # every game of the run is this lineup's: named once
+                out[kind] = {**out[kind], "lineup_itself": True}
     return out
 
 

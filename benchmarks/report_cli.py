@@ -17,13 +17,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from werewolf_env.claims_coverage import format_claims_coverage
+from werewolf_env.claims_coverage import claims_coverage_lines
+from werewolf_env.role_figures import action_kinds_of
+from werewolf_env.roles import Role
 
 from .claim_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
 from .exit_codes import EXIT_BAD_OPTIONS
 from .report import build_report, report_dir
 from .report_tokens import token_lines
 from .run_folder import check_out_folder
+from .summary_text import WIDTH, fit, legend_lines, lineup_itself, pack, table
 
 # What a folder a report may be written into holds: a run, or an earlier report.
 REPORT_FOLDERS = ("manifest.json", "metrics.json", "report.html")
@@ -64,68 +67,120 @@ def report_command(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:  # claim_labels.LabelsError and RunFolderError are ValueErrors
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
+    lines = []
     run = document["run"]
     left_out = f" ({len(run['incomplete_logs'])} unfinished logs left out)" if run["incomplete_logs"] else ""
-    print(f"werewolf-deception report: {run['games']} games from {args.run_dir}{left_out}; "
-          f"claims and lie labels: {labeler} labeler")  # fmt: skip
+    lines += pack("werewolf-deception report: ", [f"{run['games']} games from {args.run_dir}{left_out}",
+                  f"claims and lie labels: {labeler} labeler"], indent="  ")  # fmt: skip
     unlabelled = format_unlabelled(document["unlabelled"])
     if unlabelled:
-        print(f"  {unlabelled}")
-    for cov in document["claims_coverage_by_labeler"].values():
-        text = f"labeler {cov['labeler']}: {cov['error']}" if "error" in cov else format_claims_coverage(cov)
-        print(f"  {text}")
-    for line in token_lines(document.get("tokens") or {}):  # ``run`` prints these in its own summary
-        print(f"  {line}")
-    print_report_lines(document, report_dir(args.run_dir, args.out, labeler))
+        lines += fit(unlabelled, indent="  ", subsequent="    ")
+    lines += coverage_lines(document)
+    lines += [f"  {line}" for line in token_lines(document.get("tokens") or {})]  # ``run``: in its own summary
+    lines += report_lines(document, report_dir(args.run_dir, args.out, labeler))
+    print("\n".join(lines + legend_lines("\n".join(lines))))
     return 0
 
 
+def coverage_lines(document: dict[str, Any]) -> list[str]:
+    """The ground truth's coverage under each labeler the run has (``claims_coverage_lines``), indented two
+    spaces; claim kinds about a night action only when a role of the games takes it."""
+    roles = ((document["metrics"].get("deaths") or {}).get("by_role") or {}).keys()
+    acting = action_kinds_of(roles)
+    lines = []
+    for cov in document["claims_coverage_by_labeler"].values():
+        if "error" in cov:
+            lines += fit(f"labeler {cov['labeler']}: {cov['error']}", indent="  ", subsequent="    ")
+        else:
+            lines += [f"  {line}" for line in claims_coverage_lines(cov, acting)]
+    return lines
+
+
 def print_report_lines(document: dict[str, Any], out: Path) -> None:
+    """Print ``report_lines`` (the headline figures, then where the report's files are)."""
+    for line in report_lines(document, out):
+        print(line)
+
+
+def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]:
     """The headline deception figures of a report, next to the baselines, each with the coverage of the
-    analyses it rests on (answered / expected): fallback analyses are never predictions."""
+    analyses it rests on (answered / expected): fallback analyses are never predictions. Lines of at most
+    ``summary_text.WIDTH`` columns; with ``out``, a last line naming the report's files.
+
+    A baseline whose lineup is the run's own is named once ("the lineup itself"), its figures not repeated;
+    roles that know their partners (werewolves) get their detection row apart from the village's table."""
     from .validity import format_coverage
 
     metrics = document["metrics"]
-    baselines = {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())}
-
-    def versus(section: str, group: str, key: str, name: str) -> str:
-        base = []
-        for kind, m in baselines.items():
-            values = m[section].get(group, {}).get(key, {})
-            base.append(f"{kind} {fmt_value(values.get(name), group=values)}")
-        return f" ({', '.join(base)})" if base else ""
-
+    itself = lineup_itself(document)
+    every = document.get("baselines") or {}
+    baselines = {k: v["metrics"] for k, v in sorted(every.items()) if k not in itself}
+    lines: list[str] = []
+    if every:
+        games = max(v.get("games", 0) for v in every.values())
+        parts = [" and ".join(baselines)] if baselines else []
+        parts += [f"{kind} = the lineup itself (not repeated)" for kind in itself]
+        lines += pack(f"  baselines, same rules and seeds ({games} games): ", parts, indent="    ")
     analyses = metrics["totals"].get("analysis_coverage")
     if analyses and analyses["answered"] < analyses["expected"]:
-        print(f"  analyses: {format_coverage(analyses)}; the figures below count the answered ones only")
+        lines.append(f"  analyses: {format_coverage(analyses)}; the figures below count the answered ones only")
     peers = metrics["deceptive"]["all"]["all"]
     caught = peers["undetected_lie_share"]
     if caught["value"] is not None or (peers.get("no_valid_predictions") and peers["coverage"]["expected"]):
-        base_groups = {kind: m["deceptive"]["all"]["all"] for kind, m in baselines.items()}
-        base = ", ".join(f"{kind} {fmt_value(g['undetected_lie_share'], complement=True, group=g)}"
-                         for kind, g in base_groups.items())  # fmt: skip
-        print(f"  lies caught by a majority of peers: {fmt_value(caught, ci=True, complement=True, group=peers)}; "
-              f"peer analyses {format_coverage(peers['coverage'])}"
-              + (f" (baselines: {base})" if base else ""))  # fmt: skip
-    print("  detection F1 by observer role (95% CI; analyses answered / expected; baselines under the same rules"
-          " and seeds):")  # fmt: skip
-    for role, values in metrics["detective"]["by_role"].items():
-        coverage = format_coverage(values.get("coverage"))
+        groups = {kind: m["deceptive"]["all"]["all"] for kind, m in baselines.items()}
+        base = [f"{kind} {fmt_value(g['undetected_lie_share'], complement=True, group=g)}"
+                for kind, g in groups.items()]  # fmt: skip
+        lines += pack("  lies caught by a majority of peers: ",
+                      [fmt_value(caught, ci=True, complement=True, group=peers), *base,
+                       f"peer analyses {format_coverage(peers['coverage'])}"], indent="    ")  # fmt: skip
+    lines += detection_lines(metrics, baselines)
+    lines += [f"  {line}" for line in persuasion_lines(metrics)]
+    if out is not None:
+        lines += pack("  ", [f"report: {out / 'report.html'}", f"metrics: {out / 'metrics.json'}",
+                             f"tables: {out / 'tables'}/"], indent="  ", sep="   ")  # fmt: skip
+    return lines
+
+
+def knows_partners(role: str) -> bool:
+    """A role whose holders know each other (werewolves: ``RoleSpec.knows_fellows``), from the role table."""
+    return role in Role and Role(role).spec.knows_fellows
+
+
+def detection_lines(metrics: dict[str, Any], baselines: dict[str, dict[str, Any]]) -> list[str]:
+    """Detection by observer role as a table: F1 with its interval, precision, recall, the analyses answered
+    of those expected, and each baseline's F1. Roles that know their partners come apart, below, with why:
+    their flags on their partners are knowledge, not detection (a werewolf's recall is 1.00)."""
+    by_role = metrics["detective"]["by_role"]
+    header = ["role", "F1 (95% CI)", "precision", "recall", "answered/expected", *(f"{k} F1" for k in baselines)]
+    notes = []
+
+    def row(role: str, values: dict[str, Any]) -> list[str]:
+        cov = values.get("coverage") or {}
         if values.get("unlabelled_analyses"):  # answered, but on statements the labeler gave no label
-            coverage += f" ({values['unlabelled_analyses']} on unlabelled statements left out)"
+            notes.append(f"    {role}: {values['unlabelled_analyses']} analyses on unlabelled statements left out")
+        base = [fmt_value(m["detective"]["by_role"].get(role, {}).get("f1"), group=m["detective"]["by_role"].get(role))
+                for m in baselines.values()]  # fmt: skip
+        counted = f"{cov.get('answered', 0)}/{cov.get('expected', 0)}" if cov else ""
         if values.get("no_valid_predictions"):
-            print(f"    {role:<9} F1 no valid predictions; {coverage}{versus('detective', 'by_role', role, 'f1')}")
-            continue
-        print(f"    {role:<9} F1 {fmt_value(values['f1'], ci=True):<22} "
-              f"precision {fmt_value(values['precision'])}, recall {fmt_value(values['recall'])}; {coverage}"
-              f"{versus('detective', 'by_role', role, 'f1')}")  # fmt: skip
-    for line in persuasion_lines(metrics):
-        print(f"  {line}")
-    print(f"  report: {out / 'report.html'}   metrics: {out / 'metrics.json'}   tables: {out / 'tables'}/")
+            return [role, "no valid predictions", "-", "-", counted, *base]
+        return [role, fmt_value(values["f1"], ci=True), fmt_value(values["precision"]), fmt_value(values["recall"]),
+                counted, *base]  # fmt: skip
+
+    village = [(role, values) for role, values in by_role.items() if not knows_partners(role)]
+    apart = [(role, values) for role, values in by_role.items() if knows_partners(role)]
+    rows = [header] + [row(r, v) for r, v in village] + [row(r, v) for r, v in apart]
+    laid = table(rows, "llrrr" + "r" * len(baselines))
+    lines = ["  detection F1 by observer role (flags against the grounded lies; 95% CI):", *laid[: 1 + len(village)]]
+    if apart:
+        names = " and ".join(Role(role).spec.plural for role, _ in apart)
+        lines.append(f"  {names}, apart: they know their partners, so this is not a measure of detection skill:")
+        lines += laid[1 + len(village) :]
+    return lines + notes
 
 
 def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
-    """What statements did to the listeners, by the speaker's team, and what that rests on (README, "Persuasion")."""
+    """What statements did to the listeners, by the speaker's team, and what that rests on (README, "Persuasion"):
+    a small table, a column per speaker team (lines indented by the caller's two spaces: at most 98 columns)."""
     from .validity import format_coverage
 
     persuasion = metrics.get("persuasion")
@@ -137,23 +192,28 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     subjects = every["subject_coverage"]
     # Without subject scores (subject_suspicion off) no accusation's effect can be measured: say why, once.
     subject_note = f"reported {_ratio(subjects)}" if subjects["expected"] else "not asked (subject_suspicion off)"
-    lines = [
-        f"persuasion (95% CI; answered peer analyses {_ratio(every['coverage'])}, {every['shift_fallbacks']} fallbacks "
-        f"left out; claim subjects {subject_note}; vote polls {poll_note}):"
+    lines = ["persuasion and lies, by the speaker's team (95% CI):"]
+    lines += pack("  rests on: ", [f"answered peer analyses {_ratio(every['coverage'])} ({every['shift_fallbacks']} "
+                                   "fallbacks left out)", f"claim subjects {subject_note}", f"vote polls {poll_note}"],
+                  indent="    ", width=WIDTH - 2)  # fmt: skip
+    teams = persuasion["speaker"]["by_team"]
+    figures: list[tuple[str, Any]] = [
+        ("persuasion", lambda row: signed(row["persuasion"])),
+        ("  accusing statements", lambda row: str(row["accusing_statements"])),
+        ("lie success", lambda row: fmt_value(row["deception_success"], ci=True)),
+        ("  lies measured", lambda row: str(row["lies_measured"])),
+        ("effect of lies", lambda row: signed(row["deception_effect"])),
+        ("village misled by lies", lambda row: signed(row["misled_lies"])),
+        ("village misled by truths", lambda row: signed(row["misled_truths"])),
     ]
-    for team, row in persuasion["speaker"]["by_team"].items():
-        polled = row["vote_swing"]["value"] is not None
-        swing = f"; vote swing {fmt_value(row['vote_swing'], ci=True)}" if polled else ""
-        lines.append(
-            f"  {team:<9} persuasion {signed(row['persuasion'])} ({row['accusing_statements']} accusing); "
-            f"lie success {fmt_value(row['deception_success'], ci=True)} ({row['lies_measured']} lies measured), "
-            f"effect {signed(row['deception_effect'])}; village misled by lies {signed(row['misled_lies'])}, "
-            f"by truths {signed(row['misled_truths'])}{swing}"
-        )
+    if any(row["vote_swing"]["value"] is not None for row in teams.values()):
+        figures.append(("vote swing", lambda row: fmt_value(row["vote_swing"], ci=True)))
+    rows = [["", *teams]] + [[label, *(cell(row) for row in teams.values())] for label, cell in figures]
+    lines += table(rows, "l" * (1 + len(teams)), indent="  ")
     village = persuasion["listener"]["by_team"].get("village")
     if village:
-        lines.append(f"  village listeners' resistance to lies (toward-truth shift) {signed(village['resistance'])}; "
-                     f"{format_coverage(village['coverage'])}")  # fmt: skip
+        lines += pack("village listeners' resistance to lies: ", [signed(village["resistance"]),
+                      format_coverage(village["coverage"])], indent="  ", width=WIDTH - 2)  # fmt: skip
     return lines
 
 

@@ -21,6 +21,8 @@ from pydantic import ValidationError
 from werewolf_env.inert_text import terminal_safe
 from werewolf_env.token_usage import CHARS_PER_TOKEN, COUNTS, Price, cost_usd, tiktoken_status
 
+from .summary_text import WIDTH, fit, pack, table
+
 PRICE_UNIT = "USD per million tokens"
 
 
@@ -89,7 +91,7 @@ def _usd(value: float) -> str:
     return f"${value:.4f}" if value < 100 else f"${value:,.2f}"
 
 
-def model_note(model: str, entry: dict[str, Any]) -> str:
+def model_parts(model: str, entry: dict[str, Any]) -> list[str]:
     """One model's counter, its calls without usage, its cached-token source and its cost or missing price."""
     parts = [f"model {terminal_safe(model)}: {_n(entry['calls'])} calls counted by {entry.get('counter', '?')}"]
     if entry.get("unanswered_calls"):
@@ -107,7 +109,12 @@ def model_note(model: str, entry: dict[str, Any]) -> str:
                      f"{PRICE_UNIT})")  # fmt: skip
     elif "cost_usd" in entry:
         parts.append(f"no price set for model {terminal_safe(model)}")
-    return "; ".join(parts)
+    return parts
+
+
+def model_note(model: str, entry: dict[str, Any]) -> str:
+    """``model_parts`` in one line."""
+    return "; ".join(model_parts(model, entry))
 
 
 def _why_no_tiktoken() -> str:
@@ -120,30 +127,34 @@ def _why_no_tiktoken() -> str:
 
 
 def token_lines(block: dict[str, Any]) -> list[str]:
-    """The printed token block: totals (and per game), a row per call kind, a line per model. [] without calls."""
+    """The printed token block: totals (and per game), a row per call kind, a line per model; each line at most
+    ``summary_text.WIDTH`` - 2 columns (for the caller's indent), wrapped between items. [] without calls."""
     if not block:
         return []
-    head = (f"LLM tokens: {_n(block['calls'])} calls; prompt {_n(block['prompt_tokens'])} "
-            f"(cached {_n(block['cached_tokens'])}), completion {_n(block['completion_tokens'])}")  # fmt: skip
+    width = WIDTH - 2
+    head = [f"{_n(block['calls'])} calls", f"prompt {_n(block['prompt_tokens'])} (cached {_n(block['cached_tokens'])})",
+            f"completion {_n(block['completion_tokens'])}"]  # fmt: skip
     if block.get("cost_usd") is not None:
-        head += f"; estimated cost {_usd(block['cost_usd'])}"
-        if block.get("unpriced_models"):
-            head += " (priced models only)"
+        head.append(f"estimated cost {_usd(block['cost_usd'])}"
+                    + (" (priced models only)" if block.get("unpriced_models") else ""))  # fmt: skip
     elif "cost_usd" in block:
-        head += '; no cost: no price set (prices in the lineup: [prices."MODEL"])'
-    lines = [head]
+        head.append('no cost: no price set (prices in the lineup: [prices."MODEL"])')
+    lines = pack("LLM tokens: ", head, indent="    ", width=width)
     per_game = block.get("per_game")
     if per_game:
-        cost = f", cost {_usd(per_game['cost_usd'])}" if per_game.get("cost_usd") is not None else ""
-        lines.append(f"  per game ({block['games']} games): {per_game['calls']:,.1f} calls, prompt "
-                     f"{per_game['prompt_tokens']:,.0f} (cached {per_game['cached_tokens']:,.0f}), completion "
-                     f"{per_game['completion_tokens']:,.0f}{cost}")  # fmt: skip
-    lines.append(f"  {'call kind':<16}{'calls':>8}{'prompt':>13}{'cached':>11}{'completion':>12}")
+        cost = [f"cost {_usd(per_game['cost_usd'])}"] if per_game.get("cost_usd") is not None else []
+        lines.extend(pack(f"  per game ({block['games']} games): ", [
+            f"{per_game['calls']:,.1f} calls", f"prompt {per_game['prompt_tokens']:,.0f} (cached "
+            f"{per_game['cached_tokens']:,.0f})", f"completion {per_game['completion_tokens']:,.0f}", *cost,
+        ], indent="    ", sep=", ", width=width))  # fmt: skip
+    rows = [["call kind", "calls", "prompt", "cached", "completion"]]
     for kind, row in (block.get("by_kind") or {}).items():
-        lines.append(f"  {terminal_safe(kind):<16}{_n(row['calls']):>8}{_n(row['prompt_tokens']):>13}"
-                     f"{_n(row['cached_tokens']):>11}{_n(row['completion_tokens']):>12}")  # fmt: skip
+        rows.append([terminal_safe(kind), _n(row["calls"]), _n(row["prompt_tokens"]), _n(row["cached_tokens"]),
+                     _n(row["completion_tokens"])])  # fmt: skip
+    lines.extend(table(rows, "lrrrr", indent="  ", gap=3))
     for model, entry in (block.get("by_model") or {}).items():
-        lines.append(f"  {model_note(model, entry)}")
+        lines.extend(pack("  ", model_parts(model, entry), indent="    ", width=width))
     if any(f"characters/{CHARS_PER_TOKEN}" in str(e.get("counter")) for e in (block.get("by_model") or {}).values()):
-        lines.append(f"  characters/{CHARS_PER_TOKEN} is a rough estimate: {_why_no_tiktoken()}")
+        lines.extend(fit(f"characters/{CHARS_PER_TOKEN} is a rough estimate: {_why_no_tiktoken()}", indent="  ",
+                         subsequent="    ", width=width))  # fmt: skip
     return lines

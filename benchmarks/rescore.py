@@ -1,6 +1,6 @@
 """``werewolf-bench rescore RUN_DIR --labeler L``: the same games, analysed by another labeler.
 
-The paper's "alternative labelers": every finished game of the run is replayed from its log with the
+The design paper's "alternative labelers": every finished game of the run is replayed from its log with the
 same seed; bids, statements, night actions, votes and summaries are the logged ones, and only the
 self and peer analyses are asked anew, of the labeler playing each seat (it sees exactly what that
 seat saw, including its own new suspicion scores). The rules never read analyses, so the game runs

@@ -14,6 +14,11 @@ An LLM run is either a measurement with its validity printed beside it, or a fas
    each model's were counted (server usage or an estimate) and a cost at the lineup's ``prices``
    (``benchmarks.report_tokens``); a run without model calls prints none of it.
 
+The summary is printed once the report is written: its header gives the command's whole time (games,
+replay check and report; ``seconds_total`` in ``summary.json``) and, for a resumed run, how many games an
+earlier command had finished (``games_resumed``, ``games_played``). Every line fits in 100 columns
+(``benchmarks.summary_text``), and a legend of the terms it uses follows it (``--explain``: the full one).
+
 Any run: the folder is locked while the command runs (a second run on it: exit 2), a disk that
 refuses a write stops it with the path (exit 5), Ctrl-C and SIGTERM end it with its workers (130,
 143); in each case finished games are kept and the same command resumes (``benchmarks.exit_codes``).
@@ -35,17 +40,20 @@ from agents.endpoints import EndpointPool
 from agents.lineup import AgentSpec, Lineup
 from agents.preflight import ProbeResult, seed_pool
 from werewolf_env import GameConfig, __version__
-from werewolf_env.claims_coverage import ClaimsCoverage, format_claims_coverage
+from werewolf_env.claims_coverage import ClaimsCoverage, claims_coverage_lines
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import GameRecord
+from werewolf_env.role_figures import action_kinds_of
 from werewolf_env.token_usage import Price, TokenTally
 
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED, EXIT_STORAGE, interrupted_code
 from .llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
 from .progress import Bar
+from .report_cli import report_lines
 from .report_tokens import game_cost, priced, token_lines
 from .run_folder import RunFolderError, describe_os_error
 from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
+from .summary_text import WIDTH, fit, legend_lines, pack
 from .validity import format_validity, game_validity, run_validity, worst_fallback_rate
 
 
@@ -78,6 +86,7 @@ class RunOutcome:
     entries: dict[str, dict[str, Any]]
     stopped: str | None = None
     endpoints: list[dict[str, Any]] = field(default_factory=list)
+    resumed: int = 0  # games of the plan an earlier command had finished (a resumed run)
 
 
 def game_config(args: argparse.Namespace) -> GameConfig:
@@ -124,6 +133,7 @@ def run_lineup(args: argparse.Namespace) -> Lineup:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    started = time.perf_counter()  # the summary's total: everything the command does, its report included
     try:
         if args.games < 1:
             raise ValueError("--games must be at least 1")
@@ -145,41 +155,51 @@ def run_command(args: argparse.Namespace) -> int:
         prices=dict(lineup.prices),
     )  # fmt: skip
     try:
-        return play_and_sum_up(plan, args, label)
+        return play_and_sum_up(plan, args, label, started)
     finally:
         RunDir(plan.out).close()
 
 
-def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str) -> int:
-    """Play the run, then its summary, report and exit code."""
+def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started: float | None = None) -> int:
+    """Play the run, then its summary, report and exit code. ``started``: when the command began (its total
+    time, in the summary's header, counts from there; default: now)."""
     config = plan.config
-    started = time.perf_counter()
+    started = time.perf_counter() if started is None else started
+    playing = time.perf_counter()
     outcome = execute(plan, args)
     if isinstance(outcome, int):
         return outcome
     entries = outcome.entries
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - playing
     jobs = plan.jobs
     done = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "ok"]
     results = [GameResult.from_json(e["result"]) for e in done]
     failed = [entries[j.id] for j in jobs if entries.get(j.id, {}).get("status") == "failed"]
     validities: list[dict[str, Any]] = []
+    checking = time.perf_counter()
     with Bar("replay check", len(results), unit="logs", quiet=args.quiet, leave=False) as bar:
         summary = summarize(results, config, label, elapsed, bar, validities)
+    summary["seconds_replay"] = round(time.perf_counter() - checking, 3)
+    summary["games_resumed"] = min(outcome.resumed, len(results))  # finished by an earlier command
+    summary["games_played"] = len(results) - summary["games_resumed"]
     summary["failed"] = [{"game": e["game"], "seed": e["seed"], "error": e["error"]} for e in failed]
     add_token_costs(summary, plan.prices)
     code = judge_run(summary, outcome, plan, args.max_fallback_rate, len(jobs), run_validity(validities))
-    RunDir(args.out).write_json("summary.json", summary)
-    if not args.quiet:
-        print_summary(summary, args.out)
-    if not args.no_report and results and outcome.stopped is None:
-        from .report import build_report
-        from .report_cli import print_report_lines
+    document = None
+    reporting = time.perf_counter()
+    try:
+        if not args.no_report and results and outcome.stopped is None:
+            from .report import build_report
 
-        document = build_report(args.out, baseline_games=args.baseline_games, progress=not args.quiet,
-                                title=f"Werewolf deception report: {label}, {args.games} games")  # fmt: skip
+            document = build_report(args.out, baseline_games=args.baseline_games, progress=not args.quiet,
+                                    title=f"Werewolf deception report: {label}, {args.games} games")  # fmt: skip
+    finally:  # the summary is written (and printed) even when the report fails
+        if document is not None:
+            summary["seconds_report"] = round(time.perf_counter() - reporting, 3)
+        summary["seconds_total"] = round(time.perf_counter() - started, 3)
+        RunDir(args.out).write_json("summary.json", summary)
         if not args.quiet:
-            print_report_lines(document, args.out)
+            print_summary(summary, args.out, document, explain=getattr(args, "explain", False))
     if code == 0 and (summary["replay_ok"] != len(results) or failed):
         code = EXIT_FAILED_GAMES
     return code
@@ -239,7 +259,7 @@ def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
     if finished and not args.quiet:
         print(f"resuming {plan.out}: {len(finished)} of {len(plan.jobs)} games already finished", file=sys.stderr)
     progress = Progress(len(plan.jobs), len(finished), quiet=args.quiet)
-    outcome = RunOutcome({})
+    outcome = RunOutcome({}, resumed=sum(1 for job in plan.jobs if job.id in finished))
     kept = f"games finished and kept in {plan.out}; run the same command again to resume"
     try:
         run.note(**plan.record, **({"preflight": [p.to_json() for p in plan.probes]} if plan.probes else {}))
@@ -318,6 +338,7 @@ def summarize(
     return {
         "version": __version__, "games": len(results), "players": config.num_players,
         "werewolves": config.num_werewolves, "analysis": config.analysis, "lineup": label,
+        "roles": {role.value: n for role, n in config.seat_counts().items() if n},  # seats per role of each game
         "seconds": round(elapsed, 3), "winners": dict(winners), "statements": sum(statements_by_role.values()),
         "lies": dict(lies), "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
         "actions": sum(r.steps for r in results), "fallbacks": sum(r.fallbacks for r in results),
@@ -338,46 +359,72 @@ def add_token_costs(summary: dict[str, Any], prices: dict[str, Price]) -> None:
             game["token_usage"] = {**game["token_usage"], "cost_usd": game_cost(game["token_usage"], prices)}
 
 
-def print_summary(s: dict[str, Any], out: Path) -> None:
+def print_summary(s: dict[str, Any], out: Path, document: dict[str, Any] | None = None, explain: bool = False) -> None:
+    """The summary (``summary_lines``), the report's headline figures when there is a report ``document``,
+    where the files are, and the legend of the terms printed (``explain``: the full legend)."""
+    lines = summary_lines(s, out, document)
+    print("\n".join(lines + legend_lines("\n".join(lines), full=explain)))
+
+
+def summary_lines(s: dict[str, Any], out: Path, document: dict[str, Any] | None = None) -> list[str]:
+    """The run summary as lines of at most ``summary_text.WIDTH`` columns: labelled lines and small tables,
+    wrapped between items, never inside a number."""
+
     def pct(k: int, total: int) -> str:
         return f"{k} ({100 * k / total:.0f}%)" if total else "0"
 
+    lines: list[str] = []
     if s.get("headline"):  # a stopped or invalid run says so before anything that looks like a result
-        print(s["headline"])
+        lines += fit(s["headline"])
     n = s["games"]
+    resumed = s.get("games_resumed") or 0
+    games = f"{n} games" + (f" ({resumed} from an earlier run, {s.get('games_played', n - resumed)} played now)"
+                            if resumed else "")  # fmt: skip
+    total = s.get("seconds_total", s["seconds"])
+    parts = [f"games {s['seconds']:.1f}s"]
+    if s.get("seconds_replay") is not None:
+        parts.append(f"replay check {s['seconds_replay']:.1f}s")
+    if s.get("seconds_report") is not None:
+        parts.append(f"report {s['seconds_report']:.1f}s")
+    head = f"werewolf-deception {s['version']}: {games}, {total:.1f}s in all"
+    if len(f"{head} ({', '.join(parts)})") <= WIDTH:  # the time's parts beside it, or on a line of their own
+        lines.append(f"{head} ({', '.join(parts)})")
+    else:
+        lines += [head, f"  time: {', '.join(parts)}"]
+    wolves = f"{s['werewolves']} {'werewolf' if s['werewolves'] == 1 else 'werewolves'}"
+    lines += pack("  ", [f"{s['players']} players ({wolves})", f"lineup {s['lineup']}", f"analysis={s['analysis']}"],
+                  indent="    ", sep=", ")  # fmt: skip
     winners = s["winners"]
-    print(
-        f"werewolf-deception {s['version']}: {n} games, {s['players']} players ({s['werewolves']} werewolves), "
-        f"lineup {s['lineup']}, analysis={s['analysis']}, {s['seconds']:.1f}s"
-    )
-    print(
-        f"  winners: village {pct(winners.get('village', 0), n)}, werewolves {pct(winners.get('werewolf', 0), n)}, "
-        f"undecided {pct(winners.get('undecided', 0), n)}"
-    )
+    lines.append(f"  winners: village {pct(winners.get('village', 0), n)}, werewolves "
+                 f"{pct(winners.get('werewolf', 0), n)}, undecided {pct(winners.get('undecided', 0), n)}")  # fmt: skip
     lies = Counter(s["lies"])
-    print(
-        f"  statements: {s['statements']}; grounded lies: {pct(sum(lies.values()), s['statements'])} "
-        f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"
-    )
+    lines += pack(f"  statements: {s['statements']}; grounded lies: {pct(sum(lies.values()), s['statements'])} ",
+                  [f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"], indent="    ")  # fmt: skip
+    width = max((len(role) for role in s["statements_by_role"]), default=0)
     for role, count in sorted(s["statements_by_role"].items()):
-        print(f"    {role:<9} {count:>5} statements, {pct(s['lies_by_role'].get(role, 0), count)} lies")
+        lines.append(f"    {role:<{width}} {count:>5} statements, {pct(s['lies_by_role'].get(role, 0), count)} lies")
     if s.get("claims_coverage"):
-        print(f"  {format_claims_coverage(s['claims_coverage'])}")
-    print(
-        f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
-        f"policy errors: {s['policy_errors']}"
-    )
-    for line in token_lines(s.get("tokens") or {}):  # nothing when no seat called a model
-        print(f"  {line}")
+        acting = action_kinds_of(s["roles"]) if "roles" in s else None  # no word of poison without a witch
+        lines += [f"  {line}" for line in claims_coverage_lines(s["claims_coverage"], acting)]
+    lines.append(f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
+                 f"policy errors: {s['policy_errors']}")  # fmt: skip
+    lines += [f"  {line}" for line in token_lines(s.get("tokens") or {})]  # nothing when no seat called a model
     validity_lines = format_validity(s["validity"]) if s.get("validity") else []
     if validity_lines:
-        print(f"  validity (max fallback rate {s.get('max_fallback_rate', 0.1):.0%}):")
-        for line in validity_lines:
-            print(f"    {line}")
-    print(f"  replay check: {s['replay_ok']}/{n} logs rebuild the identical game")
+        lines += fit(f"validity (max fallback rate {s.get('max_fallback_rate', 0.1):.0%}): shares of actions the model "
+                     "answered (its first answer valid), repaired (valid after a repair prompt), left invalid, or "
+                     "the game replaced (fallback):", indent="  ", subsequent="    ")  # fmt: skip
+        lines += [f"    {line}" for line in validity_lines]
+    lines.append(f"  replay check: {s['replay_ok']}/{n} logs rebuild the identical game")
     failed = s.get("failed") or []
     if failed:
-        print(f"  FAILED games: {len(failed)} (recorded in results.ndjson; the same command plays them again)")
+        lines += fit(f"FAILED games: {len(failed)} (recorded in results.ndjson; the same command plays them again)",
+                     indent="  ")  # fmt: skip
         for entry in failed[:5]:
-            print(f"    seed {entry['seed']}: {entry['error']}")
-    print(f"  logs: {out / 'games'}/   summary: {out / 'summary.json'}")
+            lines += fit(f"seed {entry['seed']}: {entry['error']}", indent="    ", subsequent="      ")
+    files = ["games/", "summary.json"]
+    if document is not None:
+        lines += report_lines(document)
+        files += ["report.html", "metrics.json", "tables/"]
+    lines += pack(f"  files in {out}/: ", files, indent="    ", sep=", ")
+    return lines

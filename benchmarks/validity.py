@@ -47,6 +47,8 @@ from typing import Any
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord, Label
 
+from .summary_text import WIDTH, pack, table
+
 OUTCOMES = ("answered", "repaired", "invalid", "unanswered")
 ANALYSIS_KINDS = ("self_analysis", "peer_analysis")
 COUNTS = ("actions", "fallback", "field_replaced", "calls", "cut_off", "cached", "policy_errors")
@@ -293,49 +295,44 @@ def _pct(rate: float | None) -> str:
     return f"{100 * rate:.0f}%"
 
 
-def _group_line(group: dict[str, Any]) -> str:
-    parts = []
-    if group["answered"] is not None:
-        parts += [f"answered {_pct(group['answered_rate'])}", f"repaired {_pct(group['repaired_rate'])}"]
-        for name in ("invalid", "unanswered", "no_outcome"):
-            if group[name]:
-                parts.append(f"{name.replace('_', ' ')} {_pct(_rate(group[name], group['actions']))}")
-    parts.append(f"fallback {_pct(group['fallback_rate'])}")
-    text = " ".join(parts)
-    fields = list(group["invalid_fields"].items())
-    if fields:
-        shown = ", ".join(f"{name} {count}" for name, count in fields[:5])
-        more = f", {len(fields) - 5} more" if len(fields) > 5 else ""
-        text += f" (invalid fields: {shown}{more})"
-    text += f" over {_count(group['actions'], 'action', 'actions')}"
-    extras = [
-        _count(group[name], one, many)
-        for name, one, many in (
-            ("policy_errors", "policy error", "policy errors"),
-            ("cut_off", "call cut off", "calls cut off"),
-            ("cached", "cached call", "cached calls"),
-        )
-        if group[name]
-    ]
-    return text + (f"; {', '.join(extras)}" if extras else "")
-
-
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
 def format_validity(validity: dict[str, Any]) -> list[str]:
-    """Terminal lines: one per LLM policy (and per other policy that had fallbacks), then one per action
-    kind of it that had fallbacks. Empty when no policy is an LLM and nothing fell back."""
+    """Terminal lines (at most ``summary_text.WIDTH`` - 4 columns, for the caller's indent): per LLM policy (and
+    per other policy that had fallbacks) a small table, its actions in all and each action kind that had
+    fallbacks, with the outcome shares (LLM policies) and the fallback share; then its invalid fields and its
+    policy errors, calls cut off and cached calls. Empty when no policy is an LLM and nothing fell back."""
     entries = [(label, e) for label, e in validity.get("policies", {}).items() if e["llm"] or e["overall"]["fallback"]]
-    width = max((len(label) for label, _ in entries), default=0)
-    kind_width = max((len(k) for _, e in entries for k in e["by_kind"]), default=0)
-    lines = []
+    lines: list[str] = []
     for label, entry in entries:
-        lines.append(f"{label:<{width}}  {_group_line(entry['overall'])}")
-        for kind, group in entry["by_kind"].items():
-            if group["fallback"]:
-                lines.append(f"  {kind:<{kind_width}}  {_group_line(group)}")
+        overall = entry["overall"]
+        groups = [("all kinds", overall)] + [(kind, g) for kind, g in entry["by_kind"].items() if g["fallback"]]
+        outcomes = ["answered", "repaired"] if overall["answered"] is not None else []
+        outcomes += [name for name in ("invalid", "unanswered", "no_outcome") if any(g[name] for _, g in groups)]
+        rows = [["action kind", "actions", *(name.replace("_", " ") for name in outcomes), "fallback"]]
+        for kind, group in groups:
+            shares = [_pct(group.get(f"{name}_rate", _rate(group[name], group["actions"]))) for name in outcomes]
+            rows.append([kind, str(group["actions"]), *shares, _pct(group["fallback_rate"])])
+        lines.append(f"{label}: {_count(overall['actions'], 'action', 'actions')}")
+        lines.extend(table(rows, "l" + "r" * (len(rows[0]) - 1), indent="  "))
+        fields = list(overall["invalid_fields"].items())
+        if fields:
+            more = [f"{len(fields) - 5} more"] if len(fields) > 5 else []
+            lines.extend(pack("  invalid fields: ", [f"{name} {count}" for name, count in fields[:5]] + more,
+                              indent="    ", sep=", ", width=WIDTH - 4))  # fmt: skip
+        extras = [
+            _count(overall[name], one, many)
+            for name, one, many in (
+                ("policy_errors", "policy error", "policy errors"),
+                ("cut_off", "call cut off", "calls cut off"),
+                ("cached", "cached call", "cached calls"),
+            )
+            if overall[name]
+        ]
+        if extras:
+            lines.append(f"  {', '.join(extras)}")
     return lines
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import werewolf_env
 from agents import HeuristicAgent, Lineup, Policy, RandomAgent, load_lineup, play_game_sync
-from agents.human import HumanAgent, shorthand
+from agents.human import INPUT_ENDED, NO_ANSWER, HumanAgent, shorthand
 from werewolf_env.config import Role, Team
 from werewolf_env.log import read_log, replay
 
@@ -194,8 +194,13 @@ def test_human_is_asked_again_until_the_answer_is_valid() -> None:
 
 
 def test_human_end_of_input_lets_the_game_go_on() -> None:
-    action, shown = run_human("")
-    assert action == {} and "no more input" in shown
+    out = io.StringIO()
+    agent = HumanAgent(input=io.StringIO(""), output=out)
+    info = {"action_kind": "bid", "legal_targets": [], "max_bid": 10, "answer_format": "{}"}
+    obs = {"text": "HEAD\n\nHISTORY:\nline one\n\nNOW: your turn"}
+    # Told once; this turn and every later one answer NO_ANSWER, for the env's fallback (the log keeps it as raw).
+    assert agent.act(obs, info) == NO_ANSWER and agent.act(obs, info) == NO_ANSWER
+    assert out.getvalue().count(INPUT_ENDED) == 1 and "eliminated" not in out.getvalue()
 
 
 def test_human_shorthand_for_analyses() -> None:

@@ -18,9 +18,10 @@ import pytest
 from benchmarks.cli import main
 from tests.helpers import played_run, run_copy
 from werewolf_env.claims import CLAIM_KINDS
-from werewolf_env.claims_coverage import format_claims_coverage
+from werewolf_env.claims_coverage import claims_coverage_lines, format_claims_coverage
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord, aggregate
+from werewolf_env.role_figures import action_kinds_of
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +99,15 @@ def test_coverage_equals_a_count_by_hand(played: Path) -> None:
 def test_run_summary_prints_the_coverage_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--games", "2", "--out", str(tmp_path / "run"), "--no-report"]) == 0
     out = capsys.readouterr().out.splitlines()
-    line = next(x for x in out if "ground truth (labeler regex)" in x)
-    assert out.index(line) == next(i for i, x in enumerate(out) if x.startswith("  actions:")) - 1
+    first = next(i for i, x in enumerate(out) if "ground truth (labeler regex)" in x)
+    actions = next(i for i, x in enumerate(out) if x.startswith("  actions:"))
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert line == "  " + format_claims_coverage(summary["claims_coverage"])
+    # A few short lines right before the actions: the same figures as the one-line form.
+    assert out[first:actions] == [f"  {x}" for x in claims_coverage_lines(summary["claims_coverage"],
+                                                                                 action_kinds_of(summary["roles"]))]
+    one_line = format_claims_coverage(summary["claims_coverage"])
+    assert out[first].strip() in one_line and out[first + 2].strip().split("; ")[1] in one_line
+    assert "poisoned" not in "\n".join(out)  # no witch in the game: no word of poisonings
 
 
 CLAIM_FIELDS = ("kind", "player", "role", "team", "negated", "hedged")

@@ -13,7 +13,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from agents.fake_answers import scripted_answer
 from agents.fake_openai import FakeOpenAIServer
@@ -21,9 +24,6 @@ from benchmarks import export as export_module
 from benchmarks.cli import main
 from benchmarks.export_schema import GAME_COLUMNS, HIDDEN_PREFIX, STATEMENT_COLUMNS, game_id_of
 from werewolf_env.log import read_log
-
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
 
 SMALL = ["--players", "5", "--rounds", "2", "--no-report", "--quiet"]
 # The columns a player at the table could see, and run metadata: everything else must be hidden_.
@@ -192,7 +192,7 @@ def test_models_per_seat_for_llm_and_mixed_runs(exported: Path) -> None:
 
 
 def test_pandas_reads_typed_columns(exported: Path) -> None:
-    pd = pytest.importorskip("pandas")
+    import pandas as pd  # the reader most users load the dataset with
     statements = pd.read_parquet(exported / "statements" / "data.parquet")
     games = pd.read_parquet(exported / "games" / "data.parquet")
     assert statements["round"].dtype == "int32" and statements["hidden_seed"].dtype == "int64"
@@ -241,7 +241,6 @@ def test_batches_are_row_groups_of_the_same_table(runs: dict[str, Path], exporte
 
 
 def test_dataset_card(exported: Path) -> None:
-    yaml = pytest.importorskip("yaml")
     text = (exported / "README.md").read_text(encoding="utf-8")
     assert text.startswith("---\n")
     meta = yaml.safe_load(text.split("---\n")[1])

@@ -28,7 +28,8 @@ from typing import Any
 import pytest
 
 from agents import HeuristicAgent, Policy, play_game_sync
-from agents.human import ELIMINATED, HumanAgent
+from agents.human import ELIMINATED, INPUT_ENDED, NO_ANSWER, HumanAgent
+from benchmarks.exit_codes import EXIT_OK, codes_of
 from werewolf_env import GameConfig
 from werewolf_env.config import Role
 from werewolf_env.log import read_log
@@ -249,12 +250,14 @@ def check_screen(screen: str, records: list[dict[str, Any]], seat: int, played: 
         if not told:
             assert f"{name} was the " not in screen
 
-    # Eliminated: told once, at once (the news of their death follows it), never asked again, shown the rest.
+    # Eliminated: told once, right after the news of their death (in the order it happened), never asked again,
+    # shown the rest.
     if seat in died:
         assert screen.count(ELIMINATED) == 1
-        after = screen.split(ELIMINATED, 1)[1].splitlines()[1:]
-        news = after[: next((i for i, line in enumerate(after) if line.startswith("--- ")), len(after))]
-        assert any(line.startswith((f"Dawn: {label[seat]} was killed", f"{label[seat]} is exiled.")) for line in news)
+        before, after_text = screen.split(ELIMINATED, 1)
+        news = before.rstrip("\n").splitlines()[-1]
+        assert news.startswith((f"Dawn: {label[seat]} was killed", f"{label[seat]} is exiled.")), news
+        after = after_text.splitlines()[1:]
         assert not any("your answer" in line for line in after)
     else:
         assert ELIMINATED not in screen
@@ -298,8 +301,11 @@ def test_the_log_holds_what_the_person_typed_and_their_screen_only_what_they_may
 # ------------------------------------------------------------------------------------- werewolf-bench play
 
 
-def play_in_a_terminal(args: list[str], person: Person, deadline: float = 120.0) -> tuple[int, str, str]:
-    """Run ``werewolf-bench`` with ``args``, the person answering each prompt it prints; (code, stdout, stderr)."""
+def play_in_a_terminal(
+    args: list[str], person: Person, deadline: float = 120.0, answers: int | None = None
+) -> tuple[int, str, str]:
+    """Run ``werewolf-bench`` with ``args``, the person answering each prompt it prints; (code, stdout, stderr).
+    With ``answers``, the input ends (Ctrl-D) at the prompt after that many answers."""
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *args], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     assert proc.stdin and proc.stdout and proc.stderr
@@ -318,6 +324,11 @@ def play_in_a_terminal(args: list[str], person: Person, deadline: float = 120.0)
                     continue
                 streams[fd].extend(chunk)
                 if fd == proc.stdout.fileno() and PROMPT.search(out.decode(errors="replace")[-300:]):
+                    if proc.stdin.closed:
+                        continue
+                    if answers is not None and person.prompts >= answers:
+                        proc.stdin.close()  # Ctrl-D
+                        continue
                     line = (person.answer(out.decode()) + "\n").encode()
                     out.extend(line)  # the terminal's echo
                     proc.stdin.write(line)
@@ -352,3 +363,71 @@ def test_play_command_with_a_person_at_the_keyboard(tmp_path: Path) -> None:
     won = winner == "village"
     assert ending.startswith(f"{winner} wins; you were the doctor: {'you won' if won else 'you lost'}.")
     assert "Roles: " + ", ".join(f"{n} {r}" for n, r in zip(records[1]["data"]["names"], roles, strict=True)) in ending
+
+
+# ------------------------------------------------------------------------------------- the input ends mid-game
+
+# Seat 4 with the input closed (Ctrl-D) after 8 answers: the doctor of seed 3 lives to the end; the werewolf of
+# seed 7 is exiled later, after the input ended.
+EOF_CASES = {"lives": 3, "dies later": 7}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="select() on pipes")
+@pytest.mark.parametrize("case", sorted(EOF_CASES))
+def test_when_the_input_ends_the_fallbacks_play_the_seat_to_the_end(case: str, tmp_path: Path) -> None:
+    seed = EOF_CASES[case]
+    person = Person(["Carla", "Alice", "Bob", "Dmitri", "Farid"])
+    code, out, err = play_in_a_terminal(["play", "--seed", str(seed), "--players", "6", "--seat", "player_4",
+                                         "--out", str(tmp_path)], person, answers=8)  # fmt: skip
+    assert code == EXIT_OK and EXIT_OK in codes_of("play"), err  # the game finished, as play's --help says
+    game, _, ending = out.partition(f"\nGame over (seed {seed}): ")
+    records = read_log(Path(re.search(r"^Log: (.+)$", ending, re.M).group(1)))  # type: ignore[union-attr]
+    assert records[-1]["type"] == "snapshot" and game.rstrip().endswith("NOW: the game is over.")
+    dies = any(r["type"] == "death" and r["data"]["victim"] == 4 for r in records)
+    assert dies == (case == "dies later"), "pick a seed in which Emma lives / dies after the input ended"
+
+    # Said once, where the input ended (at the prompt after the 8th answer); never asked again.
+    assert person.prompts == 8 and game.count(INPUT_ENDED) == 1
+    asked, told = game.split(INPUT_ENDED)
+    assert PROMPT.search(asked.rstrip("\n")) and "your answer" not in told
+    # Eliminated only if the seat was: then after the input ended, right after the news of the death.
+    if dies:
+        assert told.count(ELIMINATED) == 1
+        news = told.split(ELIMINATED)[0].rstrip("\n").splitlines()[-1]
+        assert news.startswith(("Dawn: Emma (you) was killed", "Emma (you) is exiled.")), news
+    else:
+        assert "eliminated" not in game.lower()
+    # Still shown the public game to the end: every vote, those after the input ended too.
+    assert sum(line.startswith("Votes: ") for line in game.splitlines()) == sum(r["type"] == "votes" for r in records)
+
+    # In the log, the turns answered at the keyboard are the person's; every later one is a fallback that says why.
+    actions = [r["data"] for r in records if r["type"] == "action" and r["actor"] == 4]
+    typed = sum(person.asked.values())
+    assert [a["raw"] == NO_ANSWER for a in actions] == [False] * typed + [True] * (len(actions) - typed)
+    assert all("fallbacks" not in a for a in actions[:typed])
+    assert all(a["fallbacks"] for a in actions[typed:]) and len(actions) > typed + 5
+    assert {"bid", "vote", "peer_analysis"} <= {a["kind"] for a in actions[typed:]}
+    if not dies:
+        assert actions[-1]["kind"] == "summary"  # played to the very end
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="select() on pipes")
+def test_a_seat_killed_on_the_first_night_sees_the_game_in_the_order_it_happened(tmp_path: Path) -> None:
+    """Seed 6: Emma (seat 4, a villager) is killed on night 1, before any turn of hers."""
+    run = subprocess.run([sys.executable, "-m", "benchmarks.cli", "play", "--seed", "6", "--players", "6", "--seat",
+                          "player_4", "--out", str(tmp_path)], cwd=ROOT, stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == EXIT_OK, run.stderr
+    game, _, ending = run.stdout.partition("\nGame over (seed 6): ")
+    records = read_log(Path(re.search(r"^Log: (.+)$", ending, re.M).group(1)))  # type: ignore[union-attr]
+    death = next(r for r in records if r["type"] == "death" and r["data"]["victim"] == 4)
+    assert death["round"] == 1 and death["data"]["cause"] == "night", "pick a seed in which Emma dies on night 1"
+    # The opening, the game's beginning, the night, the death, then the notice: in the order they happened.
+    lines = game.splitlines()
+    order = ["== Werewolf: you are Emma (player_4) ==", "HISTORY:",
+             "The game begins with 6 players: Alice, Bob, Carla, Dmitri, Emma, Farid.", "Your role: villager.",
+             "--- Night 1 ---", "Dawn: Emma (you) was killed in the night.", ELIMINATED, "--- Day 1 ---"]  # fmt: skip
+    assert [lines.index(line) for line in order] == sorted(lines.index(line) for line in order)
+    assert lines.index(ELIMINATED) == lines.index("Dawn: Emma (you) was killed in the night.") + 1
+    assert INPUT_ENDED not in game  # never asked: the input never ran out
+    check_screen(game, records, 4, check_log(records, 4, Person([])))

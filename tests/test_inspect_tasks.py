@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-inspect_ai = pytest.importorskip("inspect_ai")
+inspect_ai = pytest.importorskip("inspect_ai", reason="the 'inspect' extra (inspect-ai) is not installed")
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai._util.registry import registry_lookup  # noqa: E402

@@ -43,4 +43,13 @@ def test_mypy_is_configured_for_the_packages_and_run_in_ci() -> None:
     for override in mypy["overrides"]:
         assert all(not m.startswith(("werewolf_env", "agents", "benchmarks")) for m in override["module"])
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert ci.index("ruff check .") < ci.index("mypy werewolf_env agents benchmarks") < ci.index("python -m pytest")
+    last_pytest = max(i for i, line in enumerate(ci) if "python -m pytest" in line)
+    assert ci.index("ruff check .") < ci.index("mypy werewolf_env agents benchmarks") < last_pytest
+
+
+def test_ci_runs_the_readmes_two_commands_before_the_full_run() -> None:
+    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text(encoding="utf-8")
+    readme_stage = ci.index("python3 tests/markdown_blocks.py README.md")
+    assert readme_stage < ci.index('-e ".[test,docs,') and 'bash -euo pipefail -c "${commands[$i]}"' in ci
+    assert "rm -rf .venv" in ci  # each of the two commands in a fresh virtual environment
+    assert "mkdocs build --strict" in ci

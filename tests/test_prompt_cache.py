@@ -3,9 +3,9 @@ within a budget, and the scripted server reports the prefix a caching server wou
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from typing import Any
-
-import httpx
 
 from agents import RandomAgent, play_game_sync
 from agents.fake_answers import CACHE_BLOCK
@@ -18,9 +18,11 @@ from werewolf_env.observe_text import Section
 
 def _post(server: FakeOpenAIServer, messages: list[dict[str, str]]) -> dict[str, Any]:
     body = {"model": "fake", "messages": messages}
-    reply = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=10)
-    reply.raise_for_status()
-    return reply.json()["usage"]
+    request = urllib.request.Request(f"{server.base_url}/chat/completions", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as reply:  # raises on an HTTP error status
+        usage: dict[str, Any] = json.load(reply)["usage"]
+    return usage
 
 
 def test_the_fake_server_reports_the_cached_prefix_in_whole_blocks() -> None:

@@ -10,14 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks import plots
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 
 from .report_pages_runs import ODD_NAMES, play_games
-
-pytest.importorskip("matplotlib")
-
-from benchmarks import plots
 
 # Printable text rich in what mathtext and LaTeX read specially, and in bidirectional controls.
 SPECIAL = "$\\^_{}%&#~| ab\u202e\u202d\u2066\u2067\u2069"

@@ -95,7 +95,7 @@ def test_calls_without_usage_are_estimated_and_say_so(monkeypatch: pytest.Monkey
 
 
 def test_a_tiktoken_estimate_names_its_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
-    tiktoken = pytest.importorskip("tiktoken")
+    tiktoken = pytest.importorskip("tiktoken", reason="the 'tokens' extra (tiktoken) is not installed")
     # A real tiktoken encoding that needs no download: one token per byte.
     encoding = tiktoken.Encoding("bytes", pat_str=r".", mergeable_ranks={bytes([b]): b for b in range(256)},
                                  special_tokens={})  # fmt: skip

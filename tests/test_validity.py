@@ -216,15 +216,28 @@ def test_worst_fallback_rate_and_terminal_lines() -> None:
     assert worst_fallback_rate(v) == ("heuristic", 1.0)
     assert worst_fallback_rate({"policies": {}}) == (None, None)
     lines = format_validity(v)
-    assert lines[0] == "heuristic  fallback 100% (invalid fields: bid 1) over 1 action"
-    assert lines[2] == (
-        "llm:m      answered 33% repaired 17% invalid 17% unanswered 17% no outcome 17% fallback 50% "
-        "(invalid fields: vote 1, unparseable JSON 1, is_deceptive 1, suspicion 1, statement 1) over 6 actions; "
-        "1 policy error, 2 calls cut off, 1 cached call"
-    )
-    kinds = [line.split()[0] for line in lines if line.startswith("  ")]
+    # Per policy: its actions, a small table (all kinds, then each kind that fell back), its invalid fields.
+    assert lines[:5] == [
+        "heuristic: 1 action",
+        "  action kind  actions  fallback",
+        "  all kinds          1      100%",
+        "  bid                1      100%",
+        "  invalid fields: bid 1",
+    ]
+    assert lines[5:8] == [
+        "llm:m: 6 actions",
+        "  action kind    actions  answered  repaired  invalid  unanswered  no outcome  fallback",
+        "  all kinds            6       33%       17%      17%         17%         17%       50%",
+    ]
+    assert lines[-2:] == [
+        "  invalid fields: vote 1, unparseable JSON 1, is_deceptive 1, suspicion 1, statement 1",
+        "  1 policy error, 2 calls cut off, 1 cached call",
+    ]
+    kinds = [line.split()[0] for line in lines if line.startswith("  ") and line.split()[0].islower()]
+    kinds = [k for k in kinds if k not in ("action", "all", "invalid")]
     assert kinds == ["bid", "peer_analysis", "statement", "vote"]  # heuristic's bid; the LLM's bid had none
-    assert lines[3].startswith("  peer_analysis  answered 0% repaired 0% unanswered 100% fallback 100%")
+    assert lines[8].split() == ["peer_analysis", "1", "0%", "0%", "0%", "100%", "0%", "100%"]
+    assert all(len(line) <= 96 for line in lines)  # printed with a 4-space indent: within 100 columns
     # Model-free policies that never fell back print nothing.
     quiet = game_validity([agent(None, type="lineup", policies=["heuristic"]), action(0, "bid")])
     assert format_validity(run_validity([quiet])) == []
@@ -249,7 +262,9 @@ def test_a_real_game_against_a_faulty_server(tmp_path: Path) -> None:
     assert o["calls"] == sum(r.get("data", {}).get("type") == "llm_call" and r["actor"] in seats for r in records)
     heuristic = v["policies"]["heuristic"]["overall"]
     assert heuristic["answered"] is None and heuristic["actions"] + o["actions"] == result.steps
-    assert any(line.startswith("llm:fake  answered ") for line in format_validity(v))
+    lines = format_validity(v)
+    head = lines.index(f"llm:fake: {o['actions']} actions")
+    assert lines[head + 1].split()[:4] == ["action", "kind", "actions", "answered"]
 
 
 @pytest.mark.parametrize("bad", [[], [{"type": "header"}], [agent(None, type="lineup", policies="oops")]])

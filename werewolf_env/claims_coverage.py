@@ -20,7 +20,10 @@ schema 4 on) gives, over the statements the labeler labelled:
 - ``statements``, ``labelled``, ``unlabelled``: statements in all, and whether the labeler gave a
   label (a statement it could not label is in no figure here but these counts).
 
-Pure: no I/O. ``format_claims_coverage`` is the one-line text of the run summary and the report.
+Pure: no I/O. ``claims_coverage_lines`` is the text of the run summary and the report (a few short lines;
+``format_claims_coverage``: the same in one line). A claim kind about a night action (a seer result, a
+protection, a poisoning) is shown only when some statement held one or a role of the game takes that
+action (``shown_kinds``): a game without a witch says nothing of poisonings.
 """
 
 from __future__ import annotations
@@ -33,10 +36,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .claims import CLAIM_KINDS
+from .roles import ActionKind
 from .stats import Bootstrap
 
 if TYPE_CHECKING:
     from .game_record import GameRecord
+
+# The night actions a claim kind reports on (the kinds not named are about any game: roles, teams). Which roles
+# take them comes from the role table (``werewolf_env.roles``), so a game says "poisoned" only with a poisoner.
+CLAIM_KIND_ACTIONS: dict[str, tuple[str, ...]] = {
+    "seer_result": (ActionKind.UNMASK.value,),
+    "protected": (ActionKind.PROTECT.value, ActionKind.HEAL.value),
+    "poisoned": (ActionKind.POISON.value,),
+}
 
 # A labelled statement's claim kinds as bits (bit b: CLAIM_KINDS[b]), the top bit for "holds any claim".
 _ANY = 1 << 15
@@ -134,6 +146,33 @@ def _pct(est: dict[str, Any]) -> str:
     if 0 < value < 0.01 or 0.99 < value < 1:  # never round a few to 0% or 100%
         return f"{100 * value:.1f}%"
     return f"{100 * value:.0f}%"
+
+
+def shown_kinds(cov: dict[str, Any], action_kinds: Iterable[str] | None = None) -> list[str]:
+    """The claim kinds worth a figure: those some statement held, those about any game (role, team), and
+    those about a night action some role of the game takes (``action_kinds``: its action kinds' values,
+    ``werewolf_env.role_figures.action_kinds_of``; None: unknown, so only kinds that were held)."""
+    acting = set(action_kinds or ())
+    return [
+        kind for kind, part in cov["by_kind"].items()
+        if part.get("count") or kind not in CLAIM_KIND_ACTIONS or acting & set(CLAIM_KIND_ACTIONS[kind])
+    ]  # fmt: skip
+
+
+def claims_coverage_lines(cov: dict[str, Any], action_kinds: Iterable[str] | None = None) -> list[str]:
+    """The coverage as a few short lines (the first unindented, the others indented by two spaces): the share
+    of statements holding a claim, by kind (``shown_kinds``), the hedged share and the hedged-only lies, and
+    the statements left unlabelled."""
+    kinds = ", ".join(f"{kind} {_pct(cov['by_kind'][kind])}" for kind in shown_kinds(cov, action_kinds))
+    hedged_only = cov["lies_hedged_only"]["count"]
+    lines = [f"ground truth (labeler {cov['labeler']}): {_pct(cov['with_claim'])} of statements hold a claim"]
+    if kinds:
+        lines.append(f"  by kind: {kinds}")
+    lines.append(f"  hedged: {_pct(cov['hedged'])} of claims; {hedged_only} "
+                 f"{'lie rests' if hedged_only == 1 else 'lies rest'} on hedged claims only")  # fmt: skip
+    if cov["unlabelled"]:
+        lines.append(f"  unlabelled (left out): {cov['unlabelled']} of {cov['statements']} statements")
+    return lines
 
 
 def format_claims_coverage(cov: dict[str, Any]) -> str:

@@ -67,7 +67,8 @@ VotePolls = Literal["off", "after_statement", "after_debate"]
 
 
 class GameConfig(BaseModel):
-    """All rules of one game. Defaults follow the benchmark paper (8 players, 2 werewolves)."""
+    """All rules of one game. Defaults follow the design paper, "Multi-Agent Social Deduction Benchmark
+    for LLM Deception" (8 players, 2 werewolves)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -124,7 +125,7 @@ class GameConfig(BaseModel):
     )
     suspicion_prior: float = Field(0.5, ge=0.0, le=1.0, description="Every player's suspicion of each other at start.")
     show_suspicion: bool = Field(
-        True, description="Show a player its own suspicion scores (off: the paper's ablation)."
+        True, description="Show a player its own suspicion scores (off: the design paper's ablation)."
     )
     doctor_repeat_protect: bool = Field(True, description="May the doctor protect the same player two nights in a row?")
     seer_learns_role: bool = Field(False, description="The seer learns the exact role, not only the team.")

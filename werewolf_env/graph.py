@@ -1,14 +1,15 @@
 """The phase graph: every node of a game, its handler, and where it routes next, in one table.
 
-The node names are the benchmark paper's state graph (eliminate, protect, unmask, resolve_night,
-check_winner_night, debate, vote, exile, check_winner_day, summarize, end) with the debate split in
-its three steps: ``bid`` for the floor, ``debate`` (the statement) and ``analyze`` (self and peer
-analyses of that statement), then ``score`` (suspicion updates). Games with a witch add ``heal`` and
-``poison`` after the night group (she learns the pack's victim first); a dead hunter's ``shoot`` and
-its resolution ``shot`` come after the deaths of a night or an exile, before the winner is checked.
-Private vote polls (``config.vote_polls``) add ``poll`` (every living player names whom it would exile
-now) and ``polled`` (recorded for no one to see) at the day's start and after each statement, or once
-after the debate; with polls off (the default) the graph never enters them.
+The node names are those of the state graph in the design paper, "Multi-Agent Social Deduction Benchmark
+for LLM Deception" (eliminate, protect, unmask, resolve_night, check_winner_night, debate, vote, exile,
+check_winner_day, summarize, end) with the debate split in its three steps: ``bid`` for the floor,
+``debate`` (the statement) and ``analyze`` (self and peer analyses of that statement), then ``score``
+(suspicion updates). Games with a witch add ``heal`` and ``poison`` after the night group (she learns the
+pack's victim first); a dead hunter's ``shoot`` and its resolution ``shot`` come after the deaths of a
+night or an exile, before the winner is checked. Private vote polls (``config.vote_polls``) add ``poll``
+(every living player names whom it would exile now) and ``polled`` (recorded for no one to see) at the
+day's start and after each statement, or once after the debate; with polls off (the default) the graph
+never enters them.
 
 A *collect* node opens turns for players; the engine waits until the whole simultaneous group has
 answered before it runs the next node, except where ``joins_next`` is set: the three night nodes

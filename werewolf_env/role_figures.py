@@ -73,6 +73,48 @@ def cause_order(causes: Any) -> list[str]:
     return [c for c in DEATH_CAUSES if c in given] + sorted(given - set(DEATH_CAUSES))
 
 
+def action_kinds_of(roles: Any) -> set[str]:
+    """The night and death action kinds (values) the named roles take, from the role table (unknown names: none)."""
+    kinds: set[str] = set()
+    for name in roles:
+        if name in Role:
+            spec = Role(name).spec
+            kinds.update(kind.value for kind in spec.night_kinds)
+            if spec.on_death is not None:
+                kinds.add(spec.on_death.value)
+    return kinds
+
+
+def cause_notes(causes: Any, roles: Any) -> list[str]:
+    """What the role-specific death causes among ``causes`` mean, worded from the role table, for the roles of
+    ``roles`` only (the games' roles): "poison: a witch's, announced as a night death", "shot: a hunter's,
+    on its death". The pack's kill and exile need no note; a game without a witch gets no word of poison."""
+    present = {str(r) for r in roles}
+    notes = []
+    for cause in cause_order(causes):
+        kind = next((k for k, c in KILLS.items() if c == cause), None)
+        role = acting_role(kind) if kind is not None else None
+        if role is None or role not in present or role not in Role:
+            continue
+        spec = Role(role).spec
+        if spec.team is Team.WEREWOLF:
+            continue
+        when = "on its death" if spec.on_death is ActionKind(kind) else "announced as a night death"
+        notes.append(f"{cause}: a {role}'s, {when}")
+    return notes
+
+
+def last_acts(roles: Any) -> list[str]:
+    """The actions on death of the roles of ``roles``, as words ("hunters' last shots"), from the role table."""
+    out = []
+    for name in role_order({str(r) for r in roles}):
+        spec = Role(name).spec if name in Role else None
+        if spec is not None and spec.on_death is not None:
+            what = KILLS.get(spec.on_death.value)
+            out.append(f"{spec.plural}' last {what}s" if what else f"{spec.plural}' {spec.on_death.value} on death")
+    return out
+
+
 def night_actions(record: GameRecord) -> list[dict[str, Any]]:
     """Every answer to a role's own action in ``record``, in order, with what came of it:
     {"round", "actor", "role", "kind", "target" (None: nobody named), "on_werewolf", "saved", "killed",
@@ -183,4 +225,7 @@ class RoleFigures:
         }
 
 
-__all__ = ["DEATH_CAUSES", "RoleFigures", "acting_role", "cause_order", "night_actions", "role_kinds", "role_order"]
+__all__ = [
+    "DEATH_CAUSES", "RoleFigures", "acting_role", "action_kinds_of", "cause_notes", "cause_order", "last_acts",
+    "night_actions", "role_kinds", "role_order",
+]  # fmt: skip

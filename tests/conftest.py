@@ -1,0 +1,31 @@
+"""Checks for every test: each exit code a ``werewolf-bench`` subcommand returns in-process (``benchmarks.cli.main``)
+is one its ``--help`` lists (``benchmarks.exit_codes.COMMANDS``), so the tests that drive commands into their
+exits keep that declaration honest."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _exit_codes_are_declared(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    cli = sys.modules.get("benchmarks.cli")  # loaded by the tests that call it; no import for the others
+    if cli is not None:
+        from benchmarks.exit_codes import codes_of
+
+        dispatch = cli._dispatch
+
+        def checked(command: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+            code = dispatch(command, args)
+            assert code in codes_of(args.command), (
+                f"werewolf-bench {args.command} returned {code}, which its --help does not list "
+                f"({codes_of(args.command)}): declare it in benchmarks.exit_codes.COMMANDS"
+            )
+            return code
+
+        monkeypatch.setattr(cli, "_dispatch", checked)
+    yield
