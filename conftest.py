@@ -8,21 +8,22 @@ import os
 import pytest
 
 pytest_plugins = ["tests.doc_snippets"]
-SKIPPED_OUT = "WEREWOLF_SKIPPED_OUT"  # a file: one node id a line, for each test or module this run skipped
+# A file: for each test or module this run skipped, its node id and the reason, tab-separated, a line each.
+SKIPPED_OUT = "WEREWOLF_SKIPPED_OUT"
 
 
-def _note_skip(nodeid: str) -> None:
+def _note_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
     out = os.environ.get(SKIPPED_OUT)
-    if out:
+    if out and report.skipped:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
         with open(out, "a", encoding="utf-8") as handle:
-            handle.write(nodeid + "\n")
+            handle.write(f"{report.nodeid}\t{' '.join(str(reason).split())}\n")
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.skipped:
-        _note_skip(report.nodeid)
+    _note_skip(report)
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
-    if report.skipped:
-        _note_skip(report.nodeid)
+    _note_skip(report)

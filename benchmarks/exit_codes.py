@@ -1,7 +1,7 @@
 """The exit codes of ``werewolf-bench``, with their meanings in one place.
 
-``MEANINGS`` is the table for the program as a whole (``werewolf-bench --help`` and the README show it);
-``COMMANDS`` says which codes each subcommand can return, in its own words where the program-wide
+``MEANINGS`` is the table for the program as a whole (``werewolf-bench --help`` and the docs' command-line
+page show it); ``COMMANDS`` says which codes each subcommand can return, in its own words where the program-wide
 meaning would not read right for it; ``exit_codes_text(command)`` is what that command's ``--help``
 ends with. The meanings are joined from the phrases below, so each is written once.
 """

@@ -1,7 +1,7 @@
 """The report's persuasion section: what statements did to the listeners' beliefs and votes (metrics schema 6).
 
-The figures are ``metrics.json``'s ``persuasion`` (``werewolf_env.persuasion_figures``; definitions in the
-README's "Persuasion"). The tables are the report's usual metric tables (run value, 95% interval, the
+The figures are ``metrics.json``'s ``persuasion`` (``werewolf_env.persuasion_figures``; definitions in
+docs/reports.md, "Persuasion"). The tables are the report's usual metric tables (run value, 95% interval, the
 baselines below it), drawn by ``html_report`` from a view of the document in which each part of
 ``persuasion`` is a section of its own (``persuasion_view``). Every value is escaped
 (``benchmarks.html_base.render``).
@@ -80,7 +80,8 @@ def persuasion_section(document: dict[str, Any], metric_table: MetricTable) -> l
             "<b>Misled</b>: the village listeners' net shift away from the truth. <b>Resistance</b>: a village "
             "listener's net shift toward the truth after the lies it heard. <b>Vote swing</b>: half the summed "
             "change of the private poll shares after a statement (polls after each statement only). "
-            "Shifts are on the 0-1 suspicion scale; definitions with formulas in the README. Scores of the "
+            "Shifts are on the 0-1 suspicion scale; definitions with formulas in the docs (docs/reports.md, "
+            "'Persuasion'). Scores of the "
             "claims' subjects are asked only with the config's subject_suspicion on: without them persuasion "
             "and the effect of false accusations are n/a.</p>"
         ),

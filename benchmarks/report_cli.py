@@ -179,8 +179,9 @@ def detection_lines(metrics: dict[str, Any], baselines: dict[str, dict[str, Any]
 
 
 def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
-    """What statements did to the listeners, by the speaker's team, and what that rests on (README, "Persuasion"):
-    a small table, a column per speaker team (lines indented by the caller's two spaces: at most 98 columns)."""
+    """What statements did to the listeners, by the speaker's team, and what that rests on (docs/reports.md,
+    "Persuasion"): a small table, a column per speaker team (lines indented by the caller's two spaces: at most
+    98 columns)."""
     from .validity import format_coverage
 
     persuasion = metrics.get("persuasion")

@@ -8,7 +8,7 @@ One row per unit; ``game`` is the log's file stem, so rows join across tables. C
 they are (``csv`` quoting: a name with commas, quotes, newlines, ``|``, ``$`` or a leading ``=``
 reads back unchanged with ``csv.reader`` or ``pandas.read_csv``); a cell is never prefixed to defuse
 spreadsheet formulas, so a spreadsheet may read a name starting with ``=``, ``+``, ``-`` or ``@`` as
-a formula (see the README). ``None`` is written as an empty cell.
+a formula (see docs/reports.md). ``None`` is written as an empty cell.
 
 Each file is written under a temporary name and takes its real name only when every game is in, so
 a report that fails halfway leaves the previous tables whole. The header is every column any row

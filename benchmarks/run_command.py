@@ -230,6 +230,11 @@ def judge_run(
         summary["headline"] = (f"INVALID RUN: {policy} fell back on {rate:.0%} of its actions, over the "
                                f"--max-fallback-rate {max_fallback_rate:.0%}: the figures do not measure the model.")
         return EXIT_INVALID
+    failed = summary.get("failed") or []
+    if failed:  # the figures rest on fewer games than asked for: say so before anything that looks like a result
+        finished = len(summary["per_game"])
+        summary["headline"] = (f"FAILED GAMES: {len(failed)} of {finished + len(failed)} games failed (listed below; "
+                               f"the same command plays them again); the figures rest on the {finished} that finished.")
     summary["status"] = "ok"
     return 0
 

@@ -255,7 +255,8 @@ def fit_ratings(
     }
 
 
-# An entrant's persuasion figures in tournament.json, as speaker and as village listener (README, "Persuasion").
+# An entrant's persuasion figures in tournament.json, as speaker and as village listener (docs/reports.md,
+# "Persuasion").
 PERSUASION_KEYS = ("persuasion", "deception_success", "deception_successes", "lies_measured", "deception_effect",
                    "misled_lies", "misled_truths", "vote_swing", "coverage", "subject_coverage")  # fmt: skip
 

@@ -1,6 +1,6 @@
 """Train one shared PPO policy for every seat with TorchRL, then play it against random and heuristic seats.
 
-    pip install -e ".[rl]"                        # torchrl, tensordict (CPU torch: see README)
+    pip install -e ".[rl]"                        # torchrl, tensordict (CPU torch: see docs/integrations.md)
     python examples/torchrl_ppo.py                # 600 frames of self-play, 200 + 200 evaluation games
     python examples/torchrl_ppo.py --smoke        # a few frames and 2 + 2 games (what the tests run)
 

@@ -42,29 +42,31 @@ def output_difference(want: str, got: str) -> str | None:
 
 
 def is_doc_page(path: Path) -> bool:
+    """The README at the repository's root, and the pages under docs/ (never a README.md elsewhere)."""
     try:
         relative = path.resolve().relative_to(ROOT)
     except ValueError:
         return False
-    return any(relative.match(pattern) or relative.as_posix() == pattern for pattern in PAGE_GLOBS) or (
-        relative.parts[:1] == ("docs",) and path.suffix == ".md"
-    )
+    return relative.as_posix() == "README.md" or (relative.parts[:1] == ("docs",) and path.suffix == ".md")
 
 
 class MarkdownPage(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        page = PageState()
-        for block in read_blocks(self.path):
-            if block.runs or "file" in block.marks:
+        page = PageState(read_blocks(self.path))
+        for index, block in enumerate(page.blocks):
+            if collected(block):
                 name = f"line {block.line} ({block.language})"
-                yield BlockItem.from_parent(self, name=name, block=block, page=page)
+                yield BlockItem.from_parent(self, name=name, index=index, page=page)
 
 
 class PageState:
-    """What the blocks of one page share: a working folder, and the last Python block's names (for continue)."""
+    """What the blocks of one page share: a working folder, which blocks have run in it, and the last Python
+    block's names (for continue)."""
 
-    def __init__(self) -> None:
+    def __init__(self, blocks: list[Block]) -> None:
+        self.blocks = blocks
         self.folder: Path | None = None
+        self.ran: set[int] = set()
         self.namespace: dict[str, Any] = {}
 
     def working_folder(self, factory: pytest.TempPathFactory) -> Path:
@@ -73,61 +75,86 @@ class PageState:
         return self.folder
 
 
+def collected(block: Block) -> bool:
+    """A block that does something: it runs (Python, shell) or writes a file for the blocks after it."""
+    return block.runs or "file" in block.marks
+
+
+def why_not_run(block: Block) -> str | None:
+    """The reason this block does not run here (its marks, this environment), else None."""
+    marks = block.marks
+    if "two-commands" in marks:
+        return "shown only: .ci/run runs the README's two commands verbatim, each in a fresh virtual environment"
+    if "skip" in marks:
+        return f"shown only: {marks['skip']}"
+    if "slow" in marks and os.environ.get(SLOW_SWITCH) != "1":
+        return f"slow ({marks['slow']}): runs with {SLOW_SWITCH}=1, as in CI's full-extras run"
+    if marks.get("needs") and importlib.util.find_spec(marks["needs"]) is None:
+        return f"needs {marks['needs']} (an optional extra)"
+    return None
+
+
 class BlockItem(pytest.Item):
-    def __init__(self, *, block: Block, page: PageState, **kwargs: Any) -> None:
+    def __init__(self, *, index: int, page: PageState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.block = block
+        self.index = index
         self.page = page
+        self.block = page.blocks[index]
 
     def runtest(self) -> None:
-        block = self.block
-        marks = block.marks
-        if "two-commands" in marks:
-            pytest.skip(".ci/run runs the README's two commands verbatim, each in a fresh virtual environment")
-        if "skip" in marks:
-            pytest.skip(marks["skip"])
-        if "slow" in marks and os.environ.get(SLOW_SWITCH) != "1":
-            pytest.skip(f"slow ({marks['slow']}): runs with {SLOW_SWITCH}=1, as in CI's full-extras run")
-        if marks.get("needs") and importlib.util.find_spec(marks["needs"]) is None:
-            pytest.skip(f"needs {marks['needs']} (an optional extra)")
+        reason = why_not_run(self.block)
+        if reason:
+            pytest.skip(f"{self.path.name}:{self.block.line}: {reason}")
+        # Run alone (a rerun of what an earlier run skipped, say), a block still finds what the page's earlier
+        # blocks wrote: those that did not run in this session run first, as a reader would have run them.
+        for earlier, block in enumerate(self.page.blocks[: self.index]):
+            if earlier not in self.page.ran and collected(block) and why_not_run(block) is None:
+                self._run(earlier)
+        self._run(self.index)
+
+    def _run(self, index: int) -> None:
+        block = self.page.blocks[index]
+        self.page.ran.add(index)
         folder = self.page.working_folder(self.config._tmp_path_factory)  # type: ignore[attr-defined]
-        if "file" in marks:
-            (folder / marks["file"]).write_text(block.code, encoding="utf-8")
+        if "file" in block.marks:
+            (folder / block.marks["file"]).write_text(block.code, encoding="utf-8")
             if not block.runs:
                 return
         with contextlib.ExitStack() as stack:
             code = block.code
-            if "fake-server" in marks:
+            if "fake-server" in block.marks:
                 from agents.fake_openai import FakeOpenAIServer
 
                 server = stack.enter_context(FakeOpenAIServer())
                 code = code.replace(FAKE_URL, server.base_url)
-            output = self._run_shell(code, folder) if block.shell else self._run_python(code, folder)
+            output = self._run_shell(block, code, folder) if block.shell else self._run_python(block, code, folder)
         difference = output_difference(block.output, output) if block.output is not None else None
         if difference:
             raise BlockFailedError(f"{self.path}:{block.line}: the output differs\n{difference}")
 
-    def _run_shell(self, code: str, folder: Path) -> str:
+    def _run_shell(self, block: Block, code: str, folder: Path) -> str:
         path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-        env = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "TERM": "dumb",
+        # The developer's own endpoint and project settings stay out: a page shows what a fresh shell does.
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "WEREWOLF_"))}
+        env = {**inherited, "PATH": path, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "TERM": "dumb",
                "OPENAI_API_KEY": "sk-docs-example"}  # fmt: skip
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], cwd=folder, env=env, capture_output=True,
                               text=True, timeout=BLOCK_TIMEOUT_S, stdin=subprocess.DEVNULL)  # fmt: skip
-        expected = int(self.block.marks.get("exit") or 0)
+        expected = int(block.marks.get("exit") or 0)
         if done.returncode != expected:
-            raise BlockFailedError(f"{self.path}:{self.block.line}: exit {done.returncode}, expected {expected}\n"
+            raise BlockFailedError(f"{self.path}:{block.line}: exit {done.returncode}, expected {expected}\n"
                               f"--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}")  # fmt: skip
         return done.stdout
 
-    def _run_python(self, code: str, folder: Path) -> str:
-        if "continue" not in self.block.marks:
+    def _run_python(self, block: Block, code: str, folder: Path) -> str:
+        if "continue" not in block.marks:
             self.page.namespace = {"__name__": "__doc_block__"}
         captured = io.StringIO()
         before = Path.cwd()
         os.chdir(folder)
         try:
             with contextlib.redirect_stdout(captured):
-                exec(compile(code, f"{self.path}:{self.block.line}", "exec"), self.page.namespace)
+                exec(compile(code, f"{self.path}:{block.line}", "exec"), self.page.namespace)
         finally:
             os.chdir(before)
         return captured.getvalue()

@@ -25,8 +25,8 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "pycon"})
-SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "console", "zsh"})
+PYTHON_LANGUAGES = frozenset({"python", "py", "python3"})
+SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh"})
 MARK_LINE = re.compile(r"^\s*<!--\s*doctest:(?P<marks>.*?)-->\s*$")
 FENCE_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
 KNOWN_MARKS = frozenset({"skip", "slow", "needs", "fake-server", "exit", "file", "output", "two-commands", "continue"})
@@ -65,6 +65,8 @@ def parse_marks(text: str, where: str) -> dict[str, str]:
             raise MarkError(f"{where}: unknown doctest mark {name!r} (known: {', '.join(sorted(KNOWN_MARKS))})")
         if name in REASONED_MARKS and not value.strip():
             raise MarkError(f'{where}: doctest mark {name} needs a reason: {name}="why"')
+        if name == "exit" and not value.isdigit():
+            raise MarkError(f"{where}: doctest mark exit needs a whole number: exit=4")
         marks[name] = value
     return marks
 
@@ -84,8 +86,8 @@ def read_blocks(path: Path) -> list[Block]:
             continue
         fence = FENCE_OPEN.match(line)
         if not fence:
-            if line.strip():
-                pending = {}  # a mark belongs to the fence right below it
+            if line.strip() and pending:
+                raise MarkError(f"{path}:{i + 1}: a doctest mark must stand right above its fence")
             i += 1
             continue
         indent, ticks = len(fence["indent"]), fence["fence"]
@@ -99,6 +101,8 @@ def read_blocks(path: Path) -> list[Block]:
         if "output" in pending:
             if not blocks or not blocks[-1].runs:
                 raise MarkError(f"{path}:{i + 1}: an output block must follow a python or shell block")
+            if blocks[-1].output is not None:
+                raise MarkError(f"{path}:{i + 1}: the block above already has its output block")
             blocks[-1].output = code
         else:
             blocks.append(Block(line=i + 1, language=language, code=code, marks=pending))

@@ -59,12 +59,24 @@ def test_blocks_marks_and_outputs_are_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("mark", "error"),
-    [("skip", "needs a reason"), ('slow=""', "needs a reason"), ("sometimes", "unknown doctest mark")],
+    [("skip", "needs a reason"), ('slow=""', "needs a reason"), ("sometimes", "unknown doctest mark"),
+     ("exit=x", "whole number")],
 )
 def test_a_mark_that_cannot_be_read_is_an_error(tmp_path: Path, mark: str, error: str) -> None:
     page = tmp_path / "page.md"
     page.write_text(f"<!-- doctest: {mark} -->\n```bash\ntrue\n```\n", encoding="utf-8")
     with pytest.raises(MarkError, match=error):
+        read_blocks(page)
+
+
+def test_a_mark_must_stand_right_above_its_fence(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text('<!-- doctest: skip="later" -->\nSome prose.\n```bash\ntrue\n```\n', encoding="utf-8")
+    with pytest.raises(MarkError, match="right above"):
+        read_blocks(page)
+    page.write_text("```bash\ntrue\n```\n<!-- doctest: output -->\n```text\n\n```\n<!-- doctest: output -->\n"
+                    "```text\n\n```\n", encoding="utf-8")  # fmt: skip
+    with pytest.raises(MarkError, match="already has"):
         read_blocks(page)
 
 
@@ -85,6 +97,7 @@ def test_outputs_compare_with_ellipsis_and_folded_white_space() -> None:
 def test_only_the_readme_and_the_docs_pages_are_collected() -> None:
     assert is_doc_page(ROOT / "README.md") and is_doc_page(ROOT / "docs" / "concepts.md")
     assert not is_doc_page(ROOT / "CHANGELOG.md") and not is_doc_page(ROOT / "tests" / "data" / "x.md")
+    assert not is_doc_page(ROOT / "tests" / "data" / "README.md") and not is_doc_page(ROOT / "runs" / "x" / "README.md")
 
 
 def test_the_readme_names_its_two_commands() -> None:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -143,9 +142,7 @@ def _need_torchrl() -> None:
     try:
         import tensordict  # noqa: F401
         import torchrl  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
+    except ImportError:  # .ci/run runs it again with every extra installed, where a skip fails the run
         pytest.skip("the 'rl' extra (torchrl, tensordict) is not installed")
 
 

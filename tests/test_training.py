@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -77,9 +76,7 @@ def test_rllib_ppo_example_smoke(tmp_path: Path) -> None:
     try:
         import ray.rllib  # noqa: F401
         import torch  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
+    except ImportError:  # .ci/run runs it again with every extra installed, where a skip fails the run
         import pytest
 
         pytest.skip("the 'rllib' extra (ray[rllib], torch) is not installed")

@@ -1,6 +1,6 @@
 """Persuasion: what each statement did to the other players' beliefs and votes (per statement, per listener).
 
-Part of ``werewolf_env.metrics`` (definitions there and in the README's "Persuasion"); the figures over
+Part of ``werewolf_env.metrics`` (definitions there and in docs/reports.md, "Persuasion"); the figures over
 games are ``werewolf_env.persuasion_figures``. Pure: no I/O.
 
 After a statement s by speaker p, each living listener i's peer analysis updates its suspicion of p (a
