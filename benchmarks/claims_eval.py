@@ -4,6 +4,7 @@
     python -m benchmarks.claims_eval --data held_out.jsonl    # any JSONL labelled per LABELING.md
     python -m benchmarks.claims_eval --labeler llm --model M --base-url URL   # any OpenAI-compatible model
     python -m benchmarks.claims_eval --labeler union --model M --base-url URL # the regex and LLM claims merged
+    python -m benchmarks.claims_eval --loso                   # leave one source out: the accuracy on new speech
 
 Without ``--data`` it scores the two labelled sets of real speech the project has: the corpus's own
 150 statements (``dev_labeled.jsonl``) and the project's random sample (``benchmarks.claims_sample``),
@@ -74,14 +75,29 @@ def gold_claims(item: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+CORPUS_DEV_LABELS = Path(__file__).resolve().parent / "data" / "corpus_dev_claims.json"
+
+
 def dev_sets(corpus: Path = DEFAULT_CORPUS) -> dict[str, list[dict[str, Any]]]:
-    """The labelled sets of real speech: the corpus's dev sample and the project's own sample."""
-    from benchmarks.claims_sample import build
-    from benchmarks.transcripts import load_games
+    """The labelled sets of real speech: the corpus's dev sample, the project's random sample and the
+    stratified sample of every source (``benchmarks.claims_strata``; only where the corpus has them).
+
+    The corpus's dev items keep their text and metadata; their claims are the project's re-checked labels
+    (``benchmarks/data/corpus_dev_claims.json``, by ``docs/labeling.md``) where the project has them."""
+    from benchmarks import claims_strata
+    from benchmarks.claims_sample import build, items_from_labels
+    from benchmarks.transcripts import MORE_SOURCES, load_all_games, load_games
 
     dev = list(read_jsonl(corpus / "dev_labeled.jsonl"))
-    sample = build(load_games(corpus))
-    return {"corpus_dev": dev, "project_sample": sample}
+    if CORPUS_DEV_LABELS.is_file():
+        relabelled = json.loads(CORPUS_DEV_LABELS.read_text(encoding="utf-8"))
+        dev = [{**item, "claims": relabelled[item["id"]]["claims"]} if item["id"] in relabelled else item
+               for item in dev]  # fmt: skip
+    sets = {"corpus_dev": dev, "project_sample": build(load_games(corpus))}
+    if (corpus / MORE_SOURCES).is_file():
+        games = load_all_games(corpus)
+        sets["stratified"] = items_from_labels(claims_strata.draw(games, corpus), claims_strata.LABELS)
+    return sets
 
 
 # ---------------------------------------------------------------------------------------- labelers
@@ -273,6 +289,97 @@ def by_source(
     return out
 
 
+# A labeler fitted on labelled items (the training sources), for leave-one-source-out; the regex reader
+# learns nothing, so its fit ignores them.
+LabelerFit = Callable[[list[dict[str, Any]]], Labeler]
+
+
+def loso(items: Sequence[dict[str, Any]], fit: LabelerFit, games: dict[str, Any] | None) -> dict[str, Any]:
+    """Leave one source out: for each source, fit on every other source's items and score on that one.
+
+    Per source: the figures of ``score``. Macro: the mean over sources of claim F1 (hedged included), claim
+    precision and lie-statement F1, each with a 95% interval from resampling statements within every source
+    (seeded); a source whose figure is undefined (no lie in its sample, say) is left out of that mean and
+    named. Recall by kind is pooled over every held-out prediction (each statement read by a labeler that
+    never saw its source)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        groups.setdefault(str(item.get("source", "?")), []).append(item)
+    per_source: dict[str, Any] = {}
+    held_items: list[dict[str, Any]] = []
+    held_pred: list[list[dict[str, Any]] | None] = []
+    rows: dict[str, dict[str, np.ndarray]] = {}
+    for source, members in sorted(groups.items()):
+        train = [item for other, group in groups.items() if other != source for item in group]
+        predicted = fit(train)(members)
+        result = score(members, predicted, games)
+        result.pop("_errors")
+        per_source[source] = result
+        held_items += members
+        held_pred += predicted
+        rows[source] = {what: _rows(members, predicted, games, what) for what in ("claims", "lies")}
+    pooled = score(held_items, held_pred, games)
+    pooled.pop("_errors")
+    figures = {"claim_f1": ("claims", "f1"), "claim_precision": ("claims", "precision"),
+               "claim_recall": ("claims", "recall"), "lie_f1": ("lies", "f1")}  # fmt: skip
+    macro = {name: _macro(rows, figure_of) for name, figure_of in figures.items()}
+    return {"sources": len(groups), "statements": len(held_items), "macro": macro,
+            "recall_by_kind_pooled": pooled["recall_by_kind"], "gold_claims_by_kind": pooled["gold_claims_by_kind"],
+            "pooled": {k: pooled[k] for k in ("claims", "lies", "coverage")}, "by_source": per_source}  # fmt: skip
+
+
+def _rows(items: Sequence[dict[str, Any]], predicted: Sequence[list[dict[str, Any]] | None],
+          games: dict[str, Any] | None, what: str) -> np.ndarray:  # fmt: skip
+    """Per-statement (tp, fp, fn) of claims or of lie statements, for resampling."""
+    out = []
+    for item, pred in zip(items, predicted, strict=True):
+        if pred is None:
+            continue
+        if what == "claims":
+            out.append(_match(gold_claims(item), pred, claim_key))
+            continue
+        if seat_of(item, item["speaker"]) is None:
+            continue
+        gold_lie = any(c.get("lie") for c in item.get("claims") or [])
+        pred_lie = judge_claims(knowledge_of(item, games), pred)["lie"]
+        out.append((int(gold_lie and pred_lie), int(pred_lie and not gold_lie), int(gold_lie and not pred_lie)))
+    return np.array(out, dtype=float).reshape(-1, 3)
+
+
+def _macro(rows: dict[str, dict[str, np.ndarray]], figure_of: tuple[str, str]) -> dict[str, Any]:
+    what, figure = figure_of
+    rng = np.random.default_rng(0)
+    all_points = {s: _prf(*r[what].sum(axis=0))[figure] for s, r in rows.items()}
+    points = {s: float(v) for s, v in all_points.items() if v is not None}
+    defined = sorted(points)
+    if not defined:
+        return {"mean": None, "ci": None, "sources": [], "undefined": sorted(all_points)}
+    draws = []
+    for _ in range(BOOTSTRAP):
+        values: list[float] = []
+        for s in defined:
+            r = rows[s][what]
+            value = _prf(*r[rng.integers(0, len(r), len(r))].sum(axis=0))[figure]
+            values.append(points[s] if value is None else float(value))  # a draw with no case keeps the point
+        draws.append(float(np.mean(values)))
+    return {"mean": round(float(np.mean([points[s] for s in defined])), 4),
+            "ci": [round(float(np.percentile(draws, 2.5)), 4), round(float(np.percentile(draws, 97.5)), 4)],
+            "sources": defined, "undefined": sorted(set(all_points) - set(defined)),
+            "per_source": {s: round(points[s], 4) for s in defined}}  # fmt: skip
+
+
+def loso_targets(result: dict[str, Any]) -> dict[str, bool]:
+    """The issue's leave-one-source-out targets: macro claim F1 >= 0.80 with precision >= 0.85, macro lie F1
+    >= 0.80, no claim kind (with at least 5 gold claims) below recall 0.70."""
+    macro = result["macro"]
+    kinds = {k: r for k, r in result["recall_by_kind_pooled"].items()
+             if r is not None and result["gold_claims_by_kind"][k] >= 5}  # fmt: skip
+    return {"claim_f1": (macro["claim_f1"]["mean"] or 0) >= 0.80,
+            "claim_precision": (macro["claim_precision"]["mean"] or 0) >= 0.85,
+            "lie_f1": (macro["lie_f1"]["mean"] or 0) >= 0.80,
+            "kind_recall": all(r >= 0.70 for r in kinds.values())}  # fmt: skip
+
+
 def targets(result: dict[str, Any]) -> dict[str, Any]:
     """The issue's targets on a set: claim F1 >= 0.85 (hedged included), lie F1 >= 0.85, kind recall >= 0.70."""
     kinds = {
@@ -332,6 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
     parser.add_argument("--concurrency", type=int, default=8, help="llm / union: calls at once (default 8)")
     parser.add_argument("--errors", type=int, default=0, help="print this many misread statements to stderr")
+    parser.add_argument("--loso", action="store_true",
+                        help="leave one source out: fit on the other sources, score on each, macro over sources")
     args = parser.parse_args(argv)
     corpus_ok = (args.corpus / "games.jsonl").exists()
     if args.data:
@@ -349,6 +458,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from benchmarks.claim_labelers import LabelerUnavailableError
 
+    if args.loso:
+        items = [item for group in sets.values() for item in group]
+        try:
+            result = loso(items, lambda _train: labeler, games)
+        except LabelerUnavailableError as exc:
+            print(f"claims_eval: {exc}", file=sys.stderr)
+            return 2
+        result["targets_met"] = loso_targets(result)
+        print(json.dumps({"labeler": args.labeler, "loso": result}, indent=2))
+        return 0
     try:
         report = evaluate(sets, labeler, games, args.labeler)
     except LabelerUnavailableError as exc:  # the preflight: unreachable, key refused, unknown model

@@ -14,6 +14,7 @@ read from the corpus at run time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import sys
@@ -40,7 +41,9 @@ def draw(games: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, An
     return [pool[k] for k in sorted(picks)]
 
 
-def worksheet(g: dict[str, Any], e: dict[str, Any], before: int = 12) -> str:
+def worksheet(g: dict[str, Any], e: dict[str, Any], before: int = 12, clip: int | None = None) -> str:
+    """One item to label: the hidden state the speaker knew, the ``before`` earlier public lines (each cut
+    to ``clip`` characters when set), and the statement itself, whole."""
     speaker = e["speaker"]
     original = g.get("original_roles", g["roles"])
     lines = [f"### {item_id(g, e)}   source {g['source']}   day {e['day']}   speaker {speaker} = "
@@ -57,7 +60,8 @@ def worksheet(g: dict[str, Any], e: dict[str, Any], before: int = 12) -> str:
         lines.append("roles revealed publicly so far: " + ", ".join(f"{p}={r}" for p, r in reveals.items()))
     earlier = [x for x in g["events"][: e["i"]] if x["kind"] in ("speech", "announcement")][-before:]
     for x in earlier:
-        lines.append(f"   [{x['i']} d{x['day']}] {x['speaker']}: {x['text']}")
+        text = x["text"] if clip is None or len(x["text"]) <= clip else x["text"][:clip] + " [...]"
+        lines.append(f"   [{x['i']} d{x['day']}] {x['speaker']}: {text}")
     lines.append(f">>> [{e['i']}] {speaker}: {e['text']}")
     return "\n".join(lines)
 
@@ -71,9 +75,14 @@ def _night_action(n: dict[str, Any]) -> str:
 
 def build(games: list[dict[str, Any]], labels_path: Path = LABELS) -> list[dict[str, Any]]:
     """Labelled items (the schema of LABELING.md plus game_id / event_i / day / source)."""
-    labels = json.loads(labels_path.read_text(encoding="utf-8"))
+    return items_from_labels(draw(games), labels_path)
+
+
+def items_from_labels(drawn: list[tuple[dict[str, Any], dict[str, Any]]], labels_path: Path) -> list[dict[str, Any]]:
+    """The drawn statements that ``labels_path`` labels, as items (text read from the corpus, never stored)."""
+    labels = json.loads(labels_path.read_text(encoding="utf-8")) if labels_path.is_file() else {}
     items = []
-    for g, e in draw(games):
+    for g, e in drawn:
         iid = item_id(g, e)
         if iid not in labels:
             continue  # not labelled (yet)
@@ -110,12 +119,16 @@ def main(argv: list[str] | None = None) -> int:
             print(worksheet(g, e))
             print()
         return 0
-    items = build(games)
-    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
-    for item in items:
-        out.write(json.dumps(item, ensure_ascii=False) + "\n")
-    print(f"{len(items)} labelled items", file=sys.stderr)
+    write_items(build(games), args.out)
     return 0
+
+
+def write_items(items: list[dict[str, Any]], out: str | None) -> None:
+    """Labelled items as JSONL, to the file ``out`` (stdout without one), and their count on stderr."""
+    with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(sys.stdout) as stream:
+        for item in items:
+            stream.write(json.dumps(item, ensure_ascii=False) + "\n")
+    print(f"{len(items)} labelled items", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "llm_
 
 # The corpus's role names (original and mapped) -> the project's roles (LABELING.md's mapping).
 _ROLE_NAMES = {
-    "werewolf": "werewolf", "wolf": "werewolf", "mafia": "werewolf", "mafioso": "werewolf",
+    "werewolf": "werewolf", "wolf": "werewolf", "mafia": "werewolf", "mafioso": "werewolf", "don": "werewolf",
     "seer": "seer", "detective": "seer", "cop": "seer",
     "doctor": "doctor", "medic": "doctor", "bodyguard": "doctor", "guard": "doctor",
 }  # fmt: skip
@@ -49,12 +49,22 @@ def _load(path: str) -> tuple[dict[str, Any], ...]:
         return tuple(json.loads(line) for line in f if line.strip())
 
 
+MORE_SOURCES = Path("more_sources") / "games_more.jsonl"  # three more sources, in the same schema
+
+
 def load_games(corpus: Path = DEFAULT_CORPUS) -> list[dict[str, Any]]:
+    """The corpus's first five sources (``games.jsonl``), from which the earlier samples were drawn."""
     return list(_load(str(Path(corpus) / "games.jsonl")))
 
 
+def load_all_games(corpus: Path = DEFAULT_CORPUS) -> list[dict[str, Any]]:
+    """Every source: ``games.jsonl``, then ``more_sources/games_more.jsonl`` where the corpus has it."""
+    more = Path(corpus) / MORE_SOURCES
+    return load_games(corpus) + (list(_load(str(more))) if more.is_file() else [])
+
+
 def games_by_id(corpus: Path = DEFAULT_CORPUS) -> dict[str, dict[str, Any]]:
-    return {g["game_id"]: g for g in load_games(corpus)}
+    return {g["game_id"]: g for g in load_all_games(corpus)}
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -77,6 +87,9 @@ def public_reveals(game: dict[str, Any], before_i: int) -> dict[str, str]:
     revealed: dict[str, str] = {}
     for event in game["events"][:before_i]:
         if event["kind"] != "announcement":
+            continue
+        if event.get("revealed_role") and event.get("target") in players:  # sources that record the reveal
+            revealed[event["target"]] = project_role(str(event["revealed_role"]))
             continue
         m = _KILL_REVEAL.match(event["text"]) or _SENTENCE_REVEAL.match(event["text"])
         if m and m.group("name") in players:
