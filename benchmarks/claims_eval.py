@@ -421,6 +421,13 @@ def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labe
     regex = regex_labeler(games)
     if args.labeler == "regex":
         return regex
+    if args.labeler == "learned":
+        from benchmarks import claims_train
+        from werewolf_env.claim_learned import MODEL_PATH, LearnedStage
+
+        if not MODEL_PATH.is_file():
+            raise ValueError(f"no trained model at {MODEL_PATH}: python -m benchmarks.claims_train")
+        return claims_train.labeler(LearnedStage.load(), games)
     if not args.model:
         raise ValueError(f"--labeler {args.labeler} needs --model (and --base-url for a server other than OpenAI)")
     from benchmarks.claim_labelers import llm_labeler
@@ -433,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.claims_eval", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, action="append", help="a labelled JSONL (repeatable); default: dev sets")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the transcripts corpus (night logs)")
-    parser.add_argument("--labeler", choices=("regex", "llm", "union"), default="regex")
+    parser.add_argument("--labeler", choices=("regex", "learned", "llm", "union"), default="regex",
+                        help="regex: the pattern reader; learned: it and the learned stage (default regex)")
     parser.add_argument("--model", help="llm / union: the model that labels")
     parser.add_argument("--base-url", help="llm / union: its OpenAI-compatible endpoint (default: OpenAI)")
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
@@ -451,8 +459,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"claims_eval: no --data and no corpus at {args.corpus}", file=sys.stderr)
         return 3
     games = games_by_id(args.corpus) if corpus_ok else None
-    try:
-        labeler = make_labeler(args, games)
+    try:  # leave-one-source-out fits the learned stage per fold: it needs no shipped model
+        labeler = regex_labeler(games) if args.loso and args.labeler == "learned" else make_labeler(args, games)
     except Exception as exc:  # bad options, unreachable server, refused key: say so, score nothing
         print(f"claims_eval: {exc}", file=sys.stderr)
         return 2
@@ -460,8 +468,13 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.loso:
         items = [item for group in sets.values() for item in group]
+        fit: LabelerFit = lambda _train: labeler  # noqa: E731  (nothing to learn)
+        if args.labeler == "learned":
+            from benchmarks import claims_train
+
+            fit = lambda train: claims_train.labeler(claims_train.fit(train, games), games)  # noqa: E731
         try:
-            result = loso(items, lambda _train: labeler, games)
+            result = loso(items, fit, games)
         except LabelerUnavailableError as exc:
             print(f"claims_eval: {exc}", file=sys.stderr)
             return 2
