@@ -85,6 +85,8 @@ COMMANDS: dict[str, dict[int, str | None]] = {
                       "recorded as such in the log)",
              EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "a --seat that is not in the game", "a lineup that cannot be read",
                                     "a --detector that cannot be loaded", _OUT),
+             EXIT_STOPPED: "an LLM seat's endpoint stopped answering (its circuit breaker tripped): the game ended "
+                           "unfinished",
              **_ANY, EXIT_INTERRUPTED: f"{_SIGINT}: {_ABANDONED}", EXIT_TERMINATED: f"{_SIGTERM}: {_ABANDONED}"},
     "report": {EXIT_OK: "the report is written (metrics.json, tables, plots, report.html)",
                EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "no game logs or no finished game",

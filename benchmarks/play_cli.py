@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 
 from agents import load_lineup, play_game
+from agents.endpoints import EndpointDownError
 from werewolf_env import GameConfig
 
-from .exit_codes import EXIT_BAD_OPTIONS
+from .exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
 from .run_folder import RunFolderError, check_out_folder
 
 LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.env names each game's log so)
@@ -54,7 +55,11 @@ def play_command(args: argparse.Namespace) -> int:
                   "werewolf-bench detect-eval trains one)")  # fmt: skip
         hook = friction.hook
     scratch = Path(args.out) / f".playing-{os.getpid()}"  # the env names logs by seed: an earlier game's stays
-    result = asyncio.run(play_game(config, lineup, seed, log_dir=scratch, concurrency=1, info_hook=hook))
+    try:
+        result = asyncio.run(play_game(config, lineup, seed, log_dir=scratch, concurrency=1, info_hook=hook))
+    except EndpointDownError as exc:  # an LLM seat's server stopped answering: the game cannot go on as measured
+        print(f"error: the game stopped: {exc}", file=sys.stderr)
+        return EXIT_STOPPED
     log = keep(Path(str(result.log_path)), Path(args.out))
     scratch.rmdir()
     me = next(p for p in result.players if p.agent == args.seat)

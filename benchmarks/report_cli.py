@@ -53,6 +53,8 @@ def add_report_parser(commands: Any) -> None:
         help="whose claims and lie labels: regex (the logs' own, default), or llm / union from RUN_DIR/claims/ "
         "(werewolf-bench relabel)",
     )
+    report.add_argument("--explain", action="store_true",
+                        help="end with the full legend of the terms (instead of the short one)")
 
 
 def report_command(args: argparse.Namespace) -> int:
@@ -78,7 +80,7 @@ def report_command(args: argparse.Namespace) -> int:
     lines += coverage_lines(document)
     lines += [f"  {line}" for line in token_lines(document.get("tokens") or {})]  # ``run``: in its own summary
     lines += report_lines(document, report_dir(args.run_dir, args.out, labeler))
-    print("\n".join(lines + legend_lines("\n".join(lines))))
+    print("\n".join(lines + legend_lines("\n".join(lines), full=getattr(args, "explain", False))))
     return 0
 
 
@@ -94,12 +96,6 @@ def coverage_lines(document: dict[str, Any]) -> list[str]:
         else:
             lines += [f"  {line}" for line in claims_coverage_lines(cov, acting)]
     return lines
-
-
-def print_report_lines(document: dict[str, Any], out: Path) -> None:
-    """Print ``report_lines`` (the headline figures, then where the report's files are)."""
-    for line in report_lines(document, out):
-        print(line)
 
 
 def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]:

@@ -5,7 +5,7 @@ only between items), small aligned tables (``table``) and, as a last resort, ``f
 spaces but never inside a number, a "[low, high]" interval or a "count (share%)" pair.
 
 The legend explains each term of the summary once (``legend_lines``): the compact one, printed under
-every summary, has a line for each term the printed text uses; ``werewolf-bench run --explain`` prints
+every summary, has a line for each term the printed text uses; ``--explain`` (``run``, ``report``) prints
 the full one (every term, with more detail). Definitions follow the code that computes the figures:
 ``werewolf_env.judge`` (lies), ``werewolf_env.claims_coverage`` (claims, hedged), ``werewolf_env.metrics``
 and ``werewolf_env.persuasion`` (detection and persuasion), ``benchmarks.validity`` (answers).
@@ -172,7 +172,7 @@ LEGEND: tuple[tuple[str, str, str | None, str], ...] = (
      "resistance: the mean toward-truth shift of village listeners over the lies they heard (+: they moved "
      "toward the truth despite the lie)."),
 )  # fmt: skip
-LEGEND_HEAD = "legend ([a, b]: 95% interval, resampling games; werewolf-bench run --explain: full legend):"
+LEGEND_HEAD = "legend ([a, b]: 95% interval, resampling games; --explain: the full legend):"
 FULL_HEAD = "legend ([a, b]: a 95% interval, bootstrap resampling over games):"
 
 

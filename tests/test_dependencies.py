@@ -232,6 +232,16 @@ def test_every_lazy_import_is_declared_in_some_extra() -> None:
     assert not missing, "\n".join(missing)
 
 
+def test_the_packages_never_import_what_only_the_tests_or_the_docs_install() -> None:
+    # A user's extra must bring what the package imports: pandas in the test extra alone would crash `export`.
+    users_extras = [names for extra, names in DECLARED.extras.items() if extra not in ("test", "docs")]
+    for_users = DECLARED.core.union(*users_extras)
+    wrong = [f"{use}: {use.distribution} is installed only by the test or docs extra"
+             for use in (u for path in sources(*PACKAGES) for u in imports_of(path))
+             if use.distribution not in for_users]  # fmt: skip
+    assert not wrong, "\n".join(wrong)
+
+
 def test_importorskip_only_for_optional_extras_and_with_a_reason() -> None:
     wrong = wrong_skips(list(sources(*TEST_SOURCES)))
     assert not wrong, "\n".join(wrong)

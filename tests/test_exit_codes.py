@@ -77,7 +77,8 @@ def test_the_programs_help_keeps_the_whole_table() -> None:
 
 def test_per_command_codes_are_fewer_where_a_command_cannot_return_them() -> None:
     assert codes_of("replay") == (0, 1, 2, 5, 130, 141, 143)
-    assert codes_of("play") == codes_of("report") == codes_of("export") == (0, 2, 5, 130, 141, 143)
+    assert codes_of("report") == codes_of("export") == (0, 2, 5, 130, 141, 143)
+    assert codes_of("play") == (0, 2, 3, 5, 130, 141, 143)  # 3: an LLM seat's endpoint stopped answering
     assert codes_of("run") == codes_of("tournament") == tuple(code for code, _ in sorted(MEANINGS))
 
 
@@ -167,3 +168,26 @@ def test_an_output_closed_early_ends_with_the_declared_code(argv: list[str], gam
     proc.stdout.readline()
     proc.stdout.close()  # | head -1
     assert proc.wait(timeout=120) == EXIT_OUTPUT_CLOSED and EXIT_OUTPUT_CLOSED in codes_of(argv[0])
+
+
+def test_play_stops_with_exit_3_when_an_llm_seats_server_stops_answering(tmp_path: Path) -> None:
+    """An LLM seat whose endpoint refuses every call trips its breaker: ``play`` says so and exits 3 (declared),
+    never a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from agents.fake_openai import FakeOpenAIServer, FaultPlan
+
+    with FakeOpenAIServer(faults=FaultPlan(rates={"401": 1.0})) as server:
+        lineup = tmp_path / "lineup.toml"
+        lineup.write_text(f'[default]\nkind = "llm"\nmodel = "fake"\nbase_url = "{server.base_url}"\n')
+        done = subprocess.run(
+            [sys.executable, "-m", "benchmarks.cli", "play", "--lineup", str(lineup), "--seat", "player_0",
+             "--players", "5", "--seed", "1", "--out", str(tmp_path / "out")],
+            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        )  # fmt: skip
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "error: the game stopped:" in done.stderr and "Traceback" not in done.stderr
+    assert 3 in codes_of("play")

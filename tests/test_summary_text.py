@@ -172,6 +172,11 @@ def test_the_report_command_prints_the_same_narrow_lines(twenty: tuple[Path, lis
     summary, legend = legend_of(lines)
     assert_legend_explains(summary, legend)
     assert any(line.startswith("  werewolves, apart:") for line in lines)
+    # The full legend is one option away on the report too, without playing a game.
+    assert main(["report", str(out), "--out", str(tmp_path / "again"), "--baseline-games", "0", "--no-plots",
+                 "--resamples", "50", "--explain"]) == 0  # fmt: skip
+    _, legend = legend_of(printed(capsys))
+    assert legend == legend_lines(full=True)
 
 
 # ---------------------------------------------------------------------------- resumed runs, --explain

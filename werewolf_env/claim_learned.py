@@ -189,7 +189,10 @@ class LearnedStage:
         return cls(heads, threshold)
 
     def probabilities(self, features: Sequence[str]) -> dict[str, float]:
-        slots = hashed(features)
+        return self.slot_probabilities(hashed(features))
+
+    def slot_probabilities(self, slots: np.ndarray) -> dict[str, float]:
+        """Each head's probability for a candidate given as hashed slots."""
         out = {}
         for name, (weights, bias) in self._weights.items():
             z = float(weights[slots].sum()) + bias
