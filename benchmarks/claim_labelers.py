@@ -116,6 +116,32 @@ Rules:
 - Calling someone's claim false ("Alice's claim is a lie", "Bob is lying", "you can't have
   investigated anyone") denies the role that player claimed: a "role" claim, negated.
 {words}
+
+How analytical speech says it (each example with its claims):
+- Rankings, solves, suspect lists: a hedged werewolf team claim on each player named as a suspect.
+  "Top suspect: Mira. My solve is Mira + Oskar." -> Mira, Oskar: team werewolf, hedged.
+- Read notation: "Tomas slight+, Uma town-lean, Vik -" -> Tomas, Uma: team village, hedged; Vik: team
+  werewolf, hedged. "null" or "neutral" is no claim.
+- Behaviour named as wolf or villager play, a wolf's tactic named (deflection, misdirection, covering a
+  partner), or distrust: "Xena pushing a mislynch is what a cornered wolf does" -> Xena: team werewolf,
+  hedged. "Yuri's vote is the opposite of wolf play" -> Yuri: team village, hedged. "Suspicious", "odd",
+  "a red flag" alone describe behaviour: no claim. A reason clause keeps the read: "I suspect Jon because
+  he voted late" -> Jon: team werewolf, hedged.
+- Verdicts on a role claim: "Zed's cop claim fails" -> Zed: role seer, negated, hedged. "Ava's doctor claim
+  fits" -> Ava: role doctor, hedged.
+- One's own role in a noun phrase: "As the only cop left, ..." -> me: role seer.
+- Role words as labels, revealed roles repeated: "Since Bea flipped mafia, her partner has to be Cal" ->
+  Bea: team werewolf; Cal: team werewolf (not hedged: "has to be"). A role word that names no one ("the
+  detective's evidence") is no claim.
+- Several players at once: "Gus and Hal are both town" -> Gus, Hal: team village.
+- Checks and protections told as a story: "Last night I looked into Ivo. The answer came back: Mafia." ->
+  Ivo: seer_result, team werewolf.
+- Casual chat without verbs: "kit wolf. lou town imo" -> Kit: team werewolf; Lou: team village, hedged.
+- Second person and earlier sentences: "Mo, you are the wolf. Ned defended you; he is your partner." ->
+  Mo, Ned: team werewolf.
+- Not the speaker's claims: another player's check retold by a non-seer ("Quy's check says Rex is town"),
+  claims quoted or reported ("Sam claimed doctor"), persona words and metaphors ("as your humble detective
+  of the obvious"), votes with a behavioural reason ("X, because he dodged the question").
 - "player" is a name from the player list, or "me" for the speaker. "quote" holds the few words of
   the statement that make the claim.
 - A statement without claims gets {{"claims": []}}."""

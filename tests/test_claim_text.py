@@ -308,3 +308,16 @@ def test_long_text_is_read_in_linear_time() -> None:
     start = time.perf_counter()
     fresh.extract(text, 0)
     assert time.perf_counter() - start < 5.0
+
+
+def test_typographic_punctuation_reads_as_its_ascii_form() -> None:
+    """Non-breaking spaces, Unicode hyphens, dashes and quotes are normalised before reading."""
+    from werewolf_env.claim_text import extractor_for
+
+    reader = extractor_for(("Alice", "Bob", "Carol", "Dave"))
+    for plain, typographic in [
+        ("Bob is a werewolf. Carol is the seer.", "Bob\u00a0is\u00a0a werewolf.\u2009Carol is the seer."),
+        ("I am the doctor - Bob is a wolf.", "I am the doctor \u2014 Bob is a wolf."),
+        ("I think Bob's a werewolf.", "I think Bob\u2019s a werewolf."),
+    ]:
+        assert reader.extract(typographic, 0) == reader.extract(plain, 0) != []

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from . import claim_tokens
 from .names import name_key
 
 DIMENSIONS = 1 << 18
@@ -49,13 +50,6 @@ CLASSES: tuple[tuple[str, str | None, str | None, bool], ...] = (
 HEDGE_HEAD = "hedged"
 WINDOW = 3
 
-_PUNCTUATION = str.maketrans({
-    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": " - ", "\u2015": " - ", "\u2212": "-",
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
-    "\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200b": "",
-    "\u2026": "...",
-})  # fmt: skip
 _TOKEN = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[+\-]|[.!?;:]|[(),/]")
 _CLAUSE_END = frozenset({".", "!", "?", ";"})
 _NEGATIONS = frozenset({"not", "no", "never", "isn't", "aren't", "wasn't", "don't", "doesn't", "can't", "cannot",
@@ -64,8 +58,9 @@ _FIRST_PERSON = frozenset({"i", "i'm", "me", "my", "myself", "i've", "i'd"})
 
 
 def normalise(text: str) -> str:
-    """Unicode punctuation (hyphens, dashes, quotes, non-breaking spaces) as ASCII, then NFKC."""
-    return unicodedata.normalize("NFKC", text.translate(_PUNCTUATION))
+    """Unicode punctuation (hyphens, dashes, quotes, non-breaking spaces) as ASCII (the pattern reader's own
+    rule, ``claim_tokens.normalise``), then NFKC."""
+    return unicodedata.normalize("NFKC", claim_tokens.normalise(text))
 
 
 def tokens(text: str) -> list[str]:

@@ -166,8 +166,7 @@ class ClaimExtractor:
         self, text: str, speaker: int, known: KnownRoles = (), claimed: ClaimedRoles = ()
     ) -> tuple[tuple[list[dict[str, Any]], frozenset[int]], bool]:
         """The claims and the seats named, and whether reading them looked at ``known`` or ``claimed``."""
-        if ct.TYPOGRAPHIC_RE.search(text):
-            text = text.translate(ct.APOSTROPHES)
+        text = ct.normalise(text)
         lowered = text.lower()
         hits = self._name_hits(text, lowered)
         mentioned = frozenset(seat for _, _, seat in hits)

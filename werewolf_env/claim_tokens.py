@@ -52,8 +52,22 @@ GROUP_JOIN_RE = re.compile(rf"{SEAT}(?:{JOIN}{SEAT})+")
 
 SELF_WORDS = frozenset({"i", "me", "myself"})
 MEMO_SIZE = 4096  # statements remembered per extractor
-TYPOGRAPHIC_RE = re.compile("[’‘“”＝：`]")
-APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "＝": "=", "：": ":", "`": "'"})
+# Typographic punctuation read as its ASCII form before anything else: quotes and apostrophes, every hyphen,
+# dash and minus sign ("town\u2011lean", "Vik \u2212"), non-breaking and thin spaces, full-width = and :.
+TYPOGRAPHIC = {
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "`": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\u2014": " - ", "\u2015": " - ",
+    "\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200b": "", "\u2026": "...",
+    "\uff1d": "=", "\uff1a": ":",
+}  # fmt: skip
+TYPOGRAPHIC_RE = re.compile("[" + re.escape("".join(TYPOGRAPHIC)) + "]")
+APOSTROPHES = str.maketrans(TYPOGRAPHIC)
+
+
+def normalise(text: str) -> str:
+    """``text`` with its typographic punctuation in ASCII form (unchanged, and not copied, when it has none)."""
+    return text.translate(APOSTROPHES) if TYPOGRAPHIC_RE.search(text) else text
 WORD_RE = re.compile(r"[a-z]+")
 PRONOUN_WORDS = frozenset("he she him her his their they them you your".split())
 SUBJECT_WORDS = PRONOUN_WORDS | frozenset("i my me im".split())
