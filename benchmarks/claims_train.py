@@ -66,8 +66,10 @@ def item_features(item: dict[str, Any], games: dict[str, Any] | None) -> dict[in
     return candidate_features(item["text"], item["players"], speaker, context)
 
 
-def rows(items: Sequence[dict[str, Any]], games: dict[str, Any] | None) -> tuple[list[np.ndarray], np.ndarray]:
-    """Hashed features and targets (candidates x heads; the hedge target: any of its claims hedged)."""
+def rows(items: Sequence[dict[str, Any]], games: dict[str, Any] | None,
+         sources: list[str] | None = None) -> tuple[list[np.ndarray], np.ndarray]:  # fmt: skip
+    """Hashed features and targets (candidates x heads; the hedge target: any of its claims hedged); with
+    ``sources``, each row's source is appended to it."""
     from benchmarks.claims_eval import gold_claims
 
     features, targets = [], []
@@ -81,6 +83,8 @@ def rows(items: Sequence[dict[str, Any]], games: dict[str, Any] | None) -> tuple
             target.append(float(any(c["hedged"] for c in gold.get(seat, []))))
             features.append(hashed(feats))
             targets.append(target)
+            if sources is not None:
+                sources.append(str(item.get("source", "?")))
     return features, np.array(targets, dtype=np.float64).reshape(-1, len(HEADS))
 
 
@@ -130,10 +134,8 @@ def fit(items: Sequence[dict[str, Any]], games: dict[str, Any] | None) -> Learne
     reads claims best (candidate-level F1) on each of their sources when it is left out of the fit. Heads
     fitted on some sources are less sure of others' speech, so the threshold that holds on new speech is
     lower than the in-sample one; choosing it by leaving sources out keeps it fitted on ``items`` only."""
-    features, targets = rows(items, games)
-    sources = [str(item.get("source", "?")) for item in items]
-    row_source = [src for item, src in zip(items, sources, strict=True)
-                  for _ in range(len(item_features(item, games)))]  # fmt: skip
+    row_source: list[str] = []
+    features, targets = rows(items, games, row_source)
     return LearnedStage(fit_heads(features, targets), choose_threshold(features, targets, row_source))
 
 
