@@ -51,7 +51,14 @@ CHECKED_WORDS = frozenset("investigated checked divined inspected investigate ch
 DISPUTE_WORDS = CLAIM_WORDS | LIAR_WORDS | frozenset({"bluffing"}) | CHECKED_WORDS | FALSE_WORDS
 PLAY_WORDS = frozenset(
     "play plays move moves behavior behaviour tactic tactics strategy teamwork logic energy vibe vibes tell tells "
-    "coordination bussing pocketing like screams scream smells smell".split()
+    "coordination bussing pocketing like screams scream smells smell opportunism desperation playbook mentality "
+    "mindset instinct instincts agenda ploy scheme manipulation orchestration deception hallmark hallmarks what how "
+    "not".split()
+)
+# A werewolf's tactic by name: a read of whoever used it even with no role word in the sentence.
+TACTIC_WORDS = frozenset(
+    "deflection deflections misdirection bussing buddying deflect deflects deflected deflecting covers covered "
+    "covering protection".split()
 )
 
 # Patterns that name roles, built by ``_build``.
@@ -88,7 +95,20 @@ def _build() -> None:
     )
     WOLF_PLAY_RE = re.compile(
         rf"\b(?:{pack})(?:-like|\s+like)?\s+(?:play|plays|move|moves|behaviou?r|tactic|tactics|"
-        rf"strategy|teamwork|logic|energy|vibes?|tell|tells|coordination|bussing|pocketing)\b"
+        rf"strategy|teamwork|logic|energy|vibes?|tell|tells|coordination|bussing|pocketing|opportunism|desperation|"
+        rf"playbook|mentality|mindset|instincts?|agenda|ploy|scheme|manipulation|orchestration|deception|hallmarks?)\b"
+        # A werewolf's tactic by name (docs/labeling.md): "Bob's deflection", "Eve keeps deflecting blame".
+        rf"|(?P<tactic>\b(?:deflections?|misdirection|bussing|buddying)\b"
+        rf"|\bdeflect(?:s|ed|ing)?\s+(?:the\s+)?(?:suspicion|attention|blame|scrutiny|heat|pressure)"
+        rf"|\bcover(?:s|ed|ing)?\s+for\s+(?:a\s+|his\s+|her\s+|their\s+)?(?:partner|teammate|buddy)\b"
+        rf"|\bpartner\s+protection\b)"
+        # What a werewolf does, and play denied a villager's: "what a cornered wolf does", "exactly how mafia
+        # respond", "not the play of a real villager".
+        rf"|\bwhat\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+)?(?:{pack})\s+(?:does|do|did|would\s+do)\b"
+        rf"|\bhow\s+(?:an?\s+|the\s+)?(?:{pack})\s+(?:would\s+|usually\s+|typically\s+|always\s+)?(?:acts?|"
+        rf"responds?|plays?|behaves?|operates?|reacts?)\b"
+        rf"|\bnot\s+(?:\w+\s+){{0,2}}?(?:play|move|behaviou?r|logic|instincts?)\s+of\s+an?\s+(?:real\s+|true\s+|"
+        rf"genuine\s+)?(?:villager|townie|town\s+player|innocent|civilian)\b"
         rf"|\b(?:{pack})-like\b|\bscreams?\s+(?:{pack})\b"
         rf"|\bsmells?\s+(?:like\s+)?(?:a\s+)?(?:{pack})\b"
     )
@@ -135,7 +155,16 @@ def read_wolf_play(reader: Reader, s: str, m: Any, topics_before: str) -> None:
         targets = ct.topic_seats(before, reader.speaker, object_if_alone=False) if "<" in before else []
         if not targets and not ct.SEAT_RE.search(before):
             targets = ct.topic_seats(topics_before, reader.speaker) if topics_before else []
+        if not targets:
+            # "Not the play of a real villager, Bob.": the one player the sentence names, after the remark.
+            after = [seat for seat in ct.seats_in(s[m.end() :]) if seat != reader.speaker]
+            targets = after if len(set(after)) == 1 else []
     if not targets or len(targets) > 2:
         return
+    if m.group("tactic") and len(targets) > 1:
+        # A tactic named ("Bob's pivot after Eve spoke feels like deflection") is one player's, unless the
+        # players are named together ("Bob and Eve keep deflecting").
+        together_group = next((g for g in ct.mention_groups(before) if set(targets) <= set(g)), None)
+        targets = targets if together_group else targets[:1]
     for seat in targets:
         reader.emit(make_claim("team", seat, None, "werewolf", False, True))

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
+from . import claim_disputes as cd
 from . import claim_night as cn
+from . import claim_reads as cr
 from . import claim_words as cw
 from .claim_tokens import GROUP, SEAT, SUBJECT, WORD_I
 
@@ -32,7 +34,7 @@ COPULA = (
     r"might\s+not|may\s+not|must\s+not)\s+(?:also\s+|both\s+|all\s+)?(?:have\s+)?be(?:en)?"
     r"|\s+(?:seems?|seemed|appears?|looks?|feels?|sounds?)(?:\s+(?:to\s+be|like))?"
     r"|\s+(?:strikes?\s+me|struck\s+me|reads?|comes?\s+(?:across|off)|came\s+(?:across|off))\s+as"
-    r"|\s+(?:remains?|stays?)|\s+to\s+be"
+    r"|\s+(?:remains?|stays?)|\s+to\s+be|\s+(?:turned|turns|turning)\s+out\s+to\s+be|\s+(?:flipped|flips)(?:\s+as)?"
     r"|\s+(?:is|was|are|were|has\s+been|have\s+been)\s+(?:divined|confirmed|cleared|revealed|outed|proven|verified|"
     r"exposed|known|identified|checked)\s+(?:as|to\s+be))"
 )
@@ -70,10 +72,15 @@ LABEL_PRE_RE = re.compile(
     r"\b(?P<pre>the|our|a|an|confirmed|real|true|outed|dead|fake|false|fellow|late|poor|self-proclaimed|so-called|"
     r"alleged|claimed|supposed|suspected|possible|potential|likely|obvious)\s+$"
 )
+# The words before a role that say whose play is meant, not who holds it: "the play of a real villager".
+PLAY_OF_RE = re.compile(
+    r"\b(?:play|move|moves|behaviou?r|logic|instincts?|mindset|tactics?)\s+of\s+(?:an?|the)\s+(?:[a-z]+\s+)?$"
+)
 # "I trust Bob", "I suspect Eve", "I don't trust them".
 TRUST_RE = re.compile(
     rf"{WORD_I}\s+(?:(?:really|strongly|slightly|somewhat|fully|still|also|now|do|totally|completely|mostly|kinda|"
-    rf"kind\s+of|sort\s+of|truly|genuinely|personally|lean\s+to|leaning\s+to|tend\s+to|inclined\s+to|want\s+to)\s+)*"
+    rf"kind\s+of|sort\s+of|truly|genuinely|personally|lean\s+to|leaning\s+to|tend\s+to|inclined\s+to|want\s+to|"
+    rf"[a-z]+ly)\s+)*"
     rf"(?P<verb>trust|suspect|distrust|mistrust|don't\s+trust|"
     rf"do\s+not\s+trust|vouch\s+for|can\s+vouch\s+for|clear|cleared)\s+(?:both\s+|all\s+of\s+|each\s+of\s+)?{GROUP}"
     rf"(?!\s*'s)(?!\s+(?:is|are|was|were|said|says|when|if|because|to|on|with|about|enough|'s)\b)"
@@ -107,6 +114,8 @@ _TRIGGERS = (
     | cn.PROTECT_WORDS
     | cn.POISON_WORDS
     | TRUST_WORDS
+    | cr.READ_WORDS
+    | cd.TACTIC_WORDS
     | frozenset(
         "co claim claiming claims role lean leans leaning read reads ish good suspicious lying liar "
         "falsehood fake fraud impostor imposter story impossible false untrue nonsense fabricated".split()

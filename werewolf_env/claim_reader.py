@@ -16,6 +16,7 @@ from . import claim_context as cc
 from . import claim_disputes as cd
 from . import claim_night as cn
 from . import claim_patterns as cp
+from . import claim_reads as cr
 from . import claim_tokens as ct
 from . import claim_words as cw
 from .claim_pronouns import Pronouns
@@ -163,6 +164,8 @@ class Reader(Pronouns):
         for m in cp.LABEL_BEFORE_RE.finditer(s) if labels and "<" in s else ():
             if m.start() and (s[m.start() - 1].isalnum() or s[m.start() - 1] == "-"):
                 continue  # inside a word ("werewolf" holds "wolf")
+            if cp.PLAY_OF_RE.search(s, max(0, m.start() - 40), m.start()):
+                continue  # "not the play of a real villager, Bob": a remark on Bob's play, not his role
             pre_m = cp.LABEL_PRE_RE.search(s, max(0, m.start() - 24), m.start())
             pre = pre_m.group("pre") if pre_m else ""
             if pre in ("self-proclaimed", "so-called", "alleged", "claimed", "supposed") or cc.blocked(s, m.start()):
@@ -286,9 +289,11 @@ class Reader(Pronouns):
                 for seat in ct.seats_in(m.group("group")):
                     if seat != self.speaker:
                         self.emit(make_claim(kind, seat, None, team, False, hedged))
+        if not cr.READ_WORDS.isdisjoint(words) or "+" in s:
+            cr.read_reads(self, s, words)
         if not cd.DISPUTE_WORDS.isdisjoint(words):
             cd.read_disputes(self, s, words)
-        if preds and not cd.PLAY_WORDS.isdisjoint(words):
+        if (preds and not cd.PLAY_WORDS.isdisjoint(words)) or not cd.TACTIC_WORDS.isdisjoint(words):
             for m in cd.WOLF_PLAY_RE.finditer(s):
                 cd.read_wolf_play(self, s, m, topics_before)
         if not cn.NIGHT_WORDS.isdisjoint(words):

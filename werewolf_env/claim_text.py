@@ -30,7 +30,11 @@ How a statement is read (``ClaimExtractor.scan``):
    ("Alice's claim is a lie", "Bob is lying", "Bob, that's impossible", "you can't have
    investigated anyone": a denial of the role that player claimed, named or claimed earlier in
    public, which the caller passes as ``claimed``); a role whose holder everyone knows, where the
-   sentence speaks of a death ("the doctor was killed", "the seer's elimination").
+   sentence speaks of a death ("the doctor was killed", "the seer's elimination"); reads of analytical
+   speech (``claim_reads``): suspect rankings and solves ("my top suspect is Bob", "solve: A + B"),
+   suspicion placed ("my suspicion falls on Eve", "I'm wary of Bob"), notation ("Bob slight+", "Eve
+   reads town"), players listed with a team ("a wolf pair, A and B", "A and B (both town)"); a
+   werewolf's tactic named as a player's ("Bob's deflection", "what a cornered wolf does").
 5. Each match is dropped when the clause before it holds a conditional ("if", "unless", "assuming"),
    a reporting verb with someone else as its subject ("said", "claims", "accused", "thinks"), or
    a disjunction ("either Bob or Eve"); it is hedged when the clause marks belief ("I think",
