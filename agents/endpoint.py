@@ -17,9 +17,17 @@ What a call does, and why:
   (endpoint, model) for the rest of the run.
 * **A cut-off answer** (``finish_reason: "length"``) is counted as such and asked again once with
   twice the room.
-* **Circuit breaker**: ``breaker`` calls in a row that got no answer (or one 401, 403 or 404: a key
-  or model that will not start working) trip the endpoint; every later call raises
-  ``EndpointDownError``, which the runner does not absorb: the run stops and says why.
+* **Circuit breaker** (``Breaker``): ``breaker`` calls in a row that got no usable answer (or one 401,
+  403 or 404: a key or model that will not start working) trip the endpoint; the call that trips it
+  and every later call raise ``EndpointDownError``, which the runner does not absorb: the run stops
+  and says why, naming the kinds of failure counted. An answer that holds nothing a task can use
+  counts like no answer (``useless_answer``: empty choices, null content, an empty answer, one cut
+  off before any JSON, or one that reading leaves nothing of: only a code fence, or ``{}``).
+* **A hung server** trips the breaker by time, whatever the concurrency cap has fallen to: once
+  ``HANG_TIMEOUTS`` attempts have timed out with no response of any kind from the server for
+  ``HANG_WINDOW`` times the attempt timeout (2 minutes at the defaults), the call raises
+  ``EndpointDownError`` at once, so a server that stops answering mid-run stops it within about 2
+  minutes, not after ``breaker`` calls of ``max_wait`` each.
 
 Request ids and rate-limit headers are kept in each call's meta; the API key never is, nor does it
 appear in any error text. Secrets in the base URL are sent but never shown: its query (``?key=...``)
@@ -37,6 +45,7 @@ import random
 import re
 import ssl
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -56,6 +65,16 @@ FATAL_STATUSES = frozenset({401, 403, 404})
 # A server error that names these is about the response format, not a passing fault.
 _FORMAT_ERROR = re.compile(r"response_format|json[_ ]?schema|grammar|json_object|structured output|guided", re.I)
 _MAX_COMPLETION = re.compile(r"max_completion_tokens", re.I)
+# A hung server: this many attempt timeouts, and no response for this many attempt timeouts, trip the breaker.
+HANG_TIMEOUTS = 2
+HANG_WINDOW = 2.0
+# What a task call's answer can be that holds nothing usable (``useless_answer``); the breaker counts them.
+EMPTY_CHOICES = "empty choices"
+NULL_CONTENT = "null content"
+EMPTY_ANSWER = "empty answer"
+CUT_BEFORE_JSON = "cut off before any JSON"
+REPAIRED_TO_NOTHING = "repaired to nothing"
+_HOLLOW = re.compile(r"\s*(?:```[A-Za-z]*\s*)?(?:\{\s*\})?\s*(?:```)?\s*")  # fences, blanks or {} only
 _RATE_HEADERS = ("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
                  "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")  # fmt: skip
 
@@ -75,6 +94,78 @@ class Reply:
 
     content: str | None
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+class Breaker:
+    """A circuit breaker: calls in a row without a usable answer, counted by kind; at ``limit`` it trips, and
+    the call that trips it raises ``EndpointDownError`` (so does every later ``check``). ``Endpoint`` has
+    one per server; ``benchmarks.inspect_models`` one per Inspect model."""
+
+    def __init__(self, endpoint: str, limit: int) -> None:
+        self.endpoint = endpoint  # shown redacted in every message
+        self.limit = limit
+        self.failures_in_row = 0
+        self.streak: Counter[str] = Counter()  # the kinds of failure in the current run of failures
+        self.tripped: str | None = None
+
+    def check(self) -> None:
+        if self.tripped:
+            raise EndpointDownError(self.endpoint, self.tripped)
+
+    def answered(self) -> None:
+        self.failures_in_row = 0
+        self.streak.clear()
+
+    def failed(self, kind: str, last: str) -> None:
+        """One more call in a row without a usable answer (``kind``: what it got; ``last``: its error)."""
+        self.failures_in_row += 1
+        self.streak[kind] += 1
+        if self.failures_in_row >= self.limit:
+            if self.failures_in_row == 1:  # a breaker of 1 (the preflight's): the one failure says it all
+                raise self.trip(f"no usable answer ({last})")
+            kinds = ", ".join(f"{count} {name}" for name, count in self.streak.most_common())
+            raise self.trip(f"{self.failures_in_row} calls in a row got no usable answer ({kinds}; last: {last})")
+
+    def trip(self, reason: str) -> EndpointDownError:
+        """Trip now (a key or model that will not start working, a hung server): the error for the caller to raise."""
+        if self.tripped is None:
+            self.tripped = reason[:400]
+        return EndpointDownError(self.endpoint, self.tripped)
+
+
+def useless_answer(choices: list[Any], content: Any, refusal: Any, finish: Any) -> str | None:
+    """Why a task call's answer holds nothing usable (one of the kinds above), or None. A refusal is the
+    model's answer (validity counts it), not a useless one."""
+    if not choices:
+        return EMPTY_CHOICES
+    if content is None:
+        return None if refusal else NULL_CONTENT
+    text = str(content)
+    if not text.strip():
+        return EMPTY_ANSWER
+    if finish == "length" and "{" not in text:
+        return CUT_BEFORE_JSON
+    if _HOLLOW.fullmatch(text):
+        return REPAIRED_TO_NOTHING
+    return None
+
+
+def token_count(value: Any) -> int | None:
+    """A usage count as a server should send it (a whole number, not negative), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def clean_usage(usage: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """A response's ``usage`` with its counts checked: (usage with unreadable counts as None, what was wrong)."""
+    if not isinstance(usage, dict):
+        return None, None if usage is None else f"usage is {type(usage).__name__}, not an object"
+    clean = dict(usage)
+    wrong = []
+    for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        if name in clean and token_count(clean[name]) is None:
+            wrong.append(f"usage.{name} {str(clean[name])[:40]!r}")
+            clean[name] = None
+    return clean, ("unreadable " + ", ".join(wrong) + " (ignored)") if wrong else None
 
 
 def _query_mapping(pairs: list[tuple[str, str]]) -> dict[str, str | list[str]]:
@@ -101,7 +192,7 @@ class Endpoint:
         self._api_key = api_key
         self._secrets = [*url_secrets(base_url), *([api_key] if api_key != NO_KEY else [])]
         register_secrets(self._secrets)
-        self.breaker = breaker
+        self.circuit = Breaker(base_url, breaker)
         # The client gets a URL without secrets (they would show in its errors and logs, and a query in a
         # base URL breaks the SDK's path joining): the query goes with every request, user:password as
         # Basic auth unless an API key takes the Authorization header.
@@ -118,10 +209,16 @@ class Endpoint:
         self.system_modes: dict[str, str] = {}  # model -> "system" or "user" (detected or configured)
         self.token_param: dict[str, str] = {}  # model -> "max_tokens" or "max_completion_tokens"
         self.chars_per_token: dict[str, float] = {}  # model -> a conservative ratio seen in usage
-        self.failures_in_row = 0
-        self.tripped: str | None = None
         self.calls = 0
         self.unanswered = 0
+        self.useless = 0  # answers that held nothing usable (``useless_answer``)
+        self.timeouts_since_response = 0  # attempts timed out since the server last responded at all
+        self.silent_since: float | None = None  # when the oldest of those attempts started
+
+    @property
+    def tripped(self) -> str | None:
+        """Why the breaker tripped (None: it has not)."""
+        return self.circuit.tripped
 
     def __repr__(self) -> str:  # never the key
         return f"Endpoint({redact_url(self.base_url)!r})"
@@ -149,7 +246,7 @@ class Endpoint:
         return int(chars / self.chars_per_token.get(model, 3.0)) + 1
 
     def _learn_ratio(self, model: str, chars: int, prompt_tokens: Any) -> None:
-        if isinstance(prompt_tokens, int) and prompt_tokens > 16:
+        if (token_count(prompt_tokens) or 0) > 16:
             seen = chars / prompt_tokens
             old = self.chars_per_token.get(model)
             # Conservative: follow a denser tokenisation at once, a sparser one slowly.
@@ -169,8 +266,7 @@ class Endpoint:
         allow_longer: bool = True,
     ) -> Reply:
         """The model's reply with retries, step-downs and (``allow_longer``) one longer try after a cut-off."""
-        if self.tripped:
-            raise EndpointDownError(self.base_url, self.tripped)
+        self.circuit.check()
         self.calls += 1
         fmt = fmt or self.format_for(options)
         max_tokens = options.max_tokens
@@ -189,23 +285,26 @@ class Endpoint:
                     ),
                     timeout=options.timeout,
                 )
+                self._responded()
                 response = json.loads(raw.text)
                 if not isinstance(response, dict) or not isinstance(response.get("choices"), list):
                     raise ValueError("not a chat completion")
             except asyncio.CancelledError:
                 raise
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, RecursionError) as exc:
                 errors.append(f"unparseable response: {self.scrub(str(exc))[:200]}")
-                return self._failed(fmt, started, retries, errors, "the server's response is not a chat completion")
+                return self._failed(fmt, started, retries, errors, "the server's response is not a chat completion",
+                                    "unparseable responses")  # fmt: skip
             except Exception as exc:  # classified below; anything unknown ends the call
                 status = getattr(exc, "status_code", None)
+                if status is not None:
+                    self._responded()
                 text = self.scrub(f"{type(exc).__name__}: {exc}")
                 errors.append(text)
                 if status in FATAL_STATUSES:
                     why = {401: "authentication failed (HTTP 401)", 403: "access denied (HTTP 403)",
                            404: "model or path not found (HTTP 404)"}[status]  # fmt: skip
-                    self._trip(f"{why}: {text[:200]}")
-                    raise EndpointDownError(self.base_url, self.tripped or why) from None
+                    raise self.circuit.trip(f"{why}: {text[:200]}") from None
                 if fmt != "none" and (status in (400, 422) or (status is not None and status >= 500)) and (
                     _FORMAT_ERROR.search(str(exc))
                 ):
@@ -223,24 +322,27 @@ class Endpoint:
                     or status in RETRY_STATUSES
                     or (status is not None and status >= 500)
                 )
+                kind = f"HTTP {status}" if status else type(exc).__name__
                 if not retryable:
-                    failure = f"HTTP {status}" if status else type(exc).__name__
-                    return self._failed(fmt, started, retries, errors, failure)
-                if isinstance(exc, asyncio.TimeoutError):
-                    errors[-1] = f"deadline: no complete answer within {options.timeout:g} s"
-                if self.limit is not None and (
-                    isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)) or status in (429, 503)
-                ):
+                    return self._failed(fmt, started, retries, errors, kind, kind)
+                timed_out = isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError))
+                if timed_out:
+                    kind = "timeouts"
+                    errors[-1] = self._timeout_text(exc, options)
+                    self._timed_out(options, attempt_started, errors[-1])  # a hung server: raises
+                elif isinstance(exc, openai.APIConnectionError):
+                    kind = "connection failures"
+                if self.limit is not None and (timed_out or status in (429, 503)):
                     self.limit.overloaded()
                 delay, asked = self._delay(options, retries, exc, rng)
                 left = options.max_wait - (time.monotonic() - started)
                 if retries >= options.retries:
-                    return self._failed(fmt, started, retries, errors, "retries exhausted")
+                    return self._failed(fmt, started, retries, errors, "retries exhausted", kind)
                 if delay > left:
                     why = "max_wait exhausted"
                     if asked:
                         why = f"the server asked to wait {asked:.1f} s, more than the {max(left, 0):.1f} s left"
-                    return self._failed(fmt, started, retries, errors, why)
+                    return self._failed(fmt, started, retries, errors, why, kind)
                 retries += 1
                 await asyncio.sleep(delay)
                 continue
@@ -249,20 +351,27 @@ class Endpoint:
             message = choice.get("message") or {}
             content = message.get("content")
             finish = choice.get("finish_reason")
-            usage = response.get("usage") if isinstance(response.get("usage"), dict) else None
+            usage, usage_error = clean_usage(response.get("usage"))
+            if usage_error is not None:
+                errors.append(self.scrub(usage_error))
             if finish == "length":
                 cut_off = True
-                room = options.context_budget - int((usage or {}).get("prompt_tokens") or 0)
+                room = options.context_budget - (token_count((usage or {}).get("prompt_tokens")) or 0)
                 if allow_longer and longer == 0 and room > max_tokens * 2 - 1:
                     longer += 1
                     errors.append(f"answer cut off at {max_tokens} tokens; asking again with {max_tokens * 2}")
                     max_tokens *= 2
                     continue
-            self.failures_in_row = 0
             if self.limit is not None:
                 self.limit.answered()
             if usage:
                 self._learn_ratio(options.model, chars, usage.get("prompt_tokens"))
+            useless = useless_answer(choices, content, message.get("refusal"), finish) if schema is not None else None
+            if useless is None:
+                self.circuit.answered()
+            else:  # an answer with nothing in it: as good as none, for the breaker
+                self.useless += 1
+                self.circuit.failed(useless, f"{useless} (finish_reason {str(finish)[:40]!r})")
             meta = self._meta(fmt, started, retries, errors)
             meta.update(
                 usage=usage, finish_reason=finish, cut_off=cut_off,
@@ -270,6 +379,8 @@ class Endpoint:
                 request_id=raw.headers.get("x-request-id") or response.get("id"),
                 rate_limit={h: raw.headers[h] for h in _RATE_HEADERS if h in raw.headers} or None,
             )  # fmt: skip
+            if useless is not None:
+                meta["useless"] = useless
             if not isinstance(content, str):
                 refusal = message.get("refusal")
                 meta["refusal"] = refusal
@@ -314,17 +425,35 @@ class Endpoint:
             return max(delay, asked), asked
         return delay, 0.0
 
-    def _failed(self, fmt: str, started: float, retries: int, errors: list[str], failure: str) -> Reply:
+    def _failed(
+        self, fmt: str, started: float, retries: int, errors: list[str], failure: str, kind: str = "no answer"
+    ) -> Reply:
         self.unanswered += 1
-        self.failures_in_row += 1
-        if self.failures_in_row >= self.breaker:
-            last = f"{failure}; {errors[-1]}" if errors else failure
-            self._trip(f"{self.failures_in_row} calls in a row got no answer (last: {last})")
+        self.circuit.failed(kind, f"{failure}; {errors[-1]}" if errors else failure)
         return Reply(None, self._meta(fmt, started, retries, errors, failure))
 
-    def _trip(self, reason: str) -> None:
-        if self.tripped is None:
-            self.tripped = reason[:400]
+    def _responded(self) -> None:
+        """The server sent a response (an answer or an HTTP error): it is not hung."""
+        self.timeouts_since_response = 0
+        self.silent_since = None
+
+    def _timed_out(self, options: LLMOptions, attempt_started: float, error: str) -> None:
+        """Count an attempt timeout; raise ``EndpointDownError`` when the server looks hung: ``HANG_TIMEOUTS``
+        attempts timed out and nothing came back for ``HANG_WINDOW`` attempt timeouts."""
+        self.timeouts_since_response += 1
+        if self.silent_since is None or attempt_started < self.silent_since:
+            self.silent_since = attempt_started
+        silent = time.monotonic() - self.silent_since
+        if self.timeouts_since_response >= HANG_TIMEOUTS and silent >= HANG_WINDOW * options.timeout:
+            why = f"no response for {silent:.0f} s, {self.timeouts_since_response} attempts timed out (last: {error})"
+            raise self.circuit.trip(f"the server looks hung: {why}") from None
+
+    @staticmethod
+    def _timeout_text(exc: BaseException, options: LLMOptions) -> str:
+        """A timeout in words that name the limit that fired: connecting, or the whole answer."""
+        if type(exc.__cause__).__name__ == "ConnectTimeout":  # httpx's (the SDK raises APITimeoutError from it)
+            return f"connect timeout: no connection within {options.connect_timeout:g} s (--connect-timeout)"
+        return f"deadline: no complete answer within {options.timeout:g} s (--timeout)"
 
     def _meta(
         self, fmt: str, started: float, retries: int, errors: list[str], failure: str | None = None

@@ -8,8 +8,8 @@
 The pool (this module) keeps one ``Endpoint`` per server and key, with a concurrency cap per server
 shared by every game and seat, and reports what the run learned of each for the manifest. What one
 call does (deadlines, retries, response-format step-downs, the circuit breaker, secrets) is in
-``agents/endpoint.py``; its names are re-exported here, with ``AdaptiveLimit`` and ``retry_after``
-(``agents/backpressure.py``).
+``agents/endpoint.py``; its names (``Breaker`` and ``useless_answer`` too) are re-exported here, with
+``AdaptiveLimit`` and ``retry_after`` (``agents/backpressure.py``).
 """
 
 from __future__ import annotations
@@ -19,12 +19,21 @@ from typing import Any
 
 from .backpressure import AdaptiveLimit, retry_after
 from .credentials import read_key
-from .endpoint import FATAL_STATUSES, RETRY_STATUSES, STEP_DOWN, Endpoint, EndpointDownError, Reply
+from .endpoint import (
+    FATAL_STATUSES,
+    RETRY_STATUSES,
+    STEP_DOWN,
+    Breaker,
+    Endpoint,
+    EndpointDownError,
+    Reply,
+    useless_answer,
+)  # fmt: skip
 from .llm_options import LLMOptions
 
 __all__ = [
-    "FATAL_STATUSES", "RETRY_STATUSES", "STEP_DOWN", "AdaptiveLimit", "Endpoint", "EndpointDownError",
-    "EndpointPool", "Reply", "retry_after",
+    "FATAL_STATUSES", "RETRY_STATUSES", "STEP_DOWN", "AdaptiveLimit", "Breaker", "Endpoint", "EndpointDownError",
+    "EndpointPool", "Reply", "retry_after", "useless_answer",
 ]  # fmt: skip
 
 
@@ -67,7 +76,8 @@ class EndpointPool:
             models = sorted(set(e.formats) | set(e.system_modes) | set(e.chars_per_token))
             limit = e.limit
             out.append({
-                "endpoint": e.shown, "calls": e.calls, "unanswered": e.unanswered, "tripped": e.tripped,
+                "endpoint": e.shown, "calls": e.calls, "unanswered": e.unanswered, "useless": e.useless,
+                "tripped": e.tripped,
                 "concurrency": limit and {"cap": limit.cap, "final": limit.limit, "overloads": limit.overloads},
                 "models": {m: {"response_format": e.formats.get(m), "system_prompt": e.system_modes.get(m),
                                "token_param": e.token_param.get(m, "max_tokens"),

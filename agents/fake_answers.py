@@ -47,6 +47,7 @@ FIXED_CONTENT = {
     "wrong_keys": json.dumps({"answer": "yes", "thoughts": "none"}),
     "invalid_target": json.dumps({"target": "Nobody Known", "vote": "Nobody Known", "bid": 99}),
     "empty": "",
+    "empty_fence": "```json\n```",
 }
 
 
@@ -208,6 +209,10 @@ def completion(
         content, refusal = None, "I can't help with deceiving people."
     elif fault == "length" and content:
         content, finish_reason = content[: max(1, len(content) * 3 // 5)], "length"
+    elif fault == "null_content":
+        content = None
+    elif fault == "cut_before_json":
+        content, finish_reason = "Sure", "length"
     limit = body.get("max_tokens") or body.get("max_completion_tokens")
     # about 4 characters a token: a client that asks for more room on "length" then gets the whole answer
     if isinstance(limit, int) and content is not None and len(content) > 4 * limit:
@@ -216,11 +221,13 @@ def completion(
     prompt_tokens = len(words)
     completion_tokens = len((content or refusal or "").split())
     cached = cache.cached_tokens(words) if cache is not None else 0
-    return {
-        "id": f"chatcmpl-{index}", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
-        "choices": [{"index": 0, "finish_reason": finish_reason,
-                     "message": {"role": "assistant", "content": content, "refusal": refusal}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens,
-                  "prompt_tokens_details": {"cached_tokens": cached}},
-    }  # fmt: skip
+    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                             "total_tokens": prompt_tokens + completion_tokens,
+                             "prompt_tokens_details": {"cached_tokens": cached}}  # fmt: skip
+    if fault == "bad_usage":  # a server's own idea of a count
+        usage.update(prompt_tokens="lots", completion_tokens="some", total_tokens=None)
+    choices = [] if fault == "no_choices" else [{"index": 0, "finish_reason": finish_reason,
+                                                 "message": {"role": "assistant", "content": content,
+                                                             "refusal": refusal}}]  # fmt: skip
+    return {"id": f"chatcmpl-{index}", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
+            "choices": choices, "usage": usage}  # fmt: skip

@@ -16,7 +16,8 @@ from typing import Any
 
 CLASSIC_FAULTS = ("malformed", "wrong_keys", "invalid_target", "refusal", "429", "500", "drop", "timeout")
 FAULTS = (*CLASSIC_FAULTS, "length", "empty", "placeholder", "401", "403", "404", "408", "409", "422",
-          "429_ms", "429_date", "502", "503", "trickle")  # fmt: skip
+          "429_ms", "429_date", "502", "503", "trickle", "no_choices", "null_content", "cut_before_json",
+          "empty_fence", "bad_usage")  # fmt: skip
 
 
 @dataclass

@@ -39,7 +39,10 @@ Faults per request, by ``FaultPlan`` schedule or seeded rates (``CLASSIC_FAULTS`
 * answers, HTTP 200: ``malformed`` (not JSON), ``wrong_keys`` (a JSON object with other keys),
   ``invalid_target`` (a name that is not playing), ``refusal`` (no content, a refusal message),
   ``length`` (the first 60% of the valid JSON, ``finish_reason: "length"``), ``empty`` (content ""),
-  ``placeholder`` (a statement answer saying the literal ``<what you say>``; other kinds as usual);
+  ``placeholder`` (a statement answer saying the literal ``<what you say>``; other kinds as usual),
+  ``no_choices`` (``choices: []``), ``null_content`` (content null, no refusal), ``cut_before_json``
+  (``"Sure"``, ``finish_reason: "length"``), ``empty_fence`` (a code fence with nothing in it),
+  ``bad_usage`` (a valid answer whose ``usage`` counts are ``"lots"``, ``"some"`` and null);
 * HTTP errors: ``429`` (``Retry-After: <retry_after>`` seconds), ``429_ms`` (only
   ``retry-after-ms``), ``429_date`` (``Retry-After`` as an HTTP-date at least 2 s ahead), ``500``,
   ``401`` (as ``api_key``), ``403``, ``404`` (as ``models``), ``408``, ``409``, ``422``, ``502``,

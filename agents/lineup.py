@@ -14,7 +14,9 @@ in ``_API_KEY`` or ``_TOKEN``) or a key file (``api_key_file``), and a literal `
 A lineup decides which key goes to which host: treat lineup files from others like code.
 ``prices`` (``[prices."MODEL"]`` with ``prompt``, ``cached_prompt``, ``completion`` in USD per million
 tokens) prices each model's tokens in run summaries and reports (``werewolf_env.token_usage``).
-``public_dump()`` is the lineup fit for a run folder (base URLs redacted).
+``public_dump()`` is the lineup fit for a run folder (base URLs redacted). A lineup file may start with a
+byte-order mark; one nested deeper than ``MAX_LINEUP_DEPTH`` levels is refused (a lineup is 4 deep, ``extra_body``
+adds what a server needs), and so is a ``seats`` entry the game does not have (``check_seats``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 Kind = Literal["random", "heuristic", "llm", "human"]
+MAX_LINEUP_DEPTH = 32
+_TOO_DEEP = f"cannot read the lineup: nested deeper than {MAX_LINEUP_DEPTH} levels"
 
 
 class AgentSpec(BaseModel):
@@ -118,6 +122,15 @@ class Lineup(BaseModel):
                     found.append((f"lineup {section}.{getattr(key, 'value', key)}", spec))
         return found
 
+    def check_seats(self, num_players: int) -> None:
+        """Refuse (ValueError) a ``seats`` entry that is not a seat of a ``num_players``-player game."""
+        seats = {f"player_{i}" for i in range(num_players)}
+        unknown = [seat for seat in self.seats if seat not in seats]
+        if unknown:
+            shown = ", ".join(repr(seat[:40]) for seat in unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+            raise ValueError(f"lineup seats {shown}: not a seat of a {num_players}-player game (its seats are "
+                             f"player_0 ... player_{num_players - 1})")  # fmt: skip
+
     def spec_for(self, agent: str, role: Role) -> AgentSpec:
         return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
 
@@ -136,6 +149,8 @@ def _redacted(name: str, value: Any) -> Any:
 
 def lineup_from_data(data: Any, source: str = "") -> Lineup:
     """A validated lineup, or a ValueError that names each problem's seat and option (never a value)."""
+    if nesting_depth(data, MAX_LINEUP_DEPTH) > MAX_LINEUP_DEPTH:
+        raise ValueError(f"{source}{_TOO_DEEP}")
     try:
         return Lineup.model_validate(data)
     except ValidationError as exc:
@@ -174,11 +189,27 @@ def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
     if not path.is_file():
         raise ValueError(f"no lineup file {path} (and {text!r} is not a policy kind)")
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors write one) is not content
         data = tomllib.loads(raw) if path.suffix.lower() == ".toml" else json.loads(raw)
     except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not TOML / JSON: say where
         raise ValueError(f"{path}: cannot read the lineup: {getattr(exc, 'strerror', None) or exc}") from None
+    except RecursionError:  # the parsers recurse per level: far deeper than any lineup
+        raise ValueError(f"{path}: {_TOO_DEEP}") from None
     return lineup_from_data(data, source=f"{path}: ")
+
+
+def nesting_depth(data: Any, limit: int) -> int:
+    """How deep ``data``'s dicts and lists nest (a scalar: 0), counted without recursion; stops past ``limit``."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth > limit:
+                break
+            stack.extend((item, depth + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return deepest
 
 
 def make_policy(

@@ -15,8 +15,9 @@ pool, retries, response-format step-down and circuit breaker belong to the run's
 One turn: the prompt (cut to the context budget), then the answer, validated with the action's
 pydantic model, the legal targets and the placeholder check. An invalid answer gets one repair
 prompt quoting the error; if that fails too, the answer goes to the env, whose recorded fallback
-plays instead. Every call becomes a log record (``drain_records``: messages, raw output, parsed
-action, usage, latency, retries, finish reason, request id, budget), and every turn one
+plays instead. Every call becomes a log record (``drain_records``: messages, raw output (stored once,
+cut to ``ANSWER_CHARS_KEPT`` characters, with ``raw_chars`` when cut), parsed action, usage, latency,
+retries, finish reason, request id, budget), and every turn one
 ``llm_outcome`` record: ``answered`` (the first answer was valid), ``repaired``, ``invalid`` (the
 model answered, nothing valid) or ``unanswered`` (the server never answered). The API key never
 reaches a record or an error text.
@@ -41,7 +42,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from werewolf_env.action_specs import ACTION_SPECS
-from werewolf_env.actions import ACTION_MODELS, as_object, echoes_template
+from werewolf_env.actions import ACTION_MODELS, as_object, placeholder_reason
 from werewolf_env.json_input import short_repr
 from werewolf_env.names import name_key
 from werewolf_env.state import ActionKind
@@ -51,8 +52,13 @@ from .endpoints import Endpoint, EndpointDownError, EndpointPool
 from .folding import AHEAD_FIELDS, AskedAhead, what_to_ask
 from .llm_options import LLMOptions, validate_options
 from .prompts import answer_line, build_messages, fit, history_of, with_answer_line
-from .schemas import ASK_KEYS, turn_schema
+from .schemas import ASK_KEYS, statement_chars, turn_schema
 from .transport import OpenAITransport, Transport, as_transport
+
+# An answer is stored once, in its ``llm_call`` record's ``raw``, cut to this many characters (``raw_chars``: its
+# length, when cut); the repair prompt quotes no more of it. The action handed to the game holds no text longer
+# than ``kept_chars`` (far more than the game keeps of any text, so the game is the same).
+ANSWER_CHARS_KEPT = 10_000
 
 # The field naming a player per action kind, and whether null is an answer (abstain, keep the potion).
 _TARGET_KEYS = {k.value: (s.target_key, s.null_ok) for k, s in ACTION_SPECS.items() if s.target_key is not None}
@@ -267,12 +273,33 @@ class LLMAgent(Policy):
         action, error = validate(content, kind, info)
         if error is not None and meta.get("cut_off"):
             error = f"the answer was cut off at the token limit ({error})"
-        record["raw"] = content
+        record["raw"] = content[:ANSWER_CHARS_KEPT]
+        if len(content) > ANSWER_CHARS_KEPT:
+            record["raw_chars"] = len(content)
+        limit = kept_chars(info)
+        action = cut_texts(action, limit) if action is not None else None
         record["parsed"] = action
         record["error"] = error
         self._records.append(record)
         cached = bool(meta.get("cached"))
-        return (action, None, cached) if error is None else (content, error, cached)
+        return (action, None, cached) if error is None else (content[:limit], error, cached)
+
+
+def kept_chars(info: dict[str, Any]) -> int:
+    """The most of any text of an answer handed to the game: ``ANSWER_CHARS_KEPT``, or twice the turn's
+    statement limit when that is longer (the game cuts the statement to its limit and marks it truncated)."""
+    return max(ANSWER_CHARS_KEPT, 2 * statement_chars(info))
+
+
+def cut_texts(value: Any, limit: int) -> Any:
+    """``value`` (a validated action: shallow) with every string cut to ``limit`` characters."""
+    if isinstance(value, str):
+        return value[:limit]
+    if isinstance(value, dict):
+        return {key: cut_texts(item, limit) for key, item in value.items()}
+    if isinstance(value, list):
+        return [cut_texts(item, limit) for item in value]
+    return value
 
 
 def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
@@ -300,7 +327,7 @@ def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, A
     if kind == "bid" and not 0 <= obj["bid"] <= int(info.get("max_bid", 10)):
         return None, f"bid: must be between 0 and {info.get('max_bid', 10)}"
     if kind == "statement":
-        echoed = echoes_template(str(obj.get("statement", "")))
-        if echoed is not None:
-            return None, f"statement: {echoed!r} is the answer format's placeholder; say something of your own"
+        copied = placeholder_reason(str(obj.get("statement", "")))
+        if copied is not None:
+            return None, f"statement: {copied}; say something of your own"
     return obj, None

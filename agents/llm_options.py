@@ -26,6 +26,32 @@ ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_obje
 SystemPromptMode = Literal["auto", "system", "user"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+BASE_URL_VARIABLE = "OPENAI_BASE_URL"  # the endpoint of a seat without base_url, checked like base_url
+MAX_SEED = 2**63 - 1  # servers take a 64-bit seed
+# Request fields the client sets itself (each from its option), or that change what an answer is or what it
+# costs: extra_body may not override them.
+REQUEST_FIELDS: dict[str, str] = {
+    "model": "the model option", "messages": "the game", "temperature": "the temperature option",
+    "top_p": "the top_p option", "max_tokens": "the max_tokens option",
+    "max_completion_tokens": "the max_tokens option",
+    "seed": "the seed option", "response_format": "the response_format option", "stream": "answers are read whole",
+    "stream_options": "answers are read whole", "n": "one answer is read per call",
+    "tools": "answers are read as text", "tool_choice": "answers are read as text",
+    "functions": "answers are read as text", "function_call": "answers are read as text",
+}  # fmt: skip
+
+
+def checked_url(value: str) -> str:
+    """``value`` without its trailing slash if it is an http(s) URL with a host and a valid port, else ValueError."""
+    value = value.strip()
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{redact_url(value)!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8080/v1)")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise ValueError(f"{redact_url(value)!r} has an invalid port") from None
+    return value.rstrip("/")
 
 
 class LLMOptions(BaseModel):
@@ -49,7 +75,9 @@ class LLMOptions(BaseModel):
     temperature: float = Field(0.7, ge=0.0, le=2.0, allow_inf_nan=False)
     top_p: float | None = Field(None, gt=0.0, le=1.0, allow_inf_nan=False)
     max_tokens: int = Field(300, ge=16, le=65_536, description="room for one answer (a cut-off answer gets more)")
-    seed: int | None = Field(None, description="sampling seed sent to the server (default: one per seat and game)")
+    seed: int | None = Field(
+        None, ge=0, le=MAX_SEED, description="sampling seed sent to the server (default: one per seat and game)"
+    )
     timeout: float = Field(60.0, gt=0.0, le=3600.0, allow_inf_nan=False, description="wall-clock limit per attempt (s)")
     connect_timeout: float = Field(5.0, gt=0.0, le=300.0, allow_inf_nan=False, description="limit to connect (s)")
     retries: int = Field(4, ge=0, le=50, description="retries after a timeout, a dropped connection, 408/409/429/5xx")
@@ -82,17 +110,7 @@ class LLMOptions(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        value = value.strip()
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"{redact_url(value)!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8080/v1)")
-        try:
-            parts.port  # noqa: B018 - raises on a port that is not a number
-        except ValueError:
-            raise ValueError(f"{redact_url(value)!r} has an invalid port") from None
-        return value.rstrip("/")
+        return None if value is None else checked_url(value)
 
     @field_validator("api_key_env")
     @classmethod
@@ -111,6 +129,10 @@ class LLMOptions(BaseModel):
     def _no_key_in_body(cls, value: dict[str, Any]) -> dict[str, Any]:
         if any(re.search(r"api[_-]?key|authorization|secret|token$", str(k), re.IGNORECASE) for k in value):
             raise ValueError("extra_body must not hold keys or tokens (it is written to the run folder)")
+        overriding = [str(k) for k in value if k in REQUEST_FIELDS]
+        if overriding:
+            field = overriding[0]
+            raise ValueError(f"may not set {field!r}, a field of the request itself ({REQUEST_FIELDS[field]})")
         return value
 
     @model_validator(mode="after")
@@ -119,6 +141,11 @@ class LLMOptions(BaseModel):
             raise ValueError(f"max_tokens ({self.max_tokens}) must be below context_budget ({self.context_budget})")
         if self.max_backoff < self.backoff:
             raise ValueError("max_backoff must be at least backoff")
+        if self.base_url is None and os.environ.get(BASE_URL_VARIABLE, "").strip():
+            try:  # the endpoint this seat would call: refused now, like a base_url, not at the first call
+                checked_url(os.environ[BASE_URL_VARIABLE])
+            except ValueError as exc:
+                raise ValueError(f"${BASE_URL_VARIABLE} (the endpoint of a seat without base_url): {exc}") from None
         return self
 
     def __repr_args__(self) -> Any:  # the base URL may carry a key: never in a repr
@@ -127,7 +154,8 @@ class LLMOptions(BaseModel):
 
     def endpoint(self) -> str:
         """The base URL this seat calls."""
-        return self.base_url or os.environ.get("OPENAI_BASE_URL", "").rstrip("/") or DEFAULT_BASE_URL
+        from_environment = os.environ.get(BASE_URL_VARIABLE, "").strip()
+        return self.base_url or (checked_url(from_environment) if from_environment else DEFAULT_BASE_URL)
 
     def label(self) -> str:
         return self.name or f"llm:{self.model}"
@@ -149,7 +177,7 @@ def validate_options(options: dict[str, Any], where: str = "llm seat") -> LLMOpt
                 problems.append(f"{field}: unknown option{suggestion(field, LLMOptions.model_fields)}")
                 continue
             if err["type"] == "value_error":  # our own validators' messages say what is wrong, and redact
-                problems.append(f"{field}: {err['ctx']['error']}")
+                problems.append(f"{field}: {err['ctx']['error']}" if err["loc"] else str(err["ctx"]["error"]))
                 continue
             shown = err.get("input")
             got = ""

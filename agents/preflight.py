@@ -5,7 +5,10 @@
 
 A probe asks for a tiny JSON answer (``{"bid": 3}``) in the seat's response format, stepping down as
 the run would, so it finds, within seconds: a server that is unreachable, a key that is refused
-(401/403), a model the server does not know (404), and a response that is not a chat completion.
+(401/403), a model the server does not know (404), a response that is not a chat completion, and an
+answer with nothing in it (empty choices, null content: ``endpoint.useless_answer``). Whatever goes
+wrong, the failure names the seats and the endpoint; a usage the server reports unreadably (``usage.
+prompt_tokens: "lots"``) is ignored, and said.
 With ``system_prompt = "auto"`` it also finds chat templates that drop system messages: it sends the
 same tiny prompt with and without a system message, and when the server's prompt-token count does
 not grow by the system message's length (or the server refuses a system role), the seat's rules go
@@ -45,6 +48,7 @@ class ProbeResult:
     system_prompt_evidence: str | None = None
     latency_s: float = 0.0
     answer: str | None = None
+    note: str | None = None  # something odd the server did that the run can live with (unreadable usage)
     learned: dict[str, Any] = field(default_factory=dict)
 
     def message(self) -> str:
@@ -53,7 +57,8 @@ class ProbeResult:
             return f"{seats}: {self.endpoint} model {self.model!r}: {self.cause}"
         return (f"{self.endpoint} model {self.model!r} ({seats}): answered in {self.latency_s:.1f}s; "
                 f"response format {self.response_format}; system prompt {self.system_prompt}"
-                f"{f' ({self.system_prompt_evidence})' if self.system_prompt_evidence else ''}")  # fmt: skip
+                f"{f' ({self.system_prompt_evidence})' if self.system_prompt_evidence else ''}"
+                f"{f'; {self.note}' if self.note else ''}")  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "learned"}
@@ -100,7 +105,13 @@ async def probe(options: LLMOptions, sections: list[str], pool: EndpointPool) ->
     except EndpointDownError as exc:
         result.cause = _explain(exc.reason, options)
         return result
+    except Exception as exc:  # whatever the server sent: a failure that names the seats and the URL, no traceback
+        result.cause = f"the probe failed: {endpoint.scrub(f'{type(exc).__name__}: {exc}')[:200]}"
+        return result
     result.latency_s = round(time.monotonic() - started, 3)
+    if reply.meta.get("useless"):
+        result.cause = f"the server's answer holds nothing usable ({reply.meta['useless']}): it cannot play"
+        return result
     if reply.content is None:
         errors = reply.meta.get("transport_errors") or []
         last = errors[-1] if errors else ""
@@ -111,6 +122,9 @@ async def probe(options: LLMOptions, sections: list[str], pool: EndpointPool) ->
     result.response_format = reply.meta.get("response_format")
     if options.response_format == "auto" and result.response_format:
         result.learned["response_format"] = result.response_format
+    unreadable = [e for e in reply.meta.get("transport_errors") or [] if e.startswith("unreadable usage")]
+    if unreadable:
+        result.note = unreadable[0]
     if options.system_prompt == "auto":
         mode, evidence = await _system_mode(endpoint, quick, rng)
         result.system_prompt, result.system_prompt_evidence = mode, evidence
@@ -132,6 +146,8 @@ async def _system_mode(endpoint: Any, options: LLMOptions, rng: random.Random) -
         without = await endpoint.complete(tiny, [user], None, "p", rng, fmt="none", allow_longer=False)
     except EndpointDownError as exc:
         return "system", f"not detected: {exc.reason[:120]}"
+    except Exception as exc:  # what a server sends cannot end the preflight with a traceback
+        return "system", f"not detected: {type(exc).__name__}: {str(exc)[:100]}"
     if with_system.content is None:
         errors = " ".join(with_system.meta.get("transport_errors") or [])
         if _SYSTEM_REFUSED.search(errors):
@@ -166,10 +182,13 @@ def _explain(reason: str, options: LLMOptions) -> str:
     if "404" in text:
         return (f"the server does not know model {options.model!r} (HTTP 404), or "
                 f"{redact_url(options.endpoint())} is not an OpenAI-compatible /v1 URL")  # fmt: skip
+    if "connect timeout" in lowered:
+        return (f"unreachable: no connection to {redact_url(options.endpoint())} within {options.connect_timeout:g} s "
+                f"(--connect-timeout) ({text[:160]})")  # fmt: skip
     if "connect" in lowered or "refused" in lowered or "unreachable" in lowered:
         return f"unreachable: nothing answered at {redact_url(options.endpoint())} ({text[:160]})"
     if "deadline" in lowered or "timeout" in lowered or "timed out" in lowered:
-        return f"no answer within {options.timeout:g} s ({text[:160]})"
+        return f"connected, but no complete answer within {options.timeout:g} s (--timeout) ({text[:160]})"
     if "not a chat completion" in lowered or "unparseable" in lowered:
         return f"the response cannot be parsed as a chat completion ({text[:160]})"
     return text[:300]

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from werewolf_env.action_specs import ACTION_SPECS
+from werewolf_env.answer_formats import ANSWER_PREFIX
 from werewolf_env.claims import LIE_TYPES
 from werewolf_env.names import DEAD_MARK, SELF_MARK
 from werewolf_env.observe_text import Section
@@ -57,7 +58,6 @@ _ORDER = (Section.HISTORY, None, Section.PLAYERS, Section.KNOWLEDGE, Section.SUS
 DROP_BLOCK = 24
 
 
-ANSWER_PREFIX = "Answer with exactly one JSON object: "
 _PROBABILITY = "a probability 0-1 in steps of 0.05"
 _TYPES = ", ".join(f'"{t}"' for t in LIE_TYPES)
 _KINDS = frozenset(k.value for k in ActionKind)

@@ -160,7 +160,7 @@ class OpenAITransport(Transport):
                                               "finish_reason": hit.get("finish_reason"),
                                               "cut_off": bool(hit.get("cut_off"))})  # fmt: skip
         reply = await self.connection.complete(o, messages, schema, kind, self._rng, seed=self.seed, fmt=fmt)
-        if reply.content is not None and self.cache is not None:
+        if reply.content is not None and not reply.meta.get("useless") and self.cache is not None:
             kept = {k: reply.meta.get(k) for k in ("usage", "finish_reason", "cut_off")}
             self.cache.put(key, {"content": reply.content, **kept})
         return reply

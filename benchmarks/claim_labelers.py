@@ -242,9 +242,15 @@ class LLMLabeler:
 
     name = "llm"
 
-    def __init__(self, options: LLMOptions, concurrency: int = 8, breaker: int = 8, preflight: bool = True) -> None:
+    def __init__(
+        self, options: LLMOptions, concurrency: int = 8, breaker: int = 8, preflight: bool = True,
+        where: str = "relabel",
+    ) -> None:  # fmt: skip
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if breaker < 1:
+            raise ValueError(f"--breaker must be at least 1 (got {breaker})")
+        self.where = where  # the command, as the preflight's failure names it
         self.options = options
         self.concurrency = concurrency
         self.breaker = breaker
@@ -274,7 +280,7 @@ class LLMLabeler:
             if "system_prompt" in self.learned:
                 endpoint.system_modes[self.options.model] = self.learned["system_prompt"]
             if self.preflight and self.probe is None:
-                result = await probe(self.options, ["relabel"], pool)
+                result = await probe(self.options, [self.where], pool)
                 if not result.ok:
                     raise LabelerUnavailableError(result.message())
                 self.probe = result
@@ -374,6 +380,7 @@ def llm_labeler(
     concurrency: int = 8,
     breaker: int = 8,
     preflight: bool = True,
+    where: str = "relabel",
     **options: Any,
 ) -> LLMLabeler:
     """An LLM labeler: ``(items) -> [claims or None]``. ``options``: any ``LLMOptions`` field
@@ -382,4 +389,4 @@ def llm_labeler(
     checked = validate_options(
         {"model": model, "base_url": base_url, "api_key_env": api_key_env, **settings}, where="llm labeler"
     )
-    return LLMLabeler(checked, concurrency=concurrency, breaker=breaker, preflight=preflight)
+    return LLMLabeler(checked, concurrency=concurrency, breaker=breaker, preflight=preflight, where=where)

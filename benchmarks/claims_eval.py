@@ -8,7 +8,9 @@
 
 Without ``--data`` it scores the two labelled sets of real speech the project has: the corpus's own
 150 statements (``dev_labeled.jsonl``) and the project's random sample (``benchmarks.claims_sample``),
-each alone and together; it needs ``../shared/data/llm_werewolf_transcripts`` (exit 3 without).
+each alone and together; it needs ``../shared/data/llm_werewolf_transcripts`` (exit 2 without). The LLM
+labeler passes the gate of every model-calling command (``benchmarks.llm_gate``): a preflight (exit 2),
+a circuit breaker (exit 3) and ``--max-failure-rate`` (exit 4).
 
 Scores (claims match when they assert the same thing: ``claims.claim_key``, i.e. kind, player and
 role / team / negation after canonical form; "X is not a wolf" = "X is village"):
@@ -432,7 +434,11 @@ def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labe
         raise ValueError(f"--labeler {args.labeler} needs --model (and --base-url for a server other than OpenAI)")
     from benchmarks.claim_labelers import llm_labeler
 
-    llm = llm_labeler(args.model, args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency)
+    options = {"retries": args.retries} if args.retries is not None else {}
+    llm = llm_labeler(
+        args.model, args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency, breaker=args.breaker,
+        preflight=not args.no_preflight, where="claims_eval", **options,
+    )  # fmt: skip
     return ModelLabeler(llm, regex, games, union=args.labeler == "union")
 
 
@@ -446,6 +452,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", help="llm / union: its OpenAI-compatible endpoint (default: OpenAI)")
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
     parser.add_argument("--concurrency", type=int, default=8, help="llm / union: calls at once (default 8)")
+    parser.add_argument("--retries", type=int, help="llm / union: retries per call (default 4)")
+    parser.add_argument("--breaker", type=int, default=8, help="llm / union: stop (exit 3) after N calls in a row "
+                        "without a usable answer (default 8)")  # fmt: skip
+    parser.add_argument("--no-preflight", action="store_true", help="llm / union: skip the probe of the endpoint")
+    parser.add_argument("--max-failure-rate", type=float, default=0.10,
+                        help="llm / union: exit 4 above this share of statements unlabelled (default 0.1)")  # fmt: skip
     parser.add_argument("--errors", type=int, default=0, help="print this many misread statements to stderr")
     parser.add_argument("--loso", action="store_true",
                         help="leave one source out: fit on the other sources, score on each, macro over sources")
@@ -457,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         sets = dev_sets(args.corpus)
     else:
         print(f"claims_eval: no --data and no corpus at {args.corpus}", file=sys.stderr)
-        return 3
+        return 2
     games = games_by_id(args.corpus) if corpus_ok else None
     try:  # leave-one-source-out fits the learned stage per fold: it needs no shipped model
         labeler = regex_labeler(games) if args.loso and args.labeler == "learned" else make_labeler(args, games)
@@ -476,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             result = loso(items, fit, games)
         except LabelerUnavailableError as exc:
-            print(f"claims_eval: {exc}", file=sys.stderr)
+            print(f"claims_eval: preflight: {exc}", file=sys.stderr)
             return 2
         result["targets_met"] = loso_targets(result)
         print(json.dumps({"labeler": args.labeler, "loso": result}, indent=2))
@@ -484,15 +496,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = evaluate(sets, labeler, games, args.labeler)
     except LabelerUnavailableError as exc:  # the preflight: unreachable, key refused, unknown model
-        print(f"claims_eval: {exc}", file=sys.stderr)
+        print(f"claims_eval: preflight: {exc}", file=sys.stderr)
         return 2
     if isinstance(labeler, ModelLabeler):
         report["llm"] = labeler.summary()
-        if report["llm"]["answered"] == 0 or labeler.down:
-            why = labeler.down or "no statement was labelled"
-            print(f"claims_eval: the labeler stopped: {why}; scores would rest on too little", file=sys.stderr)
+        if labeler.down:  # its circuit breaker tripped: exit 3, as every model-calling command
+            print(f"claims_eval: STOPPED: {labeler.llm.endpoint_shown}: {labeler.down}; scores would rest on too "
+                  "little", file=sys.stderr)  # fmt: skip
             print(json.dumps(report, indent=2))
             return 3
+    incomplete = isinstance(labeler, ModelLabeler) and report["llm"]["failed"] > args.max_failure_rate * max(
+        1, report["llm"]["statements"])  # fmt: skip
     report["corpus"] = str(args.corpus) if corpus_ok else None
     for set_name, result in report["sets"].items():
         result["targets_met"] = targets(result)
@@ -501,6 +515,11 @@ def main(argv: list[str] | None = None) -> int:
             for e in errors[: args.errors]:
                 print(json.dumps(e, ensure_ascii=False), file=sys.stderr)
     print(json.dumps(report, indent=2))
+    if incomplete:
+        print(f"claims_eval: INCOMPLETE LABELS: the labeler failed {report['llm']['failed']} of "
+              f"{report['llm']['statements']} statements, more than --max-failure-rate {args.max_failure_rate}",
+              file=sys.stderr)  # fmt: skip
+        return 4
     return 0
 
 

@@ -21,14 +21,30 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from agents import load_lineup
+from agents.endpoints import EndpointDownError
 from agents.lineup import AgentSpec
 from agents.llm_options import DEFAULT_BASE_URL, validate_options
 from werewolf_env import GameConfig, __version__
+from werewolf_env.config import MAX_PLAYERS, MIN_PLAYERS
 from werewolf_env.env import raw_env
 
+from .cli_values import (
+    BASELINE_GAMES,
+    COUNT,
+    GAMES,
+    IN_FLIGHT,
+    MAX_GAMES,
+    SEED,
+    WORKERS,
+    game_config_of,
+    one_line,
+    refuse,
+    rule_number,
+    whole_number,
+)
 from .exit_codes import (
     EXIT_BAD_OPTIONS,
     EXIT_INVALID,
@@ -40,7 +56,8 @@ from .exit_codes import (
 )
 from .export import add_export_options, export_command
 from .game_workers import workers_stuck
-from .llm_flags import add_llm_flags, check_run_flags, llm_overrides, run_preflight
+from .llm_flags import add_llm_flags, check_run_flags, llm_overrides
+from .llm_gate import preflight_gate, stopped
 from .play_cli import play_command
 from .relabel_cli import add_relabel_parser, relabel_command
 from .replay_cli import replay_command
@@ -49,6 +66,14 @@ from .rescore_cli import rescore_command
 from .run_command import run_command
 from .run_folder import RunFolderError, check_out_folder, describe_os_error
 from .tournament_cli import tournament_command
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Refuses a bad command line as every command refuses bad input: one ``error:`` line (exit 2), with control
+    characters shown, not its usage (``--help`` gives that)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_OPTIONS, f"error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 class HelpWithDefaults(argparse.RawDescriptionHelpFormatter):
@@ -85,7 +110,7 @@ def play(env: raw_env, policies: list[Any], seed: int, read_text: bool = False) 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="werewolf-bench", description="Werewolf deception benchmark.", epilog=exit_codes_text(),
         formatter_class=HelpWithDefaults,
     )  # fmt: skip
@@ -98,14 +123,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = GameConfig.model_fields
     run = command("run", "play games, log and replay-check them, print a summary")
-    run.add_argument("--games", type=int, default=20, help="number of games")
-    run.add_argument("--players", type=int, default=8, help="seats per game (a quarter of them werewolves)")
-    run.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed + i")
+    run.add_argument("--games", type=GAMES, default=20, help=f"number of games, at most {MAX_GAMES:,} per run")
+    run.add_argument("--players", type=rule_number("num_players"), default=8,
+                     help=f"seats per game, {MIN_PLAYERS}-{MAX_PLAYERS} (a quarter of them werewolves)")  # fmt: skip
+    run.add_argument("--seed", type=SEED, default=0, help="first seed, 0 or more; game i uses seed + i")
     run.add_argument("--analysis", choices=["full", "self", "peer", "off"], default="full",
                      help="which deception analyses the players answer")  # fmt: skip
-    run.add_argument("--rounds", type=int, help="nights and days before the game ends undecided "
+    run.add_argument("--rounds", type=rule_number("max_rounds"), help="nights and days before the game ends undecided "
                      f"(default {rules['max_rounds'].default})")  # fmt: skip
-    run.add_argument("--debate-turns", type=int,
+    run.add_argument("--debate-turns", type=rule_number("max_debate_turns"),
                      help=f"statements per day (default {rules['max_debate_turns'].default})")  # fmt: skip
     run.add_argument("--role-counts", metavar="ROLE=N,...",
                      help="seats per role, e.g. witch=1,hunter=1 (roles not named keep their default: "
@@ -126,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--model", help="an LLM for every seat (with --base-url; key from $OPENAI_API_KEY)")
     run.add_argument("--base-url", help=f"OpenAI-compatible endpoint for --model (default $OPENAI_BASE_URL or "
                      f"{DEFAULT_BASE_URL})")  # fmt: skip
-    run.add_argument("--concurrency", type=int, default=8, help="games and calls in flight")
+    run.add_argument("--concurrency", type=IN_FLIGHT, default=8, help="games and calls in flight")
     run.add_argument(
         "--out",
         type=Path,
@@ -135,15 +161,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_execution_options(run)
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
-    run.add_argument("--baseline-games", type=int, default=20, help="random/heuristic baseline games")
+    run.add_argument("--baseline-games", type=BASELINE_GAMES, default=20, help="random/heuristic baseline games")
     run.add_argument("--explain", action="store_true",
                      help="end the summary with the full legend of its terms (instead of the short one)")  # fmt: skip
     add_llm_flags(run)
 
     play_cmd = command("play", "play one seat yourself, in the terminal, against agents")
     play_cmd.add_argument("--seat", default="player_0", help="your agent id")
-    play_cmd.add_argument("--players", type=int, default=8, help="seats in the game")
-    play_cmd.add_argument("--seed", type=int, default=None, help="the game's seed (default: a random game)")
+    play_cmd.add_argument("--players", type=rule_number("num_players"), default=8, help="seats in the game")
+    play_cmd.add_argument("--seed", type=SEED, default=None, help="the game's seed (default: a random game)")
     play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic", help="the other seats")
     play_cmd.add_argument("--lineup", help="a lineup file for the other seats (default: --agents for every seat)")
     play_cmd.add_argument("--out", type=Path, default=Path("runs/play"), help="folder for the game's log")
@@ -171,8 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     rescore.add_argument("--base-url", help="OpenAI-compatible endpoint when --labeler is a model "
                          f"(default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})")  # fmt: skip
     rescore.add_argument("--out", type=Path, help="where to write (default: RUN_DIR/rescore/<labeler>)")
-    rescore.add_argument("--concurrency", type=int, default=8, help="calls in flight")
+    rescore.add_argument("--concurrency", type=IN_FLIGHT, default=8, help="calls in flight")
     rescore.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
+    add_llm_flags(rescore)  # a model labeler passes the run's gate: preflight, breaker, --max-fallback-rate
 
     replay_cmd = command("replay", "re-run logged games and check they are identical; show one")
     replay_cmd.add_argument("logs", nargs="+", type=Path, help="game logs (.ndjson) or run folders")
@@ -183,9 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     tour = command("tournament", "several models or agent kinds, each in every role; ratings")
     tour.add_argument("config", type=Path, help="a tournament TOML file (see benchmarks/tournament.py)")
     tour.add_argument("--out", type=Path, help="run folder (default runs/<name>)")
-    tour.add_argument("--concurrency", type=int, help="games and calls in flight (default: the file's, or 8)")
+    tour.add_argument("--concurrency", type=IN_FLIGHT, help="games and calls in flight (default: the file's, or 8)")
     add_execution_options(tour)
-    tour.add_argument("--baseline-games", type=int, default=0, help="random/heuristic baseline games for the report")
+    tour.add_argument("--baseline-games", type=BASELINE_GAMES, default=0,
+                      help="random/heuristic baseline games for the report")  # fmt: skip
     tour.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
     add_llm_flags(tour)
 
@@ -196,14 +224,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     detect = command("detect-eval", "train the counterfactual deception detector and compare it")
     detect.add_argument("--lineup", default="heuristic", help="who plays the games (kind or lineup file)")
-    detect.add_argument("--train-games", type=int, default=60, help="games to train on")
-    detect.add_argument("--test-games", type=int, default=40, help="held-out games to test on")
-    detect.add_argument("--seed", type=int, default=0, help="train seeds seed.., held-out seeds seed+1000000..")
-    detect.add_argument("--players", type=int, default=8, help="seats per game")
-    detect.add_argument("--determinizations", type=int, default=8, help="role assignments sampled per listener")
-    detect.add_argument("--rollouts", type=int, default=3, help="rollouts per action pair and determinization")
-    detect.add_argument("--workers", type=int, default=1, help="processes for the counterfactual values")
-    detect.add_argument("--concurrency", type=int, default=8, help="games in flight")
+    detect.add_argument("--train-games", type=GAMES, default=60, help="games to train on")
+    detect.add_argument("--test-games", type=GAMES, default=40, help="held-out games to test on")
+    detect.add_argument("--seed", type=SEED, default=0, help="train seeds seed.., held-out seeds seed+1000000..")
+    detect.add_argument("--players", type=rule_number("num_players"), default=8, help="seats per game")
+    detect.add_argument("--determinizations", type=COUNT, default=8, help="role assignments sampled per listener")
+    detect.add_argument("--rollouts", type=COUNT, default=3, help="rollouts per action pair and determinization")
+    detect.add_argument("--workers", type=WORKERS, default=1, help="processes for the counterfactual values")
+    detect.add_argument("--concurrency", type=IN_FLIGHT, default=8, help="games in flight")
     detect.add_argument("--out", type=Path, help="where to write (default runs/detect-eval[-DATASET])")
     detect.add_argument("--dataset", choices=["peskov2020"], help="instead of playing games: human Diplomacy lies")
     detect.add_argument("--data-dir", type=Path, help="its folder (default ../shared/data/diplomacy_peskov2020)")
@@ -223,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--judge-base-url", help=f"llm-judge: its endpoint (default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})"
     )
     detect.add_argument(
-        "--judge-sample", type=int, default=300, metavar="N",
+        "--judge-sample", type=whole_number(0), default=300, metavar="N",
         help="with --dataset and llm-judge: messages judged per split, a seeded random sample (0: all)",
     )  # fmt: skip
     detect.add_argument("--quiet", "-q", action="store_true", help="no progress line and no table")
@@ -233,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_execution_options(parser: argparse.ArgumentParser) -> None:
     """How a run's games are played and shown (shared by run and tournament)."""
-    parser.add_argument("--workers", type=int, default=1, help="processes to spread games over")
+    parser.add_argument("--workers", type=WORKERS, default=1, help="processes to spread games over")
     parser.add_argument(
         "--backend",
         choices=["local", "ray"],
@@ -285,7 +313,7 @@ def detect_eval_command(args: argparse.Namespace) -> int:
     from .detect_runs import run_runs_eval
     from .detect_table import print_table
     from .detectors import DEFAULT, DetectorError, make_detector
-    from .runs import RunMismatchError
+    from .runs import RunMismatchError, RunStoppedError
 
     args.out = args.out or Path("runs/detect-eval")
     specs = list(dict.fromkeys(args.detector or DEFAULT))
@@ -297,18 +325,15 @@ def detect_eval_command(args: argparse.Namespace) -> int:
         for spec in specs:
             make_detector(spec, **settings)  # an unknown name or a broken module:Class, before any game
         lineup = load_lineup(args.lineup)
-        config = GameConfig(num_players=args.players)  # the default pack for that many players
-        if min(args.train_games, args.test_games) < 1:
-            raise ValueError("--train-games and --test-games must be at least 1")
+        config = game_config_of({"num_players": args.players})  # the default pack for that many players
+        lineup.check_seats(config.num_players)
         check_out_folder(args.out, "--out", ("train/manifest.json", "detect_eval.json"))
     except (ValueError, RunFolderError) as exc:  # DetectorError is a ValueError
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_OPTIONS
-    if "llm-judge" in specs and not args.no_preflight:
-        probed = run_preflight([("llm-judge", AgentSpec.model_validate({"kind": "llm", **settings["options"]}))],
-                               args.quiet)  # fmt: skip
-        if isinstance(probed, int):
-            return probed
+        return refuse(exc)
+    judge = [("llm-judge", AgentSpec.model_validate({"kind": "llm", **settings["options"]}))] if settings else []
+    probed = preflight_gate(judge + ([] if args.train else lineup.llm_sections()), args)
+    if isinstance(probed, int):
+        return probed
     try:
         if args.train:
             result = run_runs_eval(
@@ -323,6 +348,8 @@ def detect_eval_command(args: argparse.Namespace) -> int:
     except (ValueError, RunMismatchError, DetectorError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
+    except (EndpointDownError, RunStoppedError) as exc:  # the judge's or an LLM seat's breaker tripped
+        return stopped("detect-eval", exc, f"played games are kept in {args.out}, no table was written")
     if not args.quiet:
         print_table(result)
     judged = next((row for row in result["table"] if row.get("detector") == "llm-judge"), None)

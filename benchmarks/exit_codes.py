@@ -8,6 +8,7 @@ ends with. The meanings are joined from the phrases below, so each is written on
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import textwrap
 import threading
@@ -90,13 +91,19 @@ COMMANDS: dict[str, dict[int, str | None]] = {
              **_ANY, EXIT_INTERRUPTED: f"{_SIGINT}: {_ABANDONED}", EXIT_TERMINATED: f"{_SIGTERM}: {_ABANDONED}"},
     "report": {EXIT_OK: "the report is written (metrics.json, tables, plots, report.html)",
                EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "no game logs or no finished game",
+                                      "a log that does not replay as a whole, identical game (without "
+                                      "--allow-unverified)",
                                       "no readable labels file for --labeler (the message names the command that "
                                       "writes it)", _OUT, head=_BAD_UNWRITTEN),
                **_ANY},
     "rescore": {EXIT_OK: "every game rescored; the report is written",
                 EXIT_FAILED_GAMES: "some games were skipped (the message names them), or none could be rescored",
-                EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "a labeler that cannot be made", "no game logs", _OUT,
+                EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "a labeler that cannot be made", "no game logs", _PREFLIGHT, _OUT,
                                        head=_BAD_UNWRITTEN),
+                EXIT_STOPPED: "a model labeler's endpoint stopped answering (its circuit breaker tripped): the games "
+                              "rescored so far are kept, no report is written",
+                EXIT_INVALID: f"{_INVALID}: a model labeler's analyses fell back more than --max-fallback-rate "
+                              "(the report is written)",
                 **_ANY},
     "replay": {EXIT_OK: _LOGS_WHOLE, EXIT_FAILED_GAMES: _LOG_DIFFERS,
                EXIT_BAD_OPTIONS: _bad(_UNKNOWN, _MISSING_LOG, "a log that cannot be read", head="bad options or input"),
@@ -116,6 +123,8 @@ COMMANDS: dict[str, dict[int, str | None]] = {
     "detect-eval": {EXIT_OK: "done: the detectors trained and compared (detect_eval.json in --out)",
                     EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "an unknown detector", "--train without --test (or the reverse)",
                                            "runs or a dataset that cannot be used", _PREFLIGHT, _OUT),
+                    EXIT_STOPPED: "the llm-judge's (or an LLM seat's) endpoint stopped answering (its circuit "
+                                  "breaker tripped); played games are kept, no table is written",
                     EXIT_INVALID: f"{_INVALID}: the llm-judge left more than --max-fallback-rate of the statements "
                                   "without a valid answer",
                     **_ANY},
@@ -151,6 +160,18 @@ class Terminated(KeyboardInterrupt):
 
 
 def _raise_terminated(_signum: int, _frame: object) -> None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # no event loop in this thread: raise where the program is
+        raise Terminated from None
+    # Inside an event loop, raised in a task's step the exception would be stored on that task too, which
+    # nobody awaits any more ("Task exception was never retrieved" on stderr). Raised from a callback of
+    # the loop instead, outside every task, it leaves the loop; asyncio.run then cancels the tasks (their
+    # clean-up runs) and it reaches the command like Ctrl-C's KeyboardInterrupt.
+    loop.call_soon_threadsafe(_raise_terminated_now)
+
+
+def _raise_terminated_now() -> None:
     raise Terminated
 
 

@@ -41,6 +41,7 @@ from agents.endpoints import EndpointDownError
 from werewolf_env import GameConfig
 
 from .exit_codes import EXIT_TERMINATED
+from .failed_file import failed_file
 from .run_folder import describe_os_error, is_storage_error
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -176,7 +177,7 @@ def _play(
     except OSError as exc:
         if is_storage_error(exc):  # the disk, not the game: the run stops
             return {"status": "storage", "error": describe_os_error(exc), "errno": exc.errno,
-                    "filename": exc.filename}  # fmt: skip
+                    "filename": exc.filename if exc.filename is not None else failed_file(exc)}  # fmt: skip
         return failure(exc)
     except Exception as exc:
         return failure(exc)

@@ -5,6 +5,12 @@
   through (``LimitExceededError`` ends the game; the sample records the limit), cancellation too; any other
   failure of the model is an unanswered call (the env's fallback plays, and validity counts it), as on
   the OpenAI path.
+* ``ModelGate``: the gate every model-calling command passes (``benchmarks.llm_gate``), for one Inspect
+  model: a preflight before its first game (``preflight``: a tiny JSON answer; a refused key, an
+  unreachable server or an answer with nothing in it fails the sample at once, naming the model and
+  URL), and one circuit breaker (``agents.endpoint.Breaker``) for every seat it plays: ``breaker``
+  calls in a row without a usable answer (errors and useless answers alike), or one 401/403/404, raise
+  ``EndpointDownError``, which ends the game (the sample errors) instead of playing it on fallbacks.
 * ``seat_bindings(model_roles, config)``: which Inspect model role each seat plays under: the seat's
   (``player_3``), else its role's (``seer``), else its team's (``village``, ``werewolf``); a bound name that
   is none of these is an error.
@@ -15,9 +21,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import hashlib
 import json
+import weakref
 from typing import Any
 
 from inspect_ai.model import (
@@ -36,8 +44,10 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema, LimitExceededError
 
-from agents.endpoints import Reply
+from agents.credentials import redact_url
+from agents.endpoints import FATAL_STATUSES, Breaker, EndpointDownError, Reply, useless_answer
 from agents.fake_answers import FIXED_CONTENT, answer_for, scripted_answer
+from agents.schemas import turn_schema
 from agents.transport import Messages, Transport
 from werewolf_env import GameConfig
 from werewolf_env.config import Role, Team
@@ -59,16 +69,64 @@ def to_chat(messages: Messages) -> list[ChatMessage]:
     return out
 
 
+class PreflightError(RuntimeError):
+    """An Inspect model cannot answer (its preflight failed): the sample ends before any game is played."""
+
+
+class ModelGate:
+    """The preflight and the circuit breaker of one Inspect model, shared by every seat and game that plays it."""
+
+    def __init__(self, model: Model, breaker: int) -> None:
+        base_url = getattr(model.api, "base_url", None)
+        self.where = f"model {str(model)!r}" + (f" at {redact_url(str(base_url))}" if base_url else "")
+        self.circuit = Breaker(str(base_url or model), breaker)
+        self.checked = False
+        self._lock: asyncio.Lock | None = None
+
+    async def preflight(self, model: Model) -> None:
+        """Once per model: ask for a tiny JSON answer; raise ``PreflightError`` (naming the model and URL) if the
+        model cannot give one."""
+        self._lock = self._lock or asyncio.Lock()
+        async with self._lock:
+            if self.checked:
+                return
+            probe = InspectTransport(model, seed=0, max_tokens=32, gate=self)
+            ask = [{"role": "user", "content": 'Reply with exactly this JSON object and nothing else: {"bid": 3}'}]
+            try:
+                reply = await probe.complete(ask, turn_schema("bid", {}), kind="bid")
+            except EndpointDownError as exc:
+                raise PreflightError(f"preflight: {self.where}: {exc.reason}") from None
+            cause = reply.meta.get("useless") or (reply.meta.get("failure") if reply.content is None else None)
+            if cause:
+                raise PreflightError(f"preflight: {self.where}: the model cannot answer ({cause})")
+            self.checked = True
+
+
+_GATES: weakref.WeakKeyDictionary[Model, ModelGate] = weakref.WeakKeyDictionary()
+
+
+def gate_of(model: Model, breaker: int = 8) -> ModelGate:
+    """The gate of ``model`` (one per model object, as Inspect hands them out for an eval)."""
+    found = _GATES.get(model)
+    if found is None:
+        found = _GATES[model] = ModelGate(model, breaker)
+    return found
+
+
 class InspectTransport(Transport):
-    """An LLM seat's calls as Inspect ``Model.generate`` calls (recorded as model events in the sample)."""
+    """An LLM seat's calls as Inspect ``Model.generate`` calls (recorded as model events in the sample), through
+    the model's ``ModelGate`` breaker."""
 
     passthrough = (LimitExceededError,)
 
-    def __init__(self, model: Model, seed: int | None = None, max_tokens: int = 300) -> None:
+    def __init__(
+        self, model: Model, seed: int | None = None, max_tokens: int = 300, gate: ModelGate | None = None
+    ) -> None:
         self.model = model
         self.label = self.shown = str(model)
         self.seed = seed
         self.max_tokens = max_tokens
+        self.gate = gate or gate_of(model)
 
     async def complete(self, messages: Messages, schema: dict[str, Any], *, kind: str = "answer") -> Reply:
         given = self.model.config
@@ -77,12 +135,19 @@ class InspectTransport(Transport):
             max_tokens=None if given.max_tokens is not None else self.max_tokens,
             seed=None if given.seed is not None else self.seed,
         )
+        circuit = self.gate.circuit
+        circuit.check()
         try:
             output = await self.model.generate(to_chat(messages), config=config)
         except Exception as exc:  # limits pass through (LLMAgent re-raises ``passthrough``); this is a failure
             if isinstance(exc, self.passthrough):
                 raise
-            return Reply(None, {"failure": f"{type(exc).__name__}: {exc}"[:300], "response_format": "json_schema"})
+            failure = f"{type(exc).__name__}: {exc}"[:300]
+            status = getattr(exc, "status_code", None)
+            if status in FATAL_STATUSES:  # a key or model that will not start working
+                raise circuit.trip(f"HTTP {status}: {failure[:200]}") from None
+            circuit.failed(f"HTTP {status}" if status else type(exc).__name__, failure)
+            return Reply(None, {"failure": failure, "response_format": "json_schema"})
         usage = output.usage
         meta: dict[str, Any] = {
             "response_format": "json_schema", "finish_reason": output.stop_reason,
@@ -91,7 +156,15 @@ class InspectTransport(Transport):
         }  # fmt: skip
         if output.error:
             meta["failure"] = output.error[:300]
+            circuit.failed("model errors", meta["failure"])
             return Reply(None, meta)
+        finish = "length" if meta["cut_off"] else output.stop_reason
+        useless = useless_answer(output.choices, output.completion if output.choices else None, None, finish)
+        if useless is not None:
+            meta["useless"] = useless
+            circuit.failed(useless, f"{useless} (stop reason {output.stop_reason!r})")
+        else:
+            circuit.answered()
         return Reply(output.completion, meta)
 
 

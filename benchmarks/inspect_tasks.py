@@ -11,8 +11,11 @@ Registered by ``benchmarks.inspect_registry`` (the package's ``inspect_ai`` entr
 go through Inspect (``InspectTransport``): the seat's model is the one bound to its seat
 (``--model-role player_3=...``), else its role's (``seer``), else its team's (``village``, ``werewolf``),
 else the eval's model (``-T others=heuristic`` or ``random`` gives unbound seats a model-free policy
-instead). A model role that names no team, role or seat of the game is an error. Inspect's limits and
-cancellation end the game (never a fallback); the sample keeps the game's log records (metadata
+instead). A model role that names no team, role or seat of the game is an error. The seats' models pass
+the gate of every model-calling command (``inspect_models.ModelGate``): a preflight before the first game
+(``-T preflight=false`` skips it) and a circuit breaker per model (``-T breaker=8``), either of which ends
+the sample with an error naming the model and URL instead of a game played on fallbacks. Inspect's limits
+and cancellation end the game (never a fallback); the sample keeps the game's log records (metadata
 ``werewolf_game``) and its transcript shows each engine event. Scores: ``inspect_scoring``.
 
 ``werewolf_detect``: one sample per labelled public statement of stored games: the games of ``logs``
@@ -42,7 +45,7 @@ from werewolf_env.actions import as_object
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 
-from .inspect_models import DETECT_MARKER, InspectTransport, binding_for, check_model_roles
+from .inspect_models import DETECT_MARKER, InspectTransport, binding_for, check_model_roles, gate_of
 from .inspect_scoring import detect_scorer, werewolf_scorer
 from .run_command import parse_role_counts
 
@@ -82,6 +85,8 @@ def werewolf(
     seed: int = 0,
     others: str = "model",
     max_tokens: int = 300,
+    breaker: int = 8,
+    preflight: bool = True,
 ) -> Task:
     """Whole games of Werewolf, one seeded game per sample, seats played by Inspect models."""
     config = game_config(players, roles, rounds, debate_turns, analysis)  # a bad option fails here, before any game
@@ -89,6 +94,8 @@ def werewolf(
         raise ValueError(f"others={others!r}: one of {', '.join(OTHERS)}")
     if games < 1:
         raise ValueError("games must be at least 1")
+    if breaker < 1:
+        raise ValueError(f"breaker must be at least 1 (got {breaker})")
     samples = [
         Sample(id=f"game-{i:04d}", input=f"Werewolf game {i} (seed {seed + i}, {players} players)",
                metadata={"seed": seed + i, "game": i})
@@ -96,7 +103,7 @@ def werewolf(
     ]  # fmt: skip
     return Task(
         dataset=MemoryDataset(samples, name="werewolf"),
-        solver=play_werewolf(config.model_dump(mode="json"), others, max_tokens),
+        solver=play_werewolf(config.model_dump(mode="json"), others, max_tokens, breaker, preflight),
         scorer=werewolf_scorer(),
     )
 
@@ -111,8 +118,11 @@ def _compact(record: dict[str, Any]) -> dict[str, Any]:
 
 
 @solver
-def play_werewolf(config_data: dict[str, Any], others: str = "model", max_tokens: int = 300) -> Solver:
-    """Play the sample's game; its records go to the sample's metadata and each engine event to the transcript."""
+def play_werewolf(
+    config_data: dict[str, Any], others: str = "model", max_tokens: int = 300, breaker: int = 8, preflight: bool = True
+) -> Solver:
+    """Play the sample's game (after each model's preflight); its records go to the sample's metadata and each
+    engine event to the transcript."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         config = GameConfig(**config_data)
@@ -120,6 +130,10 @@ def play_werewolf(config_data: dict[str, Any], others: str = "model", max_tokens
         check_model_roles(sorted(bound), config)
         game: dict[str, Any] = {"records": [], "llm_seats": [], "finished": False, "winner": None, "stopped": None}
         state.metadata["werewolf_game"] = game
+        if preflight:  # every model a seat may play under: the bound ones, and the eval's for unbound seats
+            models = [get_model(role=name) for name in sorted(bound)] + ([get_model()] if others == "model" else [])
+            for model in models:
+                await gate_of(model, breaker).preflight(model)
 
         def make(seat: Seat) -> Policy:
             name = binding_for(bound, seat.agent, seat.role)
@@ -127,7 +141,8 @@ def play_werewolf(config_data: dict[str, Any], others: str = "model", max_tokens
                 return make_policy(AgentSpec(kind=others), seat.seed)
             model = get_model(role=name) if name is not None else get_model()
             game["llm_seats"].append(seat.seat)
-            return LLMAgent(transport=InspectTransport(model, seat.seed, max_tokens), seed=seat.seed)
+            transport = InspectTransport(model, seat.seed, max_tokens, gate_of(model, breaker))
+            return LLMAgent(transport=transport, seed=seat.seed)
 
         def on_records(new: list[dict[str, Any]]) -> None:
             for record in new:

@@ -16,6 +16,7 @@ from agents.lineup import AgentSpec, Lineup
 from agents.llm_options import LLMOptions
 from agents.preflight import ProbeResult, preflight
 
+from .cli_values import COUNT, field_bounds, whole_number
 from .exit_codes import EXIT_BAD_OPTIONS
 
 # flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs).
@@ -49,7 +50,8 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
         elif field == "system_prompt":
             choices = ["auto", "system", "user"]
         default = LLMOptions.model_fields[field].default
-        group.add_argument(flag, dest=f"llm_{field}", type=kind, choices=choices, help=text.format(default=default))
+        parse = whole_number(*field_bounds(LLMOptions, field)) if kind is int else kind  # refused as it is read
+        group.add_argument(flag, dest=f"llm_{field}", type=parse, choices=choices, help=text.format(default=default))
     group.add_argument(
         "--no-bid-in-analysis", dest="llm_bid_in_analysis", action="store_const", const=False,
         help="ask each bid in a call of its own (default: the next bid comes with each peer analysis, "
@@ -72,7 +74,7 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
         "(default %(default)s)",
     )  # fmt: skip
     checks.add_argument(
-        "--breaker", type=int, default=8, metavar="N",
+        "--breaker", type=COUNT, default=8, metavar="N",
         help="stop the run (exit 3) when an endpoint fails N calls in a row (default %(default)s)",
     )  # fmt: skip
     checks.add_argument("--no-preflight", action="store_true", help="skip the probe of each endpoint before the run")
@@ -92,8 +94,6 @@ def check_run_flags(args: argparse.Namespace) -> None:
     rate = args.max_fallback_rate
     if not 0.0 <= rate <= 1.0:  # NaN fails this too
         raise ValueError(f"--max-fallback-rate must be between 0 and 1 (got {rate})")
-    if args.breaker < 1:
-        raise ValueError(f"--breaker must be at least 1 (got {args.breaker})")
 
 
 def with_overrides(spec: AgentSpec, overrides: dict[str, Any]) -> AgentSpec:

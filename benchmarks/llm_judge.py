@@ -7,7 +7,8 @@ viewer: public events only, never a role, a night action, a poll or a label) and
 answer is the LLM seats' analysis (``reasoning``, ``is_deceptive``, ``confidence``: the probability
 that it is deceptive, ``deception_type``). It goes through ``LLMAgent.answer``, so the judge has the
 seats' transport, endpoint pool (concurrency cap, retries, circuit breaker), response cache, context
-budget (the oldest history goes first), validation, one repair prompt and ``llm_outcome`` records.
+budget (the oldest history goes first), validation, one repair prompt and ``llm_outcome`` records; a
+tripped breaker raises ``EndpointDownError`` out of ``predict`` (the command stops, exit 3).
 Its probability is the answer's ``confidence``; a statement is flagged at 0.5 (nothing is fitted:
 the judge is zero-shot and never reads a training game). A statement without a valid answer
 (unanswered, or invalid after the repair) is an abstention, never a prediction. ``cost()`` counts
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.endpoints import EndpointPool
+from agents.endpoints import EndpointDownError, EndpointPool
 from agents.llm import LLMAgent
 from agents.llm_options import LLMOptions, validate_options
 from agents.prompts import DECEPTION_DEFINITIONS, answer_line
@@ -111,7 +112,9 @@ class ModelJudge:
         async with gate:
             try:
                 answer = await agent.answer(messages, KIND, {}, answer_line(KIND, {}))
-            except Exception:  # an endpoint that is down, a transport's error: no answer, so no prediction
+            except EndpointDownError:
+                raise  # its breaker tripped: no later judgment can be made, the command stops (exit 3)
+            except Exception:  # a transport's error: no answer, so no prediction
                 answer = None
         records = agent.drain_records()
         outcome = next((r["outcome"] for r in reversed(records) if r.get("type") == "llm_outcome"), "error")

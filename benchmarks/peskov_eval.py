@@ -227,11 +227,13 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "di
 
 def dataset_command(args: Any) -> int:
     """``detect-eval --dataset peskov2020``: the options of ``benchmarks.cli``'s detect-eval."""
+    from agents.endpoints import EndpointDownError
     from agents.lineup import AgentSpec
 
     from .cli import judge_settings
     from .exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-    from .llm_flags import check_run_flags, run_preflight
+    from .llm_flags import check_run_flags
+    from .llm_gate import preflight_gate, stopped
     from .peskov_judge import DiplomacyJudge
     from .run_folder import RunFolderError, check_out_folder
 
@@ -245,11 +247,10 @@ def dataset_command(args: Any) -> int:
     except (ValueError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
-    if settings and not args.no_preflight:
-        probed = run_preflight([(JUDGE, AgentSpec.model_validate({"kind": "llm", **settings["options"]}))],
-                               args.quiet)  # fmt: skip
-        if isinstance(probed, int):
-            return probed
+    probed = preflight_gate([(JUDGE, AgentSpec.model_validate({"kind": "llm", **settings["options"]}))]
+                            if settings else [], args)  # fmt: skip
+    if isinstance(probed, int):
+        return probed
     try:
         result = run_peskov_eval(args.data_dir or DEFAULT_DATA_DIR, args.out, specs, seed=args.seed, quiet=args.quiet,
                                  judge=DiplomacyJudge(**settings) if settings else None,
@@ -257,6 +258,8 @@ def dataset_command(args: Any) -> int:
     except (ValueError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
+    except EndpointDownError as exc:  # the judge's breaker tripped
+        return stopped("detect-eval", exc, f"the judge's answers so far are cached in {args.out / 'llm-cache'}")
     if not args.quiet:
         print_peskov_table(result)
     for split, part in result["splits"].items():

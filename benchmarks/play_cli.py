@@ -20,8 +20,8 @@ from pathlib import Path
 
 from agents import load_lineup, play_game
 from agents.endpoints import EndpointDownError
-from werewolf_env import GameConfig
 
+from .cli_values import game_config_of, refuse
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
 from .run_folder import RunFolderError, check_out_folder
 
@@ -31,15 +31,15 @@ LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.env names each 
 def play_command(args: argparse.Namespace) -> int:
     """One game with a person in ``--seat``; shows the result and where the log is."""
     try:
-        config = GameConfig(num_players=args.players)  # the default pack for that many players
+        config = game_config_of({"num_players": args.players})  # the default pack for that many players
         lineup = load_lineup(args.lineup or args.agents)
+        lineup.check_seats(config.num_players)
         if args.seat not in [f"player_{i}" for i in range(config.num_players)]:
             raise ValueError(f"--seat must be player_0 ... player_{config.num_players - 1}")
         lineup = lineup.model_copy(update={"seats": {**lineup.seats, args.seat: load_lineup("human").default}})
         check_out_folder(Path(args.out), "--out", (LOGS,))
     except (ValueError, RunFolderError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_OPTIONS
+        return refuse(exc)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     hook = None
     if args.friction:

@@ -28,6 +28,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO, TypeVar
 
+from werewolf_env.inert_text import terminal_safe
+
 __all__ = ["Bar", "format_duration", "terminal_columns", "track"]
 
 T = TypeVar("T")
@@ -92,7 +94,8 @@ class Bar:
         interval: float = 5.0,
         redraw: float = 0.1,
     ) -> None:
-        self.label, self.total, self.done, self.unit = label, total, done, unit
+        # A label or field may hold a name (a model's, a seat's): shown made visible, never obeyed by the terminal.
+        self.label, self.total, self.done, self.unit = terminal_safe(label), total, done, unit
         self.quiet, self.leave = quiet, leave
         self.stream: Any = stream if stream is not None else sys.stderr
         self.tty = _is_terminal(self.stream) if tty is None else tty
@@ -211,7 +214,7 @@ class Bar:
                 eta = "ETA 0:00"
             else:
                 eta = f"ETA {format_duration((self.total - self.done) / rate)}" if rate else "ETA ?".ljust(8)
-        extras = self.extra_fields()
+        extras = [terminal_safe(field) for field in self.extra_fields()]
         if width is None:
             return "  ".join(p.strip() for p in (self.label, count, percent, speed, clock_text, eta, *extras) if p)
         return self._fit(width, count, percent, speed, clock_text, eta, extras)

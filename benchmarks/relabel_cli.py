@@ -14,6 +14,7 @@ from werewolf_env.claims import CLAIM_KINDS
 
 from .claim_labelers import LabelerUnavailableError, LLMLabeler, llm_labeler
 from .claims_eval import regex_labeler
+from .cli_values import COUNT, IN_FLIGHT
 from .exit_codes import exit_codes_text
 from .label_agreement import format_summary
 from .relabel import (
@@ -28,6 +29,7 @@ from .relabel import (
     write_atomic,
 )
 from .report import find_logs
+from .summary_text import print_lines
 from .transcripts import DEFAULT_CORPUS
 
 
@@ -40,7 +42,7 @@ def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = 
     p.add_argument("--model", help="the model name (required for --labeler llm; no default)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
-    p.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
+    p.add_argument("--concurrency", type=IN_FLIGHT, default=8, help="calls in flight (default 8)")
     p.add_argument("--out", type=Path, help="run folder: the claims folder (default SOURCE/claims); JSONL: the file")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="transcripts corpus (night logs; JSONL only)")
     p.add_argument("--timeout", type=float, help="wall-clock limit per attempt, seconds (default 60)")
@@ -49,7 +51,8 @@ def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = 
     p.add_argument("--response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
                    help="what to ask the server for; auto (default) steps down from json_schema as the server "
                         "refuses")  # fmt: skip
-    p.add_argument("--breaker", type=int, default=8, help="stop (exit 3) after N calls in a row unanswered")
+    p.add_argument("--breaker", type=COUNT, default=8,
+                   help="stop (exit 3) after N calls in a row with no usable answer")  # fmt: skip
     p.add_argument("--max-failure-rate", type=float, default=0.10, help="exit 4 above this share of failures")
     p.add_argument("--no-preflight", action="store_true", help="skip the probe of the endpoint")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -128,7 +131,7 @@ def relabel_command(args: argparse.Namespace) -> int:
             f"not be labelled, more than --max-failure-rate {args.max_failure_rate:.0%}; each carries its error."
         )
     if not args.quiet:
-        print(json.dumps(summary, indent=1) if args.json else "\n".join(format_summary(summary)))
+        print(json.dumps(summary, indent=1)) if args.json else print_lines(format_summary(summary))
     return EXIT_INCOMPLETE if incomplete else 0
 
 

@@ -13,10 +13,12 @@ import argparse
 import sys
 
 from werewolf_env.inert_text import terminal_safe
-from werewolf_env.log import replay
+from werewolf_env.log import ReplayResult, replay
 
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
 from .report import find_logs
+
+NOT_A_LOG = "NOT A GAME LOG"
 
 
 def replay_command(args: argparse.Namespace) -> int:
@@ -35,13 +37,13 @@ def replay_command(args: argparse.Namespace) -> int:
             print(f"error: cannot read {path}: {exc.strerror}", file=sys.stderr)
             return EXIT_BAD_OPTIONS
         if result.not_a_log is not None:
-            print(f"{path}: NOT A GAME LOG: {result.not_a_log}")
+            print(f"{path}: {NOT_A_LOG}: {result.not_a_log}")
             bad += 1
             continue
-        print(f"{path}: {verdict(result.ok, result.truncated)}, {result.actions} actions replayed")
+        print(f"{path}: {verdict(result.matches, result.truncated)}, {result.actions} actions replayed")
         for mismatch in result.mismatches:
             print(f"  {terminal_safe(mismatch)}")
-        bad += not result.ok or result.truncated is not None
+        bad += not result.ok
         if args.show and result.game is not None:
             names = tuple(result.game.state.names)
             transcript = Transcript(names, None, spectator=args.show == "all").update(result.game.state.events)
@@ -49,9 +51,21 @@ def replay_command(args: argparse.Namespace) -> int:
     return EXIT_FAILED_GAMES if bad else 0
 
 
-def verdict(ok: bool, truncated: str | None) -> str:
+def verdict(matches: bool, truncated: str | None) -> str:
     """'identical' only for a whole log that rebuilds the game; a truncated one says where it stops."""
     if truncated is None:
-        return "identical" if ok else "DIFFERS"
-    so_far = "what it holds replays identically" if ok else "and what it holds DIFFERS"
+        return "identical" if matches else "DIFFERS"
+    so_far = "what it holds replays identically" if matches else "and what it holds DIFFERS"
     return f"TRUNCATED: {truncated}; {so_far}"
+
+
+def one_line_verdict(result: ReplayResult, width: int = 160) -> str:
+    """The verdict ``replay`` prints for a log, with its first difference, on one line of at most ``width``."""
+    if result.not_a_log is not None:
+        text = f"{NOT_A_LOG}: {result.not_a_log}"
+    else:
+        text = verdict(result.matches, result.truncated)
+        if result.mismatches:
+            text += f" ({result.mismatches[0]})"
+    text = terminal_safe(text)
+    return text if len(text) <= width else text[: width - 3] + "..."

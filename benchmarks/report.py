@@ -43,11 +43,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from werewolf_env import GameConfig, __version__
 from werewolf_env.claims_coverage import ClaimsCoverage
-from werewolf_env.log import read_log
+from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
 
 from . import html_report
@@ -60,9 +60,14 @@ from .validity import game_validity
 
 BASELINES = ("heuristic", "random")
 __all__ = [
-    "BASELINES", "TABLES", "baseline_logs", "baseline_records", "build_report", "find_logs", "load_records", "load_run",
-    "natural_key", "report_dir", "write_tables",
+    "BASELINES", "TABLES", "UnverifiedLogsError", "baseline_logs", "baseline_records", "build_report", "find_logs",
+    "load_records", "load_run", "natural_key", "report_dir", "unverified_logs", "write_tables",
 ]  # fmt: skip
+Verify = Literal["refuse", "mark"]
+
+
+class UnverifiedLogsError(ValueError):
+    """Logs that do not replay as whole, identical games, and a report that was told to refuse them."""
 
 
 def natural_key(name: str) -> tuple[Any, ...]:
@@ -145,6 +150,30 @@ def baseline_records(
     return load_records(baseline_logs(run_dir, config, seeds, kind))
 
 
+def unverified_logs(paths: Iterable[Path], on_log: Callable[[], None] | None = None) -> dict[str, str]:
+    """Each log that ``werewolf-bench replay`` does not call identical (hand-edited, cut off, not a game log),
+    with its verdict; ``on_log`` is called after each log (a progress bar's)."""
+    from .replay_cli import one_line_verdict  # replay_cli imports find_logs from here
+
+    found = {}
+    for path in paths:
+        result = replay(path)
+        if not result.ok:
+            found[str(path)] = one_line_verdict(result)
+        if on_log is not None:
+            on_log()
+    return found
+
+
+def refusal(unverified: dict[str, str], logs: int, run_dir: Path) -> str:
+    """Why the report refuses the run: how many logs do not replay, the first with its verdict, what to do."""
+    first, verdict = next(iter(unverified.items()))
+    more = f"; and {len(unverified) - 1} more" if len(unverified) > 1 else ""
+    return (f"{len(unverified)} of {logs} logs do not replay as whole, identical games ({first}: {verdict}{more}); "
+            f"nothing was written. werewolf-bench replay {run_dir} says where each stops or differs; "
+            "--allow-unverified reports the finished ones anyway, marked")  # fmt: skip
+
+
 def report_dir(run_dir: str | Path, out: str | Path | None = None, labeler: str = DEFAULT_LABELER) -> Path:
     """Where a report goes: ``out``, else the run folder (regex) or ``RUN_DIR/report-<labeler>``."""
     if out is not None:
@@ -163,12 +192,17 @@ def build_report(
     title: str | None = None,
     labeler: str = DEFAULT_LABELER,
     progress: bool = False,
+    verify: Verify | None = None,
 ) -> dict[str, Any]:
     """Write metrics.json, tables, plots, report.html and the per-game viewer pages; return the metrics.
 
     ``labeler``: whose claims and lie labels the figures rest on (raises ``claim_labels.LabelsError``
     when its file is missing or unreadable). ``progress``: a bar on stderr for each stage (the logs read,
-    the baselines played and scored, the plots and pages; ``benchmarks.progress``), erased when it is done."""
+    the baselines played and scored, the plots and pages; ``benchmarks.progress``), erased when it is done.
+    ``verify``: replay every log first (``unverified_logs``); "refuse" raises ``UnverifiedLogsError`` before
+    anything is written when one does not replay identically, "mark" reports the finished ones (a file that is
+    no game log is left out) and lists them all in ``run.unverified_logs``. None: the caller has replayed them
+    (``run`` and ``tournament`` check each game they play)."""
     run_dir = Path(run_dir)
     out_dir = report_dir(run_dir, out, labeler)
     if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():
@@ -176,6 +210,15 @@ def build_report(
     paths = find_logs(run_dir)
     if not paths:
         raise FileNotFoundError(f"no game logs (*.ndjson) in {run_dir} or {run_dir / 'games'}")
+    unverified: dict[str, str] | None = None
+    if verify is not None:
+        with Bar("replay check", len(paths), unit="logs", quiet=not progress, leave=False) as bar:
+            unverified = unverified_logs(paths, on_log=bar.advance)
+        if unverified and verify == "refuse":
+            raise UnverifiedLogsError(refusal(unverified, len(paths), run_dir))
+        from .replay_cli import NOT_A_LOG
+
+        paths = [path for path in paths if not unverified.get(str(path), "").startswith(NOT_A_LOG)]
     plotting: ModuleType | None = None
     plot_note = None
     if plots:
@@ -193,7 +236,8 @@ def build_report(
 
     with Bar("report", len(paths), unit="logs", quiet=not progress, leave=False) as bar:
         run = read_run(paths, run_dir, labeler, out_dir, baselines, baseline_games, game_page,
-                       game_plots if plotting is not None else None, max_game_plots, on_game=bar.advance)  # fmt: skip
+                       game_plots if plotting is not None else None, max_game_plots, on_game=bar.advance,
+                       untrusted=frozenset(unverified or ()))  # fmt: skip
     found = _baselines(run, run_dir, baselines, resamples, progress)  # each bootstrap has its own seeded generator
     # The run pages read a few attributes of each game (GameOverview's docstring): its overview stands in
     # for the record, so no page needs every game in memory.
@@ -202,6 +246,8 @@ def build_report(
     with Bar("report figures", steps, unit="steps", quiet=not progress, leave=False) as bar:
         metrics = run.totals.result(resamples=resamples)
         document = _document(run, run_dir, labeler, metrics, found, resamples)
+        if unverified is not None:  # only when checked here: "none" would otherwise read as "checked, all fine"
+            document["run"]["unverified_logs"] = unverified
         (out_dir / "metrics.json").write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
         bar.advance()
         images: dict[str, str] = {}

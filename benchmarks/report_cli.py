@@ -5,9 +5,10 @@
 
 The report itself is ``benchmarks.report.build_report``; whose claims and lie labels it rests on,
 ``benchmarks.claim_labels``. Exit codes: 0 written; 2 no logs, no finished game, no readable
-labels file for ``--labeler`` (the message names the file and the command that writes it), or an
-``--out`` that is a file or a folder of other files (nothing is written there); 5 a file that
-cannot be written (the message names it).
+labels file for ``--labeler`` (the message names the file and the command that writes it), a log that
+does not replay as a whole, identical game (without ``--allow-unverified``), or an ``--out`` that is a
+file or a folder of other files (nothing is written there); 5 a file that cannot be written (the message
+names it).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from werewolf_env.role_figures import action_kinds_of
 from werewolf_env.roles import Role
 
 from .claim_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
+from .cli_values import BASELINE_GAMES
 from .exit_codes import EXIT_BAD_OPTIONS
 from .report import build_report, report_dir
 from .report_tokens import token_lines
 from .run_folder import check_out_folder
-from .summary_text import WIDTH, fit, legend_lines, lineup_itself, pack, table
+from .summary_text import WIDTH, fit, legend_lines, lineup_itself, pack, print_lines, table
 
 # What a folder a report may be written into holds: a run, or an earlier report.
 REPORT_FOLDERS = ("manifest.json", "metrics.json", "report.html")
@@ -40,7 +42,7 @@ def add_report_parser(commands: Any) -> None:
     )
     report.add_argument(
         "--baseline-games",
-        type=int,
+        type=BASELINE_GAMES,
         default=50,
         help="games per baseline lineup (random, heuristic) under the same rules and seeds; 0: none",
     )
@@ -53,8 +55,16 @@ def add_report_parser(commands: Any) -> None:
         help="whose claims and lie labels: regex (the logs' own, default), or llm / union from RUN_DIR/claims/ "
         "(werewolf-bench relabel)",
     )
-    report.add_argument("--explain", action="store_true",
-                        help="end with the full legend of the terms (instead of the short one)")
+    report.add_argument(
+        "--explain", action="store_true", help="end with the full legend of the terms (instead of the short one)"
+    )
+    report.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="report logs that do not replay as whole, identical games (hand-edited, cut off) instead "
+        "of refusing the run: finished ones are counted and every one is listed (metrics.json: "
+        "run.unverified_logs); default: refuse, writing nothing",
+    )
 
 
 def report_command(args: argparse.Namespace) -> int:
@@ -65,6 +75,7 @@ def report_command(args: argparse.Namespace) -> int:
         document = build_report(
             args.run_dir, out=args.out, baseline_games=args.baseline_games, resamples=args.resamples,
             plots=not args.no_plots, labeler=labeler,
+            verify="mark" if getattr(args, "allow_unverified", False) else "refuse",
         )  # fmt: skip
     except (FileNotFoundError, ValueError) as exc:  # claim_labels.LabelsError and RunFolderError are ValueErrors
         print(f"error: {exc}", file=sys.stderr)
@@ -74,13 +85,21 @@ def report_command(args: argparse.Namespace) -> int:
     left_out = f" ({len(run['incomplete_logs'])} unfinished logs left out)" if run["incomplete_logs"] else ""
     lines += pack("werewolf-deception report: ", [f"{run['games']} games from {args.run_dir}{left_out}",
                   f"claims and lie labels: {labeler} labeler"], indent="  ")  # fmt: skip
+    unverified = run.get("unverified_logs") or {}
+    if unverified:
+        lines += fit(f"UNVERIFIED: {len(unverified)} logs do not replay as whole, identical games (--allow-unverified);"
+                     " the finished ones are counted:", indent="  ", subsequent="    ")  # fmt: skip
+        lines += [f"    {path}: {verdict}" for path, verdict in list(unverified.items())[:5]]
+        lines += (
+            [f"    and {len(unverified) - 5} more (metrics.json: run.unverified_logs)"] if len(unverified) > 5 else []
+        )
     unlabelled = format_unlabelled(document["unlabelled"])
     if unlabelled:
         lines += fit(unlabelled, indent="  ", subsequent="    ")
     lines += coverage_lines(document)
     lines += [f"  {line}" for line in token_lines(document.get("tokens") or {})]  # ``run``: in its own summary
     lines += report_lines(document, report_dir(args.run_dir, args.out, labeler))
-    print("\n".join(lines + legend_lines("\n".join(lines), full=getattr(args, "explain", False))))
+    print_lines(lines + legend_lines("\n".join(lines), full=getattr(args, "explain", False)))
     return 0
 
 

@@ -115,10 +115,12 @@ def read_run(
     game_plots: GamePlots | None,
     max_game_plots: int,
     on_game: Callable[[], None] | None = None,
+    untrusted: frozenset[str] = frozenset(),
 ) -> RunPass:
     """Read every log once (see the module docstring). The tables are written to ``out_dir / "tables"``
     only when some game finished; raises ``ValueError`` (and writes nothing) when none did. ``on_game`` is
-    called after each log (a progress bar's)."""
+    called after each log (a progress bar's). ``untrusted``: logs known not to replay (a report told to
+    include them anyway): one whose records cannot be read as a game is left out like an unfinished one."""
     run = RunPass(RunLabeling(run_dir, labeler))  # an unreadable labels file: raised before any log is read
     others: list[tuple[RunLabeling, ClaimsCoverage]] = []
     for name in available_labelers(run_dir):
@@ -139,7 +141,13 @@ def read_run(
         """One log, start to end: its locals (the game) are gone before the next log is read."""
         nonlocal tables
         raw = read_log(path)
-        logged = GameRecord.from_events(raw, source=str(path))
+        try:
+            logged = GameRecord.from_events(raw, source=str(path))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            if str(path) not in untrusted:
+                raise
+            run.incomplete.append(str(path))  # a hand-edited log the records do not make a game of
+            return
         if not logged.complete:
             run.incomplete.append(str(path))
             return

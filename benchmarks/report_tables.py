@@ -4,11 +4,13 @@
         for name, record in games:
             tables.write(record.rows(game=name))
 
-One row per unit; ``game`` is the log's file stem, so rows join across tables. Cells are written as
-they are (``csv`` quoting: a name with commas, quotes, newlines, ``|``, ``$`` or a leading ``=``
-reads back unchanged with ``csv.reader`` or ``pandas.read_csv``); a cell is never prefixed to defuse
-spreadsheet formulas, so a spreadsheet may read a name starting with ``=``, ``+``, ``-`` or ``@`` as
-a formula (see docs/reports.md). ``None`` is written as an empty cell.
+One row per unit; ``game`` is the log's file stem, so rows join across tables. Names are data, never
+formulas: a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (a player named
+``=HYPERLINK(...)``, a model label chosen by someone else), or with ``'``, is written with a ``'`` in front
+(OWASP's advice against CSV injection), so no spreadsheet runs it; numbers are written as they are (a
+negative number stays a number). ``cell_text`` reads a cell back as the text it was. Otherwise ``csv``
+quoting (commas, quotes, newlines, ``|``, ``$``) reads back unchanged with ``csv.reader`` or
+``pandas.read_csv``. ``None`` is written as an empty cell.
 
 Each file is written under a temporary name and takes its real name only when every game is in, so
 a report that fails halfway leaves the previous tables whole. The header is every column any row
@@ -27,8 +29,26 @@ from typing import IO, Any
 
 from werewolf_env.metrics import GameRecord
 
+# What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"), and the escape itself.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+ESCAPE = "'"
 TABLES = ("games", "players", "statements", "analyses", "votes", "polls")  # polls: empty unless vote_polls
 Rows = dict[str, list[dict[str, Any]]]
+
+
+def inert_cell(value: Any) -> Any:
+    """A value as its CSV cell: text a spreadsheet could run as a formula (or starting with the escape) with
+    ``ESCAPE`` in front; numbers and other values as they are; None as an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith((*FORMULA_STARTS, ESCAPE)):
+        return ESCAPE + value
+    return value
+
+
+def cell_text(cell: str) -> str:
+    """The text a cell of these tables was written from (``inert_cell`` undone): numbers are never escaped."""
+    return cell[1:] if cell.startswith(ESCAPE) else cell
 
 
 class _Table:
@@ -50,7 +70,7 @@ class _Table:
             elif any(key not in self.columns for key in row):
                 self.columns.update(dict.fromkeys(row))
                 self.writer.fieldnames = list(self.columns)
-            self.writer.writerow({k: "" if v is None else v for k, v in row.items()})
+            self.writer.writerow({k: inert_cell(v) for k, v in row.items()})
 
     def close(self) -> Path:
         if self.writer is None:  # no rows: a header of no columns, as csv writes it

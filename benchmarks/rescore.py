@@ -8,6 +8,11 @@ the same course: the result is a new, complete log per game with a new set of la
 written beside the originals in ``RUN_DIR/rescore/<labeler>/games`` with its own ``metrics.json``,
 tables and report. The labeler is a lineup (a kind such as ``heuristic``, or a lineup file, so each
 role or team may have its own labeler) or a model name with ``--base-url``.
+
+A model labeler passes the gate every model-calling command passes (``rescore_cli``): the preflight,
+one ``EndpointPool`` for the whole rescore (a concurrency cap and a circuit breaker per server, and the
+response cache), and ``--max-fallback-rate``. When a breaker trips, ``rescore_run`` stops every game in
+flight and raises ``EndpointDownError``; the games rescored by then are kept.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.endpoints import EndpointDownError, EndpointPool
 from agents.lineup import Lineup, load_lineup, make_policy
 from agents.runner import seat_seed
 from werewolf_env import GameConfig
@@ -54,8 +60,12 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "labeler"
 
 
-async def rescore_game(path: Path, lineup: Lineup, out_dir: Path, concurrency: int = 8) -> RescoredGame:
-    """Replay one logged game, asking ``lineup``'s policies for every self and peer analysis."""
+async def rescore_game(
+    path: Path, lineup: Lineup, out_dir: Path, concurrency: int = 8, pool: EndpointPool | None = None,
+    cache_dir: Path | None = None,
+) -> RescoredGame:  # fmt: skip
+    """Replay one logged game, asking ``lineup``'s policies for every self and peer analysis (LLM ones through
+    ``pool``, whose tripped breaker raises ``EndpointDownError`` out of here)."""
     records = read_log(path)
     header = records[0] if records and records[0].get("type") == "header" else None
     if header is None or not any(r.get("type") == "snapshot" for r in records):
@@ -71,7 +81,7 @@ async def rescore_game(path: Path, lineup: Lineup, out_dir: Path, concurrency: i
     assert env.game is not None
     roles = env.game.state.roles
     specs = [lineup.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
-    policies = [make_policy(spec, seat_seed(seed, seat)) for seat, spec in enumerate(specs)]
+    policies = [make_policy(spec, seat_seed(seed, seat), cache_dir, pool) for seat, spec in enumerate(specs)]
     env.info_events = any(p.needs_events for p in policies)
     env.refresh_infos()
     env.log_extra(None, {"type": "lineup", "policies": original or ["unknown"] * config.num_players})
@@ -103,6 +113,8 @@ async def rescore_game(path: Path, lineup: Lineup, out_dir: Path, concurrency: i
         async with limit:
             try:
                 return await policy.aact(env.observe(agent), info), policy.drain_records()
+            except EndpointDownError:
+                raise  # no later call to that server can answer: the rescore stops
             except Exception as exc:  # the env's recorded fallback answers instead
                 return {"policy_error": type(exc).__name__}, [
                     *policy.drain_records(),
@@ -133,10 +145,12 @@ async def rescore_game(path: Path, lineup: Lineup, out_dir: Path, concurrency: i
             raise RescoreError(f"the replay ended with {len(logged) - cursor} logged actions unused")
     except RescoreError as exc:
         env.close()
-        for leftover in work.glob("*"):
-            leftover.unlink()
-        work.rmdir()
+        _remove(work)
         return RescoredGame(str(path), None, analyses, str(exc))
+    except BaseException:  # stopped (a tripped breaker, cancelled): nothing of this game is kept
+        env.close()
+        _remove(work)
+        raise
     finally:
         env.close()
     produced = env.log_path
@@ -147,20 +161,42 @@ async def rescore_game(path: Path, lineup: Lineup, out_dir: Path, concurrency: i
     return RescoredGame(str(path), str(target), analyses)
 
 
+def _remove(work: Path) -> None:
+    for leftover in work.glob("*"):
+        leftover.unlink()
+    if work.exists():
+        work.rmdir()
+
+
 async def rescore_run(
     run_dir: str | Path, lineup: Lineup, out_dir: str | Path, concurrency: int = 8,
-    on_game: Callable[[RescoredGame], None] | None = None,
+    on_game: Callable[[RescoredGame], None] | None = None, breaker: int = 8, cache_dir: Path | None = None,
 ) -> list[RescoredGame]:  # fmt: skip
-    """Rescore every log of ``run_dir`` into ``out_dir/games``; ``on_game`` is told of each game as it is done."""
+    """Rescore every log of ``run_dir`` into ``out_dir/games``; ``on_game`` is told of each game as it is done.
+    LLM labelers share one ``EndpointPool`` (``concurrency`` calls per server, ``breaker``); when it trips, the
+    games in flight are stopped and ``EndpointDownError`` is raised."""
     out = Path(out_dir) / "games"
     out.mkdir(parents=True, exist_ok=True)
     games = asyncio.Semaphore(max(1, concurrency))
+    pool = EndpointPool(concurrency=max(1, concurrency), breaker=breaker)
 
     async def one(path: Path) -> RescoredGame:
         async with games:
-            game = await rescore_game(path, lineup, out, concurrency)
+            game = await rescore_game(path, lineup, out, concurrency, pool, cache_dir)
         if on_game is not None:
             on_game(game)
         return game
 
-    return list(await asyncio.gather(*(one(p) for p in find_logs(run_dir))))
+    tasks = [asyncio.ensure_future(one(p)) for p in find_logs(run_dir)]
+    try:
+        if tasks:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        failed = next((t.exception() for t in tasks if t.done() and not t.cancelled() and t.exception()), None)
+        if failed is not None:
+            raise failed  # the first failure (a tripped breaker) ends them all
+        return [task.result() for task in tasks]
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await pool.aclose()

@@ -1,8 +1,10 @@
 """``werewolf-bench rescore RUN_DIR --labeler L``: the run's self/peer analyses again, by another labeler.
 
 Writes RUN_DIR/rescore/<labeler>/ (or ``--out``: a new folder, or one an earlier rescore wrote, which
-holds its ``rescore.json``; a folder of other files is refused, exit 2). Exit codes: 0 every game
-rescored; 1 some skipped (or none done); 2 bad options or no logs.
+holds its ``rescore.json``; a folder of other files is refused, exit 2). A model labeler passes the gate of
+every model-calling command: the preflight (exit 2, nothing written), the circuit breaker (exit 3: the
+games rescored so far are kept, no report) and ``--max-fallback-rate`` over the labeler's analyses (exit
+4, after the report). The codes are in ``benchmarks.exit_codes``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from agents.endpoints import EndpointDownError
 from werewolf_env.metrics import aggregate
 
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
+from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
+from .llm_flags import apply_overrides, check_run_flags, llm_overrides
+from .llm_gate import preflight_gate, stopped
 from .progress import Bar, track
 from .report import build_report, find_logs, load_records
 from .report_cli import fmt_value
@@ -29,7 +35,10 @@ def rescore_command(args: argparse.Namespace) -> int:
     from .rescore import RescoredGame, labeler_lineup, rescore_run, slug
 
     try:
+        check_run_flags(args)
         lineup, label = labeler_lineup(args.labeler, args.base_url)
+        lineup = apply_overrides(lineup, llm_overrides(args))
+        sections = lineup.llm_sections()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
@@ -42,6 +51,9 @@ def rescore_command(args: argparse.Namespace) -> int:
     except RunFolderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
+    probed = preflight_gate(sections, args)
+    if isinstance(probed, int):
+        return probed
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / MARKER).write_text(json.dumps({"source": str(args.run_dir), "labeler": label}) + "\n")
     started = time.perf_counter()
@@ -53,7 +65,13 @@ def rescore_command(args: argparse.Namespace) -> int:
             skipped += game.error is not None
             bar.advance(skipped=skipped)
 
-        games = asyncio.run(rescore_run(args.run_dir, lineup, out, args.concurrency, on_game=done_one))
+        cache = None if args.no_cache or not sections else Path(out) / "llm-cache"
+        try:
+            games = asyncio.run(rescore_run(args.run_dir, lineup, out, args.concurrency, on_game=done_one,
+                                            breaker=args.breaker, cache_dir=cache))  # fmt: skip
+        except EndpointDownError as exc:
+            bar.finish()
+            return stopped("rescore", exc, f"the games rescored so far are kept in {out}, no report was written")
     failed = [g for g in games if g.error]
     done = [g for g in games if not g.error]
     print(f"rescored {len(done)} games with labeler {label} in {time.perf_counter() - started:.1f}s: "
@@ -97,4 +115,23 @@ def rescore_command(args: argparse.Namespace) -> int:
               f"precision {fmt_value(before.get('precision'))} -> {fmt_value(after['precision'])}, "
               f"recall {fmt_value(before.get('recall'))} -> {fmt_value(after['recall'])}; {coverages}")  # fmt: skip
     print(f"  new labels: {out / 'tables' / 'analyses.csv'}   report: {out / 'report.html'}")
+    invalid = labeler_fallbacks(done, {spec.label() for _section, spec in sections}, args.max_fallback_rate)
+    if invalid is not None:
+        print(invalid, file=sys.stderr)
+        return EXIT_INVALID
     return 0 if not failed else EXIT_FAILED_GAMES
+
+
+def labeler_fallbacks(done: list[Any], labels: set[str], max_rate: float) -> str | None:
+    """What makes the rescore no measurement: a model labeler whose analyses fell back more than ``max_rate``."""
+    if not labels:
+        return None
+    from .validity import run_validity
+
+    policies = run_validity([g.log_path for g in done])["policies"]
+    for label in sorted(labels & set(policies)):
+        rate = policies[label]["overall"]["fallback_rate"]
+        if rate is not None and rate > max_rate:
+            return (f"INVALID RESCORE: the labeler {label} fell back on {rate:.0%} of its analyses, more than "
+                    f"--max-fallback-rate {max_rate:.0%}: its labels do not measure the model.")  # fmt: skip
+    return None

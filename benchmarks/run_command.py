@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import sys
 import time
 from collections import Counter
@@ -46,14 +47,15 @@ from werewolf_env.metrics import GameRecord
 from werewolf_env.role_figures import action_kinds_of
 from werewolf_env.token_usage import Price, TokenTally
 
+from .cli_values import MAX_GAMES, MAX_SEED, game_config_of, refuse
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED, EXIT_STORAGE, interrupted_code
 from .llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
 from .progress import Bar
 from .report_cli import report_lines
 from .report_tokens import game_cost, priced, token_lines
-from .run_folder import RunFolderError, describe_os_error
+from .run_folder import RunFolderError, check_out_folder, describe_os_error
 from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
-from .summary_text import WIDTH, fit, legend_lines, pack
+from .summary_text import WIDTH, fit, legend_lines, pack, print_lines
 from .validity import format_validity, game_validity, run_validity, worst_fallback_rate
 
 
@@ -90,6 +92,7 @@ class RunOutcome:
 
 
 def game_config(args: argparse.Namespace) -> GameConfig:
+    """The game the rule options describe, or a ValueError of one line naming the options at fault."""
     rules: dict[str, Any] = {}
     if getattr(args, "rounds", None) is not None:
         rules["max_rounds"] = args.rounds
@@ -101,7 +104,7 @@ def game_config(args: argparse.Namespace) -> GameConfig:
         rules["vote_polls"] = args.vote_polls
     if getattr(args, "subject_suspicion", None) is not None:
         rules["subject_suspicion"] = args.subject_suspicion
-    return GameConfig(num_players=args.players, analysis=args.analysis, **rules)  # the default pack for n players
+    return game_config_of({"num_players": args.players, "analysis": args.analysis, **rules})  # the default pack
 
 
 def parse_role_counts(text: str) -> dict[str, int]:
@@ -134,18 +137,32 @@ def run_lineup(args: argparse.Namespace) -> Lineup:
 
 def run_command(args: argparse.Namespace) -> int:
     started = time.perf_counter()  # the summary's total: everything the command does, its report included
+    plan = plan_run(args)
+    if isinstance(plan, int):
+        return plan
     try:
-        if args.games < 1:
-            raise ValueError("--games must be at least 1")
+        return play_and_sum_up(plan, args, plan.label, started)
+    finally:
+        RunDir(plan.out).close()
+
+
+def plan_run(args: argparse.Namespace) -> RunPlan | int:
+    """The run the options describe, every one of them checked; or exit 2 after one line saying what is wrong.
+    Nothing is contacted or written here: a refused command leaves no trace."""
+    try:
         check_run_flags(args)
         config = game_config(args)
         lineup = run_lineup(args)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_OPTIONS
+        lineup.check_seats(config.num_players)
+        check_plan_size(args.seed, args.games)
+        if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError("--backend ray needs the 'ray' extra: pip install 'werewolf-deception[ray]'")
+        check_out_folder(args.out, "--out", ("manifest.json",))
+    except (ValueError, RunFolderError) as exc:
+        return refuse(exc)
     label = args.model or args.lineup or args.agents or "heuristic"
     seeds = [args.seed + i for i in range(args.games)]
-    plan = RunPlan(
+    return RunPlan(
         # Prices are not what a run measures: changing them does not make another run (exclude them).
         out=args.out, identity={"config": config.model_dump(mode="json"),
                                 "lineup_identity": identity_of(lineup.model_dump(mode="json", exclude={"prices"}))},
@@ -154,10 +171,14 @@ def run_command(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, sections=lineup.llm_sections(), breaker=args.breaker, cache=not args.no_cache,
         prices=dict(lineup.prices),
     )  # fmt: skip
-    try:
-        return play_and_sum_up(plan, args, label, started)
-    finally:
-        RunDir(plan.out).close()
+
+
+def check_plan_size(first_seed: int, games: int) -> None:
+    """Refuse (ValueError) more games than a run holds, or seeds past the largest."""
+    if games > MAX_GAMES:
+        raise ValueError(f"{games} games: a run holds at most {MAX_GAMES:,} (split it over several --out folders)")
+    if first_seed + games - 1 > MAX_SEED:
+        raise ValueError(f"--seed {first_seed} with {games} games goes past the largest seed, {MAX_SEED}")
 
 
 def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started: float | None = None) -> int:
@@ -200,6 +221,8 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started
         RunDir(args.out).write_json("summary.json", summary)
         if not args.quiet:
             print_summary(summary, args.out, document, explain=getattr(args, "explain", False))
+        elif code in (EXIT_STOPPED, EXIT_INVALID):  # quiet, but a run that measured nothing still says why
+            print(summary["headline"], file=sys.stderr)
     if code == 0 and (summary["replay_ok"] != len(results) or failed):
         code = EXIT_FAILED_GAMES
     return code
@@ -245,6 +268,12 @@ def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
     The folder stays locked (another run on it is refused) until the caller's ``RunDir(out).close()``,
     so that its summary and report are written under the lock too.
     """
+    ids, seeds = [job.id for job in plan.jobs], [job.seed for job in plan.jobs]
+    try:  # before the preflight: a run that cannot be played in --out costs no call
+        check_plan_size(min(seeds, default=0), len(ids))  # a tournament's games come from its file: bounded too
+        RunDir(plan.out).check(plan.identity, ids, seeds)
+    except (ValueError, RunFolderError) as exc:  # RunMismatchError is a ValueError
+        return refuse(exc)
     if plan.sections and not getattr(args, "no_preflight", False):
         probes = run_preflight(plan.sections, args.quiet)
         if isinstance(probes, int):
@@ -252,8 +281,7 @@ def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
         plan.probes = probes
     run = RunDir(plan.out)
     try:
-        finished = run.open(plan.identity, [job.id for job in plan.jobs], plan.kind, plan.label,
-                            [job.seed for job in plan.jobs])  # fmt: skip
+        finished = run.open(plan.identity, ids, plan.kind, plan.label, seeds)
     except (RunMismatchError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
@@ -368,7 +396,7 @@ def print_summary(s: dict[str, Any], out: Path, document: dict[str, Any] | None 
     """The summary (``summary_lines``), the report's headline figures when there is a report ``document``,
     where the files are, and the legend of the terms printed (``explain``: the full legend)."""
     lines = summary_lines(s, out, document)
-    print("\n".join(lines + legend_lines("\n".join(lines), full=explain)))
+    print_lines(lines + legend_lines("\n".join(lines), full=explain))
 
 
 def summary_lines(s: dict[str, Any], out: Path, document: dict[str, Any] | None = None) -> list[str]:

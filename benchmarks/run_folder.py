@@ -3,13 +3,15 @@
 A run folder holds::
 
     run.lock           while a run plays: its pid, host and start (one run per folder at a time)
-    manifest.json      what the run is: config, lineup, seeds, package version, git commit (never a key)
+    manifest.json      what the run is: config, lineup, seeds, package version, git commit (never a key); its
+                       size does not grow with the games: a run's seeds are written as their range
     results.ndjson     one line per game that ended: {"game", "seed", "status": "ok", "result"} or
                        {"game", "seed", "status": "failed", "error"}; appended and flushed once the log is in place
     games/<id>.ndjson  one log per finished game (written under games/.playing-<id>/ while it plays)
 
-``RunDir.open`` refuses, before touching anything: a path that is a file, a folder that holds files
-but no run (someone's own files), a manifest that is not ours, and a folder another live run holds.
+``RunDir.open`` refuses, before touching anything: a path that is a file (or under one), a symbolic link
+to nothing (dangling, or a loop), a folder that holds files but no run (someone's own files), a manifest
+that is not ours, and a folder another live run holds.
 The lock is a ``flock`` on ``run.lock`` (the kernel drops it when its process dies, however it dies);
 the file's content only names the holder for messages, and one left by a dead run is taken over
 with a note. URLs are redacted (no ``user:password@``, no query values) before anything is written.
@@ -32,6 +34,8 @@ from typing import Any
 from agents.llm_options import redact_url
 from werewolf_env import __version__
 from werewolf_env.config import without_new_defaults
+
+from .failed_file import failed_file
 
 try:
     import fcntl
@@ -71,11 +75,12 @@ def is_storage_error(exc: BaseException) -> bool:
 
 def describe_os_error(exc: OSError) -> str:
     """'cannot write PATH: No space left on device (ENOSPC)': what failed, on which path, and the errno's name."""
-    if exc.filename is None:
+    filename = exc.filename if exc.filename is not None else failed_file(exc)  # a write to an open file names none
+    if filename is None:
         return f"{type(exc).__name__}: {exc}"
     name = errno.errorcode.get(exc.errno or 0, "")
-    verb = "cannot write" if exc.errno in _WRITE_ERRNOS else "cannot open"
-    return f"{verb} {exc.filename}: {exc.strerror or exc}" + (f" ({name})" if name else "")
+    verb = "cannot write" if exc.errno in _WRITE_ERRNOS or exc.filename is None else "cannot open"
+    return f"{verb} {filename}: {exc.strerror or exc}" + (f" ({name})" if name else "")
 
 
 def redact_urls(data: Any) -> Any:
@@ -105,8 +110,15 @@ def check_out_folder(path: Path, option: str, ours: tuple[str, ...]) -> None:
     """Refuse (RunFolderError) an output path that is a file, or a folder of someone else's files.
 
     A folder is ours when it is missing or empty, or holds a file matching one of the ``ours`` patterns
-    (a manifest, a report, game logs): what this command writes there.
+    (a manifest, a report, game logs): what this command writes there. A path that cannot become a folder (a
+    symbolic link to nothing, a file on the way) is refused too.
     """
+    for step in (path, *path.parents):
+        if step.is_symlink() and not step.exists():  # exists() follows the link: False when it ends nowhere
+            raise RunFolderError(f"{option} {path}: {step} is a symbolic link to nothing (its target is missing, or "
+                                 "the links loop): give a folder, or a link to one")  # fmt: skip
+        if step != path and step.exists() and not step.is_dir():
+            raise RunFolderError(f"{option} {path}: {step} is a file, so no folder can be made under it")
     if path.exists() and not path.is_dir():
         raise RunFolderError(f"{option} {path} is a file, not a folder: give a folder (new, or one this command wrote)")
     if not path.is_dir() or any(next(path.glob(pattern), None) is not None for pattern in ours):
@@ -119,6 +131,29 @@ def check_out_folder(path: Path, option: str, ours: tuple[str, ...]) -> None:
         f"{option} {path} is a folder of other files ({shown}), not one this command wrote (it holds no "
         f"{' or '.join(ours)}); nothing was touched: give a new or empty folder"
     )
+
+
+def planned_games(ids: list[str], seeds: list[int] | None) -> dict[str, Any]:
+    """The manifest's ``games`` and ``seeds``: for games ``seed<N>`` on consecutive seeds (a ``run``), their count
+    and the range of seeds, whatever their number; else both listed (a tournament's blocks)."""
+    if seeds and len(seeds) == len(ids) and all(seed == seeds[0] + i for i, seed in enumerate(seeds)):
+        if ids == [f"seed{seed}" for seed in seeds]:
+            return {"games": len(ids), "seeds": {"first": seeds[0], "last": seeds[-1]}}
+    return {"games": ids, "seeds": seeds}
+
+
+def games_of(manifest: dict[str, Any], most: int) -> list[str] | None:
+    """The game ids a manifest plans (either form of ``planned_games``), or None when they are more than ``most``
+    or not readable (a manifest is a file anyone may have edited: a range is never expanded past ``most``)."""
+    games, seeds = manifest.get("games"), manifest.get("seeds")
+    if isinstance(games, list):
+        return [str(game) for game in games] if len(games) <= most else None
+    if not (isinstance(games, int) and isinstance(seeds, dict)):
+        return None
+    first, last = seeds.get("first"), seeds.get("last")
+    if not (isinstance(first, int) and isinstance(last, int) and games == last - first + 1 and 0 < games <= most):
+        return None
+    return [f"seed{seed}" for seed in range(first, last + 1)]
 
 
 # The locks this process holds (lock path -> file descriptor): a second ``open`` in the same process shares the first's.
@@ -274,29 +309,14 @@ class RunDir:
     def _open(
         self, identity: dict[str, Any], ids: list[str], kind: str, label: str, seeds: list[int] | None
     ) -> dict[str, Any]:
-        if self.manifest_path.is_file():  # identity is redacted: compared as stored (never with the secrets)
+        if self.manifest_path.is_file():
             old = self._read_manifest()
-            for key, value in identity.items():
-                if key == "config" and isinstance(value, dict):  # a run started before a config field existed
-                    value = without_new_defaults(old.get(key), value)
-                if old.get(key) != value:
-                    raise RunMismatchError(
-                        f"{self.path} holds a different {old.get('kind', 'run')} (its {key} differs); "
-                        "use another --out, or the same options to resume it"
-                    )
-            if old.get("games") != ids:
-                if not set(old.get("games", [])) <= set(ids):
-                    raise RunMismatchError(
-                        f"{self.path} holds games this command would not play; use another --out, or "
-                        "options that cover its games to extend it"
-                    )
-                old["games"] = ids  # more games with the same rules and players: the run grows
-                old["seeds"] = seeds
+            if self._extends(old, identity, ids, seeds):
                 self._write_manifest(old)
         else:
             manifest = {
                 "schema_version": MANIFEST_VERSION, "kind": kind, "label": label, **identity,
-                "games": ids, "seeds": seeds,
+                **planned_games(ids, seeds),
                 "package_version": __version__, "git_commit": git_commit(),
                 "python": sys.version.split()[0], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             }  # fmt: skip
@@ -308,6 +328,36 @@ class RunDir:
                 self.log_of(gid).unlink(missing_ok=True)  # failed or torn: it is played again
                 shutil.rmtree(self.scratch_of(gid), ignore_errors=True)  # half-written
         return finished
+
+    def check(self, identity: dict[str, Any], ids: list[str], seeds: list[int] | None = None) -> None:
+        """Refuse what ``open`` would refuse of the folder and its manifest (RunFolderError, RunMismatchError),
+        touching nothing: before a preflight spends calls on a run that cannot be played here."""
+        check_out_folder(self.path, "--out", ("manifest.json",))
+        if self.manifest_path.is_file():
+            self._extends(self._read_manifest(), redact_urls(identity), ids, seeds)
+
+    def _extends(self, old: dict[str, Any], identity: dict[str, Any], ids: list[str], seeds: list[int] | None) -> bool:
+        """Whether the run ``old`` describes grows to ``ids`` (``old`` updated); RunMismatchError when it is another
+        run, or holds games ``ids`` leave out. ``identity`` is redacted: compared as stored, never with secrets."""
+        for key, value in identity.items():
+            if key == "config" and isinstance(value, dict):  # a run started before a config field existed
+                value = without_new_defaults(old.get(key), value)
+            if old.get(key) != value:
+                raise RunMismatchError(
+                    f"{self.path} holds a different {old.get('kind', 'run')} (its {key} differs); "
+                    "use another --out, or the same options to resume it"
+                )
+        planned = planned_games(ids, seeds)
+        if {key: old.get(key) for key in planned} == planned:
+            return False
+        held = games_of(old, len(ids))
+        if held is None or not set(held) <= set(ids):
+            raise RunMismatchError(
+                f"{self.path} holds games this command would not play; use another --out, or "
+                "options that cover its games to extend it"
+            )
+        old.update(planned)  # more games with the same rules and players: the run grows
+        return True
 
     def _read_manifest(self) -> dict[str, Any]:
         try:

@@ -4,6 +4,10 @@ Long lines are laid out, not cut: short labelled lines (``pack``: items joined w
 only between items), small aligned tables (``table``) and, as a last resort, ``fit``, which wraps at
 spaces but never inside a number, a "[low, high]" interval or a "count (share%)" pair.
 
+``print_lines`` prints them: names (models, seat labels, players), errors and paths in them come from lineups,
+logs and servers, so every character a terminal would obey (an escape sequence, a bidi control) is shown
+made visible, ``[U+001B]``, as ``play`` shows speech (``werewolf_env.inert_text.terminal_safe``).
+
 The legend explains each term of the summary once (``legend_lines``): the compact one, printed under
 every summary, has a line for each term the printed text uses; ``--explain`` (``run``, ``report``) prints
 the full one (every term, with more detail). Definitions follow the code that computes the figures:
@@ -16,7 +20,9 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TextIO
+
+from werewolf_env.inert_text import terminal_safe
 
 WIDTH = 100
 _NBSP = "\xa0"
@@ -73,6 +79,11 @@ def table(rows: Sequence[Sequence[str]], align: str, indent: str = "    ", gap: 
             cells.append(cell.rjust(widths[i]) if right else cell.ljust(widths[i]))
         out.append((indent + (" " * gap).join(cells)).rstrip())
     return out
+
+
+def print_lines(lines: Iterable[str], file: TextIO | None = None) -> None:
+    """``lines`` printed for a terminal, each non-printable character shown as ``[U+XXXX]`` (names are data)."""
+    print(terminal_safe("\n".join(lines), lines=True), file=file)
 
 
 def lineup_itself(document: dict[str, Any]) -> list[str]:

@@ -108,7 +108,7 @@ def exits(tmp_path: Path, cut_log: Path) -> list[tuple[list[str], int]]:
     file.write_text("not a folder\n")
     missing = tmp_path / "missing"
     return [
-        (["run", "--games", "0", "--out", str(tmp_path / "r")], EXIT_BAD_OPTIONS),
+        (["run", "--max-fallback-rate", "2", "--out", str(tmp_path / "r")], EXIT_BAD_OPTIONS),
         (["run", "--games", "1", "--out", str(file), "--no-report", "-q"], EXIT_BAD_OPTIONS),
         (["play", "--seat", "player_9", "--out", str(tmp_path / "p")], EXIT_BAD_OPTIONS),
         (["play", "--lineup", str(missing / "lineup.toml"), "--out", str(tmp_path / "p")], EXIT_BAD_OPTIONS),

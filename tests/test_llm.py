@@ -67,7 +67,7 @@ def test_clean_game_logs_every_call_with_tokens(tmp_path: Path) -> None:
 def test_persistent_failure_trips_the_breaker_instead_of_playing_fallbacks(tmp_path: Path) -> None:
     with FakeOpenAIServer(faults=FaultPlan(rates={"500": 1.0})) as server:
         lineup = llm_lineup(server, retries=2)
-        with pytest.raises(EndpointDownError, match="8 calls in a row got no answer"):
+        with pytest.raises(EndpointDownError, match=r"8 calls in a row got no usable answer \(8 HTTP 500;"):
             play_game_sync(SMALL, lineup, seed=2, log_dir=tmp_path)
         attempts = len(server.requests)
     assert attempts == 8 * 3, "each of the 8 calls: one attempt and two retries, then nothing more"

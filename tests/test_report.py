@@ -100,7 +100,10 @@ def test_report_leaves_out_unfinished_logs(run_dir: Path, tmp_path: Path, capsys
         shutil.copy(log, tmp_path / "games" / log.name)
     lines = logs[2].read_text().splitlines()
     (tmp_path / "games" / logs[2].name).write_text("\n".join(lines[: len(lines) // 3]) + '\n{"seq": 9, "ty')
-    assert main(["report", str(tmp_path), "--baseline-games", "0", "--no-plots", "--resamples", "100"]) == 0
+    options = ["--baseline-games", "0", "--no-plots", "--resamples", "100"]
+    assert main(["report", str(tmp_path), *options]) == 2  # a log that does not replay whole: refused
+    assert not (tmp_path / "metrics.json").exists()
+    assert main(["report", str(tmp_path), *options, "--allow-unverified"]) == 0
     document = json.loads((tmp_path / "metrics.json").read_text())
     assert document["run"]["games"] == 2
     assert document["run"]["incomplete_logs"] == [str(tmp_path / "games" / logs[2].name)]
@@ -185,7 +188,7 @@ def test_rescore_with_a_labeler_that_never_answers(run_dir: Path, tmp_path: Path
         lineup.write_text(json.dumps({"default": {"kind": "llm", "model": "m", "base_url": server.base_url}}))
         capsys.readouterr()
         code = main(["rescore", str(run_dir), "--labeler", str(lineup), "--out", str(tmp_path / "out"), "--no-plots"])
-    assert code == 0
+    assert code == 4  # every analysis fell back: over --max-fallback-rate, not a measurement (the report is written)
     printed = capsys.readouterr().out
     document = json.loads((tmp_path / "out" / "metrics.json").read_text())
     total = document["metrics"]["totals"]["analysis_coverage"]

@@ -1,7 +1,7 @@
-"""Any printable name round-trips through the report's CSV tables, read with the ``csv`` module alone.
+"""Any printable name round-trips through the report's CSV tables, read with the ``csv`` module and ``cell_text``.
 
-Cells are written as they are (no prefix against spreadsheet formulas: ``pandas.read_csv`` must load
-the tables as they are); the README says how to open them safely in a spreadsheet.
+A text cell a spreadsheet could run as a formula is written with a ``'`` in front (``tests/test_csv_formulas.py``);
+``cell_text`` reads it back as it was.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from agents import play_game_sync
 from benchmarks.report import build_report
-from benchmarks.report_tables import TABLES, TableWriter
+from benchmarks.report_tables import TABLES, TableWriter, cell_text
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 
@@ -32,7 +32,7 @@ NAME_COLUMNS = {"players": ["seat"], "statements": ["speaker"], "analyses": ["ob
 
 def read_table(path: Path) -> list[dict[str, str]]:
     with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+        return [{column: cell_text(cell) for column, cell in row.items()} for row in csv.DictReader(f)]
 
 
 def small_game(folder: Path, names: list[str] | None = None, lineup: object = "heuristic") -> GameRecord:

@@ -227,7 +227,8 @@ def test_a_different_run_is_refused_and_more_games_extend(tmp_path: Path) -> Non
         RunDir(tmp_path).open({"config": GameConfig(num_players=6).model_dump(mode="json")}, ["seed0"])
     assert main(["run", "--games", "3", "--out", str(tmp_path), "--no-report", "--quiet"]) == 0
     assert sorted(RunDir(tmp_path).read_results()) == ["seed0", "seed1", "seed2"]
-    assert json.loads((tmp_path / "manifest.json").read_text())["games"] == ["seed0", "seed1", "seed2"]
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["games"] == 3 and manifest["seeds"] == {"first": 0, "last": 2}  # its size does not grow
 
 
 def test_manifest_names_key_variables_never_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -242,8 +243,9 @@ def test_manifest_names_key_variables_never_keys(tmp_path: Path, monkeypatch: py
     text = (out / "manifest.json").read_text()
     assert "MY_API_KEY" in text and "sk-secret-123" not in text
     manifest = json.loads(text)
-    assert manifest["package_version"] and "git_commit" in manifest and manifest["games"] == ["seed0"]
-    assert manifest["seeds"] == [0] and manifest["lineup"]["roles"]["seer"]["api_key_env"] == "MY_API_KEY"
+    assert manifest["package_version"] and "git_commit" in manifest and manifest["games"] == 1
+    assert manifest["seeds"] == {"first": 0, "last": 0}
+    assert manifest["lineup"]["roles"]["seer"]["api_key_env"] == "MY_API_KEY"
     for path in [out / "results.ndjson", out / "summary.json", *(out / "games").glob("*")]:
         assert "sk-secret-123" not in path.read_text()
     assert json.loads((out / "results.ndjson").read_text())["result"]["tokens"]["prompt_tokens"] > 0

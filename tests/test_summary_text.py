@@ -225,6 +225,7 @@ def test_explain_prints_the_full_legend(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_an_llm_run_summary_fits_in_100_columns(tmp_path: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    monkeypatch.chdir(tmp_path)  # the folder's own path is the user's to choose: printed as given, not counted
     model = "fake-model-with-a-rather-long-name-2024-08-06-preview"
     faults = FaultPlan(rates={"malformed": 0.1, "invalid_target": 0.05, "length": 0.03}, seed=1)
     lineup = tmp_path / "lineup.json"
@@ -234,7 +235,7 @@ def test_an_llm_run_summary_fits_in_100_columns(tmp_path: Path, capsys, monkeypa
             "prices": {model: {"prompt": 0.15, "cached_prompt": 0.075, "completion": 0.6}},
         }))  # fmt: skip
         code = main(["run", "--lineup", str(lineup), "--games", "2", "--players", "5", "--rounds", "2", "--out",
-                     str(tmp_path / "run"), "--baseline-games", "2", "--max-fallback-rate", "0.5"])  # fmt: skip
+                     "run", "--baseline-games", "2", "--max-fallback-rate", "0.5"])  # fmt: skip
     lines = printed(capsys)
     assert code == 0
     assert_narrow(lines)

@@ -33,7 +33,7 @@ from .action_specs import (
     KINDS_WITH_TARGETS,
     TARGET_KEYS,
 )
-from .answer_formats import answer_format, echoes_template
+from .answer_formats import answer_format, echoes_template, placeholder_reason
 from .claim_text import extractor_for
 from .claims import SELF_WORDS, normalize_claims
 from .json_input import (
@@ -49,9 +49,9 @@ from .json_input import (
 from .names import name_key
 from .state import ActionKind, GameState, Turn
 
-__all__ = [  # answer_format, echoes_template, as_object and to_jsonable are imported from here by callers
+__all__ = [  # answer_format, echoes_template, placeholder_reason, as_object, to_jsonable: imported from here
     "ACTION_MODELS", "ParseResult", "answer_format", "as_object", "echoes_template", "legal_targets", "parse",
-    "resolver", "to_jsonable",
+    "placeholder_reason", "resolver", "to_jsonable",
 ]  # fmt: skip
 
 MAX_NOTE_CHARS = 2000
@@ -369,11 +369,11 @@ def _statement(
     text = values["statement"]
     if not text.isprintable():  # printable: no control characters
         text = _CONTROL.sub(" ", text)
-    # A statement that copies the answer format's placeholder says nothing: a pass, with a reason (the
-    # whole text is checked, so a placeholder past the word limit counts too).
-    echoed = echoes_template(text)
-    if echoed is not None:
-        fallbacks.append(f"statement: echoes the answer template's placeholder {echoed!r}; used silence")
+    # A statement that copies the answer format's placeholder or the turn's instructions says nothing: a
+    # pass, with a reason (the whole text is checked, so a placeholder past the word limit counts too).
+    copied = placeholder_reason(text)
+    if copied is not None:
+        fallbacks.append(f"statement: {copied}; used silence")
         action["truncated"] = False
         action["statement"] = ""
         action["claims"] = None

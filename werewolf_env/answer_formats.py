@@ -3,10 +3,13 @@ not just echo one of its ``<...>`` placeholders back (a small model's habit)."""
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import re
 from functools import lru_cache
 
 from .action_specs import ACTION_SPECS
+from .names import fold
 from .roles import ActionKind
 
 # The JSON object a player must answer with, per kind (``answer_format`` fills in ``{max_bid}``): each
@@ -72,4 +75,77 @@ def echoes_template(text: str) -> str | None:
         whole = _BARE_RE.fullmatch(text)
         if whole is not None:
             return _BARE_PLACEHOLDERS[whole.lastindex - 1]  # type: ignore[operator]
+    return None
+
+
+# ------------------------------------------------------------------------ placeholders recognised by meaning
+
+ANSWER_PREFIX = "Answer with exactly one JSON object: "  # the answer line's start, in observations and prompts
+_STATEMENT = ACTION_SPECS[ActionKind.STATEMENT]
+# The statement turn's own instructions: what a model copies instead of speaking. ``{words}``-style fields
+# are numbers in the prompt; every number reads as "#".
+_INSTRUCTIONS = (
+    _STATEMENT.prompt,
+    re.sub(r"\{\w+\}", "#", _STATEMENT.answer_words),
+    ANSWER_PREFIX,
+    *(token[1:-1] for token in re.findall(r"<[^<>]+>", _STATEMENT.answer_format)),
+)
+# Words that name the answer's fields or a template: never speech of a statement's own.
+_TEMPLATE_WORDS = frozenset({"statement", "notes", "claims", "placeholder", "insert", "json", "template"})
+# Function words: speech, but no meaning of a statement's own.
+_FUNCTION_WORDS = frozenset(
+    "a an the and or but if of to in on at by for with from as is are was be am i me my mine you your yours "
+    "we us our they them their he she it its this that these those here there what which who whom whose "
+    "do does did have has had will would shall should can could may might must not no so such than then "
+    "too very just all any some each every up down out about into over under again #".split()
+)  # fmt: skip
+_TOKEN = re.compile(r"[^\W_]+|#")
+_SLOT = re.compile(r"<\s*([^\W\d_][^<>\n]{0,60}?)\s*>")
+_MAX_TOKENS = 1000  # a text this long with no word of its own is a placeholder however long it goes on
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(re.sub(r"\d+", "#", text))
+
+
+_INSTRUCTION_TOKENS = [_tokens(fold(line)) for line in _INSTRUCTIONS]
+_VOCABULARY = tuple(sorted({t for line in _INSTRUCTION_TOKENS for t in line} | _TEMPLATE_WORDS))
+_PAIRS = frozenset(pair for line in _INSTRUCTION_TOKENS for pair in itertools.pairwise(line))
+
+
+@lru_cache(maxsize=4096)
+def _canonical(token: str) -> str:
+    """``token``, or the instruction word it misspells ("evryone": "everyone"); short words as they are."""
+    if len(token) < 4 or token in _VOCABULARY or token in _FUNCTION_WORDS:
+        return token
+    close = difflib.get_close_matches(token, _VOCABULARY, n=1, cutoff=0.8)
+    return close[0] if close else token
+
+
+def placeholder_reason(text: str) -> str | None:
+    """Why ``text`` is not a statement of its own but a copy of the turn's instructions, or None (speech).
+
+    An answer-format placeholder anywhere (``echoes_template``); else, read with names' folding (NFKC,
+    case), numbers as "#" and misspelt instruction words as the word: text with no word of its own (every
+    word a function word, a template word, an instruction word or inside a ``<...>`` slot) that holds a
+    slot, a template word, or three words of the instructions' wording in a row of pairs. Speech that quotes
+    a few of those words among words of its own passes.
+    """
+    echoed = echoes_template(text)
+    if echoed is not None:
+        return f"echoes the answer template's placeholder {echoed!r}"
+    folded = fold(text[: _MAX_TOKENS * 16])
+    slots = [" ".join(m.group(1).split()) for m in _SLOT.finditer(folded)]
+    words = [_canonical(t) for t in _tokens(_SLOT.sub(" ", folded))[:_MAX_TOKENS]]
+    if any(w not in _VOCABULARY and w not in _FUNCTION_WORDS for w in words):
+        return None  # a word of its own: speech
+    paired = [pair in _PAIRS for pair in itertools.pairwise(words)]  # paired[i]: words i and i + 1 as instructed
+    copied = [w for i, w in enumerate(words) if (i and paired[i - 1]) or (i < len(paired) and paired[i])]
+    if slots:
+        return f"is the template slot {'<' + slots[0] + '>'!r} with no words of its own"
+    if len(copied) >= 3:
+        return f"repeats the turn's instructions ({' '.join(copied)[:80]!r}) with no words of its own"
+    template = [w for w in words if w in _TEMPLATE_WORDS]
+    if template:
+        return f"is the answer's field name {template[0]!r}, not speech"
     return None

@@ -11,6 +11,8 @@ log keeps what was sent and a replay of the log reads it the same way:
   holds itself. The field falls back, with the reason.
 
 ``as_object`` reads a JSON object from a dict or a string (code fences and text around it tolerated).
+``loads_bounded`` reads a JSON text from a file (a log line) only when it nests no deeper than a bound:
+the standard parser recurses once per level, so a line nested 100,000 deep would end in ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,47 @@ MAX_INT_BITS = 1024  # larger integers are no answer, and Python refuses to prin
 BYTES_KEY = "$bytes"
 UNSUPPORTED_KEY = "$unsupported"
 BYTES_REPAIR = "read bytes as UTF-8 text"
+
+
+class TooDeepError(ValueError):
+    """A JSON text nested deeper than the reader's bound."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"nested deeper than {limit} levels")
+        self.limit = limit
+
+
+def loads_bounded(text: str | bytes, max_depth: int) -> Any:
+    """``json.loads(text)``, refusing (``TooDeepError``, a ValueError) a value nested deeper than ``max_depth``.
+
+    The parser recurses once per level and stops at Python's recursion limit (``RecursionError``, about 1,000
+    levels): that is refused the same way. A text with no more opening brackets than ``max_depth`` (brackets
+    inside strings counted too) cannot be deeper, so only the rare other line is measured after parsing."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeepError(max_depth) from None
+    brackets = text.count(b"[") + text.count(b"{") if isinstance(text, bytes) else text.count("[") + text.count("{")
+    if brackets > max_depth and nests_deeper_than(value, max_depth):
+        raise TooDeepError(max_depth)
+    return value
+
+
+def nests_deeper_than(value: Any, limit: int) -> bool:
+    """Do the lists and dicts of a parsed JSON value nest deeper than ``limit`` levels? Never recurses."""
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def to_jsonable(value: Any) -> Any:

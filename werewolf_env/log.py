@@ -24,8 +24,16 @@ from typing import IO, Any
 from . import __version__
 from .config import GameConfig, without_new_defaults
 from .engine import Game
+from .json_input import TooDeepError, loads_bounded
 
 SCHEMA_VERSION = 1
+# Bounds on what a log reader takes in (a log is a file anyone can edit). What the engine writes nests about 35
+# levels (an answer is cut at ``json_input.MAX_DEPTH``); the longest game the rules allow (16 players, 100 rounds,
+# 50 statements a day: about 1,200 actions and 2,200 events a round, each action with its LLM records) writes
+# about a million lines; a line of a log written before stored answers were capped reached about 30 MB.
+MAX_LOG_DEPTH = 64
+MAX_LOG_LINES = 2_000_000
+MAX_LOG_LINE_BYTES = 64 * 2**20
 _ENGINE_SKIP = {"header", "snapshot", "agent_record"}
 
 
@@ -116,22 +124,39 @@ class LogReading:
 
 
 def read_log_checked(path: str | Path) -> LogReading:
-    """The records up to the first line that is not a JSON object, and what that line was."""
+    """The records up to the first line that is not a JSON object, and what that line was.
+
+    A log is untrusted input: reading stops (the damage says where) at a line nested deeper than
+    ``MAX_LOG_DEPTH``, a line longer than ``MAX_LOG_LINE_BYTES`` and after ``MAX_LOG_LINES`` lines."""
     records: list[dict[str, Any]] = []
     offset = 0
     number = 0
     with Path(path).open("rb") as f:
-        for number, raw in enumerate(f, start=1):
+        while raw := f.readline(MAX_LOG_LINE_BYTES + 1):
+            number += 1
             line_start, offset = offset, offset + len(raw)
+            if number > MAX_LOG_LINES:
+                damage = (f"the log has more than {MAX_LOG_LINES:,} lines, the most a log may have: line {number:,} "
+                          f"and the {_lines_left(f, raw):,} lines after it were not read")  # fmt: skip
+                return LogReading(records, damage, number - 1)
+            if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
+                rest = _lines_left(f, raw)
+                damage = (f"line {number} (byte {line_start}) is longer than {MAX_LOG_LINE_BYTES:,} bytes, the most a "
+                          f"log line may have; it and the {rest:,} lines after it were not read")  # fmt: skip
+                return LogReading(records, damage, number - 1)
             text = raw.strip()
             if not text:
                 continue
             try:
-                record = json.loads(text.decode("utf-8"))
+                record = loads_bounded(text.decode("utf-8"), MAX_LOG_DEPTH)
+            except TooDeepError as exc:
+                damage = (f"line {number} (byte {line_start}) is {exc} (the most a log line may nest); it and the "
+                          f"{_lines_left(f, raw):,} lines after it were not read")  # fmt: skip
+                return LogReading(records, damage, number - 1)
             except (ValueError, UnicodeDecodeError):
                 record = None
             if not isinstance(record, dict):
-                rest = sum(1 for _ in f)
+                rest = _lines_left(f, raw)
                 if not raw.endswith(b"\n") and rest == 0:
                     damage = f"line {number} is cut off mid-line (at byte {offset}: a write that never finished)"
                 else:
@@ -142,8 +167,21 @@ def read_log_checked(path: str | Path) -> LogReading:
     return LogReading(records, None, number)
 
 
+def _lines_left(f: IO[bytes], line: bytes) -> int:
+    """The lines after ``line`` (the last read, whole or its first part) to the end of the file, read in
+    chunks: a line of any length costs no memory."""
+    count, last = 0, line[-1:]
+    for chunk in iter(lambda: f.read(1 << 20), b""):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    if last != b"\n":
+        count += 1  # a last line with no newline, or the rest of ``line`` itself
+    return count - (not line.endswith(b"\n"))
+
+
 @dataclass
 class ReplayResult:
+    # The log is whole and rebuilds the identical game: ``bool(result)``. A truncated log never is.
     ok: bool
     actions: int
     complete: bool  # the log ended with a snapshot (the game finished)
@@ -154,6 +192,8 @@ class ReplayResult:
     truncated: str | None = None
     # Why the file is no game log at all (no header line, a header the engine cannot read), if it is not.
     not_a_log: str | None = None
+    # Every event (and the snapshot) the log holds matches the replay: for a truncated log, as far as it goes.
+    matches: bool = False
 
     def __bool__(self) -> bool:
         return self.ok
@@ -204,7 +244,8 @@ def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
         if replayed != snapshot:
             keys = sorted(k for k in set(snapshot) | set(replayed) if snapshot.get(k) != replayed.get(k))
             mismatches.append(f"final snapshot differs in: {', '.join(keys)}")
-    return ReplayResult(not mismatches, actions, snapshot is not None, mismatches, game, truncated)
+    return ReplayResult(not mismatches and truncated is None, actions, snapshot is not None, mismatches, game,
+                        truncated, matches=not mismatches)  # fmt: skip
 
 
 _HEADER_START = b'{"type":"header"'  # how every log begins (``dumps`` writes compact JSON, "type" first)

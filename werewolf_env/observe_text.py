@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from .action_specs import ACTION_SPECS, NIGHT_PHASES
 from .actions import answer_format
+from .answer_formats import ANSWER_PREFIX
 from .config import GameConfig
 from .roles import ROLE_SPECS, ActionKind, Role
 from .state import GameState, Turn
@@ -125,7 +126,7 @@ def task_text(state: GameState, turn: Turn | None, legal: list[int], intro: str 
         lines.append(f"Also score the players it speaks of, p = how likely each is a werewolf (0-1): "
                      f'"suspicion_of": {{{listed}}}.')
         answer = answer[:-1] + ', "suspicion_of": {' + listed + "}}"
-    lines.append("Answer with exactly one JSON object: " + answer)
+    lines.append(ANSWER_PREFIX + answer)
     return "\n".join(lines)
 
 

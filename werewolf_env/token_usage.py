@@ -162,6 +162,9 @@ class TokenTally:
             entry["cached_reported_calls"] += usage.cached_reported
         elif isinstance(answer, str):
             prompt, completion = estimate_call(model, record.get("messages"), answer)
+            length = record.get("raw_chars")  # the answer was stored cut (``agents.llm``): scaled to its length
+            if type(length) is int and len(answer) < length:
+                completion = completion * length // max(1, len(answer))
             counts = (prompt, 0, completion)
             entry["estimated_calls"] += 1
             name = estimator_name(model)

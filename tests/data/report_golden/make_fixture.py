@@ -14,6 +14,9 @@ every earlier key, value, row and column stayed the same: the only changes are `
 And once for token accounting (issue 19), checked the same way: the only changes are the games table's
 ``cached_tokens`` and ``llm_calls`` and the players table's ``cached_tokens`` columns (0 here), the totals'
 ``cached_tokens``, ``llm_calls`` and ``tokens``, and the document's ``tokens`` (empty: no model calls).
+And once for the CSV formula escape (issue 31), checked cell by cell: every table reads back, through
+``benchmarks.report_tables.cell_text``, as the stored one did; the only changes are the ``'`` before the names
+starting with ``=``, ``-``, ``+`` or ``@``.
 
 The run: 6 seats with names a CSV or a spreadsheet could trip on; three heuristic games, one with
 random villagers under a policy label holding a comma, quotes and ``=``, one whose every analysis falls
