@@ -188,14 +188,24 @@ def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
     path = Path(text)
     if not path.is_file():
         raise ValueError(f"no lineup file {path} (and {text!r} is not a policy kind)")
+    return lineup_from_data(read_settings_file(path, "lineup", toml=path.suffix.lower() == ".toml"), f"{path}: ")
+
+
+def read_settings_file(path: Path, what: str, toml: bool) -> Any:
+    """The data of a TOML (``toml``) or JSON file a user wrote (a lineup, a tournament), or a ValueError of one
+    line naming ``path`` and ``what`` it is: unreadable, not UTF-8, not TOML / JSON, or nested deeper than
+    ``MAX_LINEUP_DEPTH`` (the parsers recurse once per level). A byte-order mark at the start is not content."""
+    too_deep = ValueError(f"{path}: cannot read the {what}: nested deeper than {MAX_LINEUP_DEPTH} levels")
     try:
-        raw = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors write one) is not content
-        data = tomllib.loads(raw) if path.suffix.lower() == ".toml" else json.loads(raw)
-    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not TOML / JSON: say where
-        raise ValueError(f"{path}: cannot read the lineup: {getattr(exc, 'strerror', None) or exc}") from None
-    except RecursionError:  # the parsers recurse per level: far deeper than any lineup
-        raise ValueError(f"{path}: {_TOO_DEEP}") from None
-    return lineup_from_data(data, source=f"{path}: ")
+        raw = path.read_text(encoding="utf-8-sig")  # Windows editors write one
+        data = tomllib.loads(raw) if toml else json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: cannot read the {what}: {getattr(exc, 'strerror', None) or exc}") from None
+    except RecursionError:
+        raise too_deep from None
+    if nesting_depth(data, MAX_LINEUP_DEPTH) > MAX_LINEUP_DEPTH:
+        raise too_deep
+    return data
 
 
 def nesting_depth(data: Any, limit: int) -> int:

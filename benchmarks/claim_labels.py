@@ -21,12 +21,13 @@ how many there were and why. It is never given the regex label in place of the m
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from werewolf_env.json_input import loads_bounded
+from werewolf_env.log import MAX_LOG_DEPTH
 from werewolf_env.metrics import GameRecord, StatementRecord
 
 LABELERS = ("regex", "llm", "union")
@@ -69,7 +70,7 @@ def read_labels(run_dir: Path, labeler: str) -> dict[Key, dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads_bounded(line, MAX_LOG_DEPTH)  # a label line holds a log line's claims: as deep, at most
             key = (str(row["game"]), int(row["statement_id"]))
         except (ValueError, KeyError, TypeError) as exc:
             raise LabelsError(f"{path} line {n}: not a label line ({type(exc).__name__}: {exc})") from exc

@@ -23,13 +23,14 @@ from werewolf_env.inert_text import terminal_safe
 
 from .exit_codes import EXIT_BAD_OPTIONS
 
-__all__ = ["BASELINE_GAMES", "COUNT", "GAMES", "IN_FLIGHT", "MAX_CONCURRENCY", "MAX_GAMES", "MAX_SEED",
-           "MAX_WORKERS", "RULE_FLAGS", "SEED", "WORKERS", "field_bounds", "game_config_of", "one_line", "refuse",
-           "rule_number", "whole_number"]  # fmt: skip
+__all__ = ["BASELINE_GAMES", "COUNT", "GAMES", "IN_FLIGHT", "MAX_CONCURRENCY", "MAX_GAMES", "MAX_RESAMPLES",
+           "MAX_SEED", "MAX_WORKERS", "RESAMPLES", "RULE_FLAGS", "SEED", "WORKERS", "field_bounds", "game_config_of",
+           "one_line", "refuse", "rule_number", "whole_number"]  # fmt: skip
 
 MAX_GAMES = 100_000  # games per run: a run folder's results and the summary are read whole
 MAX_CONCURRENCY = 4096  # games and calls in flight
 MAX_WORKERS = 256  # processes
+MAX_RESAMPLES = 10_000  # bootstrap resamples: each holds a weight per game (10,000 x 100,000 games: 8 GB)
 _SHOWN_CHARS = 24  # of a refused value, in the message
 
 # GameConfig field -> the run option that sets it (messages name what the user typed)
@@ -80,6 +81,7 @@ GAMES = whole_number(1, MAX_GAMES)
 BASELINE_GAMES = whole_number(0, MAX_GAMES)  # 0: none
 IN_FLIGHT = whole_number(1, MAX_CONCURRENCY)
 WORKERS = whole_number(1, MAX_WORKERS)
+RESAMPLES = whole_number(0, MAX_RESAMPLES)  # 0: no intervals
 
 
 def field_bounds(model: type[BaseModel], field: str) -> tuple[int, int | None]:

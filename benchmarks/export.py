@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from werewolf_env import __version__
+from werewolf_env.json_input import loads_bounded
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 
 from .exit_codes import EXIT_BAD_OPTIONS
 from .export_card import dataset_card
 from .export_schema import TABLES, arrow_schema, game_rows
-from .run_folder import RunFolderError, check_out_folder, git_commit
+from .run_folder import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit
 
 EXPORT_MARK = "export.json"
 FORMATS = ("parquet", "jsonl")
@@ -86,7 +87,7 @@ def read_manifest(run: Path) -> dict[str, Any]:
         raise ExportError(f"{run} is not a run folder: {'no such folder' if not run.exists() else 'a file'}; "
                           "give a folder written by werewolf-bench run --out (or tournament)")  # fmt: skip
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = loads_bounded(manifest_path.read_text(encoding="utf-8"), MAX_RUN_FILE_DEPTH)
     except FileNotFoundError:
         raise ExportError(f"{run} is not a run folder: it holds no manifest.json; give a folder written by "
                           "werewolf-bench run --out (or tournament)") from None  # fmt: skip

@@ -19,7 +19,7 @@ from .html_base import Html, esc, figure, fmt, join, name, page, render, trusted
 from .html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
 from .html_persuasion import persuasion_section
 from .html_roles import roles_section
-from .html_sections import fmt_coverage, ground_truth_section, token_section, validity_section
+from .html_sections import fmt_coverage, ground_truth_section, token_section, unverified_notice, validity_section
 from .html_viewer import write_viewer_page, write_viewer_pages
 from .summary_text import lineup_itself
 
@@ -260,7 +260,7 @@ def _intro(document: dict[str, Any], title: str | None) -> list[Html]:
     ]  # fmt: skip
     if run["incomplete_logs"]:
         parts.append(render("<p>Unfinished logs left out: {n}.</p>", n=len(run["incomplete_logs"])))
-    return parts
+    return parts + unverified_notice(document)
 
 
 def _plots(images: dict[str, str], plot_note: str | None) -> Html:

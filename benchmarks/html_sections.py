@@ -13,6 +13,8 @@ from werewolf_env.role_figures import action_kinds_of
 
 from .html_base import Html, fmt, join, name, render, trusted
 
+UNVERIFIED_SHOWN = 20  # logs listed by name; metrics.json lists every one
+
 
 def fmt_coverage(cov: dict[str, Any] | None) -> str:
     """``answered / expected (share)`` of a group's coverage."""
@@ -64,6 +66,24 @@ def _validity_table(validity: dict[str, Any] | None) -> Html:
         for kind, group in [("all kinds", entry["overall"]), *entry["by_kind"].items()]
     )  # fmt: skip
     return render('<div class="wide"><table>{head}{rows}</table></div>', head=head, rows=rows)
+
+
+def unverified_notice(document: dict[str, Any]) -> list[Html]:
+    """The logs ``report --allow-unverified`` counted although they do not replay as whole, identical games
+    (``run.unverified_logs``: path -> replay's verdict); nothing when every log replayed or none was checked."""
+    unverified = (document.get("run") or {}).get("unverified_logs") or {}
+    if not unverified:
+        return []
+    more = len(unverified) - UNVERIFIED_SHOWN
+    return [render(
+        "<div class='warn'><p><b>Unverified logs</b>: {n} logs do not replay as whole, identical games "
+        "(reported with --allow-unverified); the finished ones are counted in the figures below.</p>"
+        "<ul>{items}</ul>{more}</div>",
+        n=len(unverified),
+        items=join(render("<li><code>{path}</code>: {verdict}</li>", path=name(path), verdict=verdict)
+                   for path, verdict in list(unverified.items())[:UNVERIFIED_SHOWN]),
+        more=render("<p>and {more} more (metrics.json: run.unverified_logs)</p>", more=more) if more > 0 else "",
+    )]  # fmt: skip
 
 
 def validity_section(document: dict[str, Any]) -> list[Html]:

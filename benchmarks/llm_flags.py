@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from agents.lineup import AgentSpec, Lineup
@@ -41,6 +42,11 @@ _FLAGS: list[tuple[str, str, type, str]] = [
 ]  # fmt: skip
 
 
+def llm_number(field: str) -> Callable[[str], int]:
+    """An argparse ``type`` for a whole-number ``LLMOptions`` field, with that field's bounds (refused as read)."""
+    return whole_number(*field_bounds(LLMOptions, field))
+
+
 def add_llm_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("LLM seats (override the lineup's options for every LLM seat)")
     for flag, field, kind, text in _FLAGS:
@@ -50,7 +56,7 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
         elif field == "system_prompt":
             choices = ["auto", "system", "user"]
         default = LLMOptions.model_fields[field].default
-        parse = whole_number(*field_bounds(LLMOptions, field)) if kind is int else kind  # refused as it is read
+        parse = llm_number(field) if kind is int else kind
         group.add_argument(flag, dest=f"llm_{field}", type=parse, choices=choices, help=text.format(default=default))
     group.add_argument(
         "--no-bid-in-analysis", dest="llm_bid_in_analysis", action="store_const", const=False,

@@ -24,6 +24,7 @@ from agents.endpoints import EndpointDownError
 from .cli_values import game_config_of, refuse
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
 from .run_folder import RunFolderError, check_out_folder
+from .summary_text import print_lines
 
 LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.env names each game's log so)
 
@@ -65,8 +66,8 @@ def play_command(args: argparse.Namespace) -> int:
     me = next(p for p in result.players if p.agent == args.seat)
     outcome = "undecided" if result.winner is None else ("you won" if me.won else "you lost")
     print(f"\nGame over (seed {seed}): {result.winner or 'nobody'} wins; you were the {me.role}: {outcome}.")
-    print("Roles: " + ", ".join(f"{p.name} {p.role}" for p in result.players))
-    print(f"Log: {log}")
+    # names and the path are data: shown inert, as in every summary
+    print_lines(["Roles: " + ", ".join(f"{p.name} {p.role}" for p in result.players), f"Log: {log}"])
     return 0
 
 

@@ -17,6 +17,7 @@ from .claims_eval import regex_labeler
 from .cli_values import COUNT, IN_FLIGHT
 from .exit_codes import exit_codes_text
 from .label_agreement import format_summary
+from .llm_flags import llm_number
 from .relabel import (
     EXIT_BAD,
     EXIT_DOWN,
@@ -46,8 +47,8 @@ def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = 
     p.add_argument("--out", type=Path, help="run folder: the claims folder (default SOURCE/claims); JSONL: the file")
     p.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="transcripts corpus (night logs; JSONL only)")
     p.add_argument("--timeout", type=float, help="wall-clock limit per attempt, seconds (default 60)")
-    p.add_argument("--retries", type=int, help="retries per call (default 4)")
-    p.add_argument("--max-tokens", type=int, help="room for one answer (default 600)")
+    p.add_argument("--retries", type=llm_number("retries"), help="retries per call (default 4)")
+    p.add_argument("--max-tokens", type=llm_number("max_tokens"), help="room for one answer (default 600)")
     p.add_argument("--response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
                    help="what to ask the server for; auto (default) steps down from json_schema as the server "
                         "refuses")  # fmt: skip

@@ -49,6 +49,7 @@ from werewolf_env import GameConfig, __version__
 from werewolf_env.claims_coverage import ClaimsCoverage
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
+from werewolf_env.token_usage import Price
 
 from . import html_report
 from .claim_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_labels_message
@@ -200,13 +201,14 @@ def build_report(
     when its file is missing or unreadable). ``progress``: a bar on stderr for each stage (the logs read,
     the baselines played and scored, the plots and pages; ``benchmarks.progress``), erased when it is done.
     ``verify``: replay every log first (``unverified_logs``); "refuse" raises ``UnverifiedLogsError`` before
-    anything is written when one does not replay identically, "mark" reports the finished ones (a file that is
-    no game log is left out) and lists them all in ``run.unverified_logs``. None: the caller has replayed them
-    (``run`` and ``tournament`` check each game they play)."""
+    anything is written when one does not replay identically, "mark" reports every log it can read as a
+    finished game (what cannot be read as one is left out) and lists them all in ``run.unverified_logs``.
+    None: the caller has replayed them (``run`` and ``tournament`` check each game they play)."""
     run_dir = Path(run_dir)
     out_dir = report_dir(run_dir, out, labeler)
     if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():
         raise LabelsError(missing_labels_message(run_dir, labeler))  # before reading any log
+    prices = run_prices(run_dir)  # a manifest that cannot be read is refused before anything is written
     paths = find_logs(run_dir)
     if not paths:
         raise FileNotFoundError(f"no game logs (*.ndjson) in {run_dir} or {run_dir / 'games'}")
@@ -216,9 +218,6 @@ def build_report(
             unverified = unverified_logs(paths, on_log=bar.advance)
         if unverified and verify == "refuse":
             raise UnverifiedLogsError(refusal(unverified, len(paths), run_dir))
-        from .replay_cli import NOT_A_LOG
-
-        paths = [path for path in paths if not unverified.get(str(path), "").startswith(NOT_A_LOG)]
     plotting: ModuleType | None = None
     plot_note = None
     if plots:
@@ -245,7 +244,7 @@ def build_report(
     steps = 3 if plotting is not None else 2  # the figures' intervals, the plots, the pages
     with Bar("report figures", steps, unit="steps", quiet=not progress, leave=False) as bar:
         metrics = run.totals.result(resamples=resamples)
-        document = _document(run, run_dir, labeler, metrics, found, resamples)
+        document = _document(run, run_dir, labeler, metrics, found, resamples, prices)
         if unverified is not None:  # only when checked here: "none" would otherwise read as "checked, all fine"
             document["run"]["unverified_logs"] = unverified
         (out_dir / "metrics.json").write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
@@ -296,7 +295,13 @@ def _baselines(
 
 
 def _document(
-    run: RunPass, run_dir: Path, labeler: str, metrics: dict[str, Any], baselines: dict[str, Any], resamples: int
+    run: RunPass,
+    run_dir: Path,
+    labeler: str,
+    metrics: dict[str, Any],
+    baselines: dict[str, Any],
+    resamples: int,
+    prices: dict[str, Price],
 ) -> dict[str, Any]:
     coverage_by_labeler: dict[str, Any] = {}
     for name, coverage in run.coverage_by_labeler.items():
@@ -318,7 +323,7 @@ def _document(
         },
         "validity": run.validity,
         # LLM calls and tokens by call kind and model, how they were counted, and their cost at the run's prices.
-        "tokens": priced(metrics["totals"].get("tokens") or {}, run_prices(run_dir), games=run.games),
+        "tokens": priced(metrics["totals"].get("tokens") or {}, prices, games=run.games),
         "metrics": metrics,
         "baselines": baselines,
         "per_game": run.per_game,

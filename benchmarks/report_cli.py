@@ -23,7 +23,7 @@ from werewolf_env.role_figures import action_kinds_of
 from werewolf_env.roles import Role
 
 from .claim_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
-from .cli_values import BASELINE_GAMES
+from .cli_values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
 from .exit_codes import EXIT_BAD_OPTIONS
 from .report import build_report, report_dir
 from .report_tokens import token_lines
@@ -46,7 +46,10 @@ def add_report_parser(commands: Any) -> None:
         default=50,
         help="games per baseline lineup (random, heuristic) under the same rules and seeds; 0: none",
     )
-    report.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the 95%% intervals")
+    report.add_argument(
+        "--resamples", type=RESAMPLES, default=1000,
+        help=f"bootstrap resamples for the 95%% intervals (default %(default)s, at most {MAX_RESAMPLES:,}; 0: none)",
+    )  # fmt: skip
     report.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
     report.add_argument(
         "--labeler",

@@ -11,7 +11,6 @@ prints nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from werewolf_env.inert_text import terminal_safe
+from werewolf_env.json_input import TooDeepError, loads_bounded
 from werewolf_env.token_usage import CHARS_PER_TOKEN, COUNTS, Price, cost_usd, tiktoken_status
 
+from .run_folder import MAX_RUN_FILE_DEPTH
 from .summary_text import WIDTH, fit, pack, table
 
 PRICE_UNIT = "USD per million tokens"
@@ -39,9 +40,13 @@ def parse_prices(data: Any) -> dict[str, Price]:
 
 def run_prices(run_dir: str | Path) -> dict[str, Price]:
     """The prices a run folder's manifest holds: its lineup's ``prices`` (``run``) or its ``prices`` (a
-    tournament's, by model); {} for a folder of logs without a manifest."""
+    tournament's, by model); {} for a folder of logs without a manifest. A ValueError naming the manifest
+    when it nests deeper than any manifest does (``run_folder.MAX_RUN_FILE_DEPTH``)."""
+    path = Path(run_dir) / "manifest.json"
     try:
-        manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
+        manifest = loads_bounded(path.read_text(encoding="utf-8"), MAX_RUN_FILE_DEPTH)
+    except TooDeepError as exc:
+        raise ValueError(f"{path}: cannot read the manifest: {exc}") from None
     except (OSError, ValueError):
         return {}
     if not isinstance(manifest, dict):

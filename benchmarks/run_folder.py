@@ -34,6 +34,7 @@ from typing import Any
 from agents.llm_options import redact_url
 from werewolf_env import __version__
 from werewolf_env.config import without_new_defaults
+from werewolf_env.json_input import loads_bounded
 
 from .failed_file import failed_file
 
@@ -43,6 +44,9 @@ except ImportError:  # pragma: no cover - Windows: no flock; the lock file alone
     fcntl = None  # type: ignore[assignment]
 
 MANIFEST_VERSION = 1
+# How deep a run folder's JSON (the manifest, a results line, the lock's holder) may nest: a manifest holds a
+# lineup (at most agents.lineup.MAX_LINEUP_DEPTH, 32) one level down. A deeper file is not the run's own.
+MAX_RUN_FILE_DEPTH = 64
 LOCK_NAME = "run.lock"
 # What a crash can leave in a folder before its manifest exists: still ours to open.
 _BEFORE_MANIFEST = frozenset({LOCK_NAME, "manifest.tmp"})
@@ -191,7 +195,7 @@ def _alive(pid: int) -> bool:
 
 def _holder(text: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
+        data = loads_bounded(text, MAX_RUN_FILE_DEPTH)
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -361,8 +365,8 @@ class RunDir:
 
     def _read_manifest(self) -> dict[str, Any]:
         try:
-            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError):
+            manifest = loads_bounded(self.manifest_path.read_text(encoding="utf-8"), MAX_RUN_FILE_DEPTH)
+        except (ValueError, UnicodeDecodeError):  # not JSON, or nested deeper than a manifest
             manifest = None
         if not isinstance(manifest, dict) or manifest.get("schema_version") != MANIFEST_VERSION:
             raise RunFolderError(f"{self.manifest_path} is not a werewolf-bench run manifest; nothing was touched: "
@@ -408,8 +412,8 @@ class RunDir:
         with self.results_path.open(encoding="utf-8", errors="replace") as f:
             for line in f:
                 try:
-                    entry = json.loads(line)
-                except ValueError:
+                    entry = loads_bounded(line, MAX_RUN_FILE_DEPTH)
+                except ValueError:  # torn, or not the run's own
                     continue
                 if isinstance(entry, dict) and "game" in entry and entry.get("status") in ("ok", "failed"):
                     out[str(entry["game"])] = entry

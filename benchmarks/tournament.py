@@ -40,16 +40,15 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.lineup import AgentSpec, Lineup
+from agents.lineup import AgentSpec, Lineup, read_settings_file
 from agents.llm_options import validate_options
 from werewolf_env import GameConfig
 from werewolf_env.config import Role
@@ -58,13 +57,9 @@ from werewolf_env.metrics import GameRecord
 from werewolf_env.stats import Bootstrap
 from werewolf_env.token_usage import Price, cost_usd
 
+from .cli_values import MAX_GAMES
 from .logistic import fit_logistic
 from .runs import Job
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 ELO_SCALE = 400 / math.log(10)
 # The tournament's name is the folder runs/<name>: letters, digits, spaces and - _ . +, at most 100, starting
@@ -77,8 +72,8 @@ class TournamentConfig(BaseModel):
 
     name: str = "tournament"
     entrants: list[AgentSpec]
-    blocks: int | None = Field(None, ge=1)
-    games: int | None = Field(None, ge=1)
+    blocks: int | None = Field(None, ge=1, le=MAX_GAMES)  # and blocks x entrants at most MAX_GAMES (_playable)
+    games: int | None = Field(None, ge=1, le=MAX_GAMES)
     seed: int = 0
     players: int = 8
     werewolves: int | None = None
@@ -111,6 +106,15 @@ class TournamentConfig(BaseModel):
             if spec.kind == "llm":  # every LLM option valid before any game starts
                 validate_options({**spec.options, "name": spec.label()}, where=f"entrant {spec.label()}")
         return entrants
+
+    @model_validator(mode="after")
+    def _playable(self) -> TournamentConfig:
+        """As many games as a run holds, at most: refused here, before a schedule of them is built."""
+        games = self.block_count() * len(self.entrants)
+        if games > MAX_GAMES:
+            raise ValueError(f"{self.block_count():,} blocks of {len(self.entrants)} entrants make {games:,} games: "
+                             f"a tournament plays at most {MAX_GAMES:,} (fewer blocks or games)")  # fmt: skip
+        return self
 
     @property
     def names(self) -> list[str]:
@@ -147,10 +151,7 @@ def load_tournament(path: str | Path) -> TournamentConfig:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no tournament file {path}")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:  # tomllib.TOMLDecodeError is a ValueError
-        raise ValueError(f"tournament file {path} is not valid TOML: {exc}") from None
+    data = read_settings_file(path, "tournament file", toml=True)  # as a lineup file is read
     entrants = data.get("entrants", [])
     for entrant in entrants if isinstance(entrants, list) else []:  # the entrant's name is its label everywhere
         if isinstance(entrant, dict) and "name" not in entrant and entrant.get("kind") != "llm":
@@ -158,7 +159,11 @@ def load_tournament(path: str | Path) -> TournamentConfig:
     try:
         return TournamentConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(x) for x in err['loc']) or 'file'}: {err['msg']}" for err in exc.errors())
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc']) or 'file'}: "
+            + (str(err["ctx"]["error"]) if err["type"] == "value_error" else err["msg"])  # ours: no "Value error, "
+            for err in exc.errors()
+        )
         raise ValueError(f"tournament file {path}: {problems}") from None
 
 

@@ -17,7 +17,8 @@ from werewolf_env.inert_text import terminal_safe
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
+from .cli_values import refuse
+from .exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
 from .llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
 from .progress import Bar
 from .report import build_report
@@ -38,8 +39,7 @@ def tournament_command(args: argparse.Namespace) -> int:
             tour = tour.model_copy(update={"entrants": [with_overrides(e, overrides) for e in tour.entrants]})
         config = tour.game_config()
     except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_OPTIONS
+        return refuse(exc)  # one line, whatever the file holds
     out = args.out or Path("runs") / tour.name
     plan = RunPlan(
         out=out, identity={"config": config.model_dump(mode="json"),

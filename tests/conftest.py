@@ -1,12 +1,13 @@
 """Checks for every test: each exit code a ``werewolf-bench`` subcommand returns in-process (``benchmarks.cli.main``)
 is one its ``--help`` lists (``benchmarks.exit_codes.COMMANDS``), so the tests that drive commands into their
-exits keep that declaration honest."""
+exits keep that declaration honest. ``run_logs``: a small finished run for the tests that read or spoil one."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +30,13 @@ def _exit_codes_are_declared(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
         monkeypatch.setattr(cli, "_dispatch", checked)
     yield
+
+
+@pytest.fixture(scope="module")
+def run_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small heuristic run's folder (three games, no report): copy it before changing it."""
+    from benchmarks.cli import main
+
+    out = tmp_path_factory.mktemp("run") / "run"
+    assert main(["run", "--games", "3", "--players", "5", "--no-report", "--quiet", "--out", str(out)]) == 0
+    return out

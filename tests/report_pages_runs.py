@@ -72,6 +72,19 @@ def hostile_run(folder: Path) -> Path:
     return folder
 
 
+def report_hostile_run(run: Path) -> None:
+    """The report of ``hostile_run``'s folder: refused as it is (its logs do not replay), then written with
+    ``--allow-unverified``, every edited log listed as unverified and still shown (its payloads reach the pages)."""
+    from benchmarks.cli import main
+
+    args = ["report", str(run), "--baseline-games", "0", "--resamples", "20"]
+    assert main(args) == 2 and not (run / "report.html").exists()
+    assert main([*args, "--allow-unverified"]) == 0
+    metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    assert len(metrics["run"]["unverified_logs"]) == 2
+    assert metrics["run"]["games"] == 2  # reported anyway, marked
+
+
 # Every tag the pages are built of: anything else came from data.
 TAGS = {"html", "head", "meta", "title", "link", "style", "body", "h1", "h2", "p", "code", "b", "i", "table",
         "caption", "tr", "th", "td", "div", "span", "a", "figure", "img", "figcaption", "label", "input",

@@ -83,6 +83,49 @@ def test_reads_by_category(text: str, expected: set[tuple[Any, ...]]) -> None:
     assert keys(text) == expected
 
 
+def role(player: int, value: str) -> tuple[Any, ...]:
+    return (*claim_key(make_claim("role", player, value)), False)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bob and Carla, both villagers, died for nothing.", {role(B, "villager"), role(C, "villager")}),
+        ("We lost Dmitri, another sharp villager, last night.", {role(D, "villager")}),
+        ("The night kills only hit town (Emma, Farid), sadly.", {town(E, False), town(F, False)}),
+        ("Bob died villager.", {role(B, "villager")}),
+        ("The confirmed-town Carla was pushed hard.", {town(C, False)}),
+        ("Dmitri (another confirmed villager) is gone.", {role(D, "villager")}),
+        ("Bob died to the wolves.", set()),
+        ("Carla, a strong voice, spoke first.", set()),
+    ],
+)
+def test_roles_and_teams_given_in_passing(text: str, expected: set[tuple[Any, ...]]) -> None:
+    assert keys(text) == expected
+
+
+NUMBERED = extractor_for(tuple(f"player_{i}" for i in range(10)))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Player 4 is mafia.", {4}),
+        ("player4 is mafia.", {4}),
+        ("Players 5 and 6 are mafia.", {5, 6}),
+        ("Player_6, 7, 8, and 9 rushed the vote; they are mafia.", {6, 7, 8, 9}),
+        ("We have player 1 and 2 days left, and player_3 is mafia.", {3}),
+        ("Player 12 is mafia.", set()),  # no such player
+    ],
+)
+def test_numbered_players_are_read_however_their_number_is_written(text: str, expected: set[int]) -> None:
+    assert {c["player"] for c in NUMBERED.extract(text, 0)} == expected
+
+
+def test_numbers_are_no_players_where_the_names_are_not_numbered() -> None:
+    assert X.extract("Player 1 is mafia.", A) == []
+
+
 @pytest.mark.parametrize(
     "text",
     ["My top suspect is Alice.", "I'm wary of Alice.", "Alice's deflection is obvious to me.", "Alice slight+."],

@@ -5,7 +5,6 @@ that does not grow with --games (item 4); unusable --out targets (item 9)."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,8 @@ from benchmarks.cli_values import MAX_GAMES, MAX_SEED
 from benchmarks.run_folder import RunDir, RunMismatchError
 from werewolf_env import GameConfig
 
+from .cli_refusals import refused_line
+
 SMALL = ["--games", "1", "--players", "5", "--no-report", "--quiet"]
 
 
@@ -28,32 +29,12 @@ def server() -> Iterator[FakeOpenAIServer]:
         yield running
 
 
-def snapshot(folder: Path) -> dict[str, bytes | None]:
-    return {str(p.relative_to(folder)): (None if p.is_dir() or p.is_symlink() else p.read_bytes())
-            for p in sorted(folder.rglob("*"))}  # fmt: skip
-
-
 def refused(argv: list[str], folder: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]) -> str:
     """Run ``argv`` in ``folder``; check it exits 2 with one line, no request and nothing written; the line."""
-    before = snapshot(folder)
     asked = len(server.requests)
-    cwd = Path.cwd()
-    os.chdir(folder)  # the default --out (runs/...) would be made here
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse's refusal
-        code = exc.code  # type: ignore[assignment]
-    finally:
-        os.chdir(cwd)
-    err = capsys.readouterr().err
-    assert code == 2, err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    assert "Traceback" not in err and "For further information" not in err and "validation error" not in err
-    assert "\x1b" not in err
+    line = refused_line(argv, folder, capsys)
     assert len(server.requests) == asked, "the preflight ran before the options were checked"
-    assert snapshot(folder) == before, "a refused command wrote something"
-    return lines[0]
+    return line
 
 
 def llm(server: FakeOpenAIServer) -> list[str]:

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import play_game_sync
-from benchmarks.report_tables import TableWriter
+from benchmarks.report_tables import TableWriter, inert_cell
 from werewolf_env import stats
 from werewolf_env.claims_coverage import ClaimsCoverage, claims_coverage
 from werewolf_env.log import read_log
@@ -122,7 +122,7 @@ def dictwriter_table(rows: list[dict[str, Any]], path: Path) -> None:
         writer = csv.DictWriter(f, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+            writer.writerow({k: inert_cell(v) for k, v in row.items()})  # "=1+1" is written as text
 
 
 def test_a_column_that_appears_late_gets_the_same_file(tmp_path: Path) -> None:

@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli import main
-
-from .report_pages_runs import BIDI, HOSTILE, LINEUP, hostile_run
+from .report_pages_runs import BIDI, HOSTILE, LINEUP, hostile_run, report_hostile_run
 from .test_report import _console_problems, browser  # noqa: F401  (browser: the shared Chromium fixture)
 
 # A role or a team, in any form a page could print it.
@@ -67,7 +65,7 @@ return bad;
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = hostile_run(tmp_path_factory.mktemp("hostile"))
-    assert main(["report", str(run), "--baseline-games", "0", "--resamples", "20"]) == 0
+    report_hostile_run(run)
     return run
 
 

@@ -8,15 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
-
-from .report_pages_runs import BIDI, HOSTILE, NAMES, TAGS, hostile_run, parse, shown_as
+from .report_pages_runs import BIDI, HOSTILE, NAMES, TAGS, hostile_run, parse, report_hostile_run, shown_as
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = hostile_run(tmp_path_factory.mktemp("hostile"))
-    assert main(["report", str(run), "--baseline-games", "0", "--resamples", "20"]) == 0
+    report_hostile_run(run)
     return run
 
 

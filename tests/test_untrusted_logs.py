@@ -34,14 +34,6 @@ DEEP = "[" * 100_000 + "]" * 100_000
 REPORT = ["--no-plots", "--baseline-games", "0", "--resamples", "20"]
 
 
-@pytest.fixture(scope="module")
-def run_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small heuristic run's folder (three games, no report)."""
-    out = tmp_path_factory.mktemp("run") / "run"
-    assert main(["run", "--games", "3", "--players", "5", "--no-report", "--quiet", "--out", str(out)]) == 0
-    return out
-
-
 def copy_run(run_logs: Path, to: Path) -> Path:
     shutil.copytree(run_logs / "games", to / "games")
     return to
@@ -190,7 +182,8 @@ def not_a_log(log: Path) -> None:
 
 # (how the log is spoiled, what replay calls it, games the report counts with --allow-unverified)
 SPOILED = {"hand-edited": (hand_edited, "DIFFERS", 3), "cut off": (cut_off, "TRUNCATED", 2),
-           "not a game log": (not_a_log, "NOT A GAME LOG", 2)}  # fmt: skip
+           "not a game log": (not_a_log, "NOT A GAME LOG", 3)}  # fmt: skip
+# (a header the engine cannot read still holds a game the report can read: with the switch it is shown, marked)
 
 
 @pytest.mark.parametrize("how", list(SPOILED))

@@ -34,7 +34,7 @@ COPULA = (
     r"might\s+not|may\s+not|must\s+not)\s+(?:also\s+|both\s+|all\s+)?(?:have\s+)?be(?:en)?"
     r"|\s+(?:seems?|seemed|appears?|looks?|feels?|sounds?)(?:\s+(?:to\s+be|like))?"
     r"|\s+(?:strikes?\s+me|struck\s+me|reads?|comes?\s+(?:across|off)|came\s+(?:across|off))\s+as"
-    r"|\s+(?:remains?|stays?)|\s+to\s+be|\s+(?:turned|turns|turning)\s+out\s+to\s+be|\s+(?:flipped|flips)(?:\s+as)?"
+    r"|\s+(?:remains?|stays?)|\s+to\s+be|\s+(?:turned|turns|turning)\s+out\s+to\s+be|\s+(?:flipped|flips|died)(?:\s+as)?"
     r"|\s+(?:is|was|are|were|has\s+been|have\s+been)\s+(?:divined|confirmed|cleared|revealed|outed|proven|verified|"
     r"exposed|known|identified|checked)\s+(?:as|to\s+be))"
 )
@@ -59,6 +59,8 @@ _ADJECTIVE = (
     r"are|was|were|be|been|vote|voted|voting|friend|friends|enemy|ally|target|victim|reason|one|kind|sort|type|"
     r"part|member|leader|pick|choice|bait|way|same|only)\b)[a-z][a-z-]*"
 )
+# Words that make a label a read ("Dee (slight wolf)"): never taken as a label's adjective.
+_READ_QUALIFIERS = r"(?:slight|light|lean|leaning|soft|mild|weak|strong|possible|probable|likely|suspected|potential)\b"
 _AFTER_ARTICLE = r"(?:(?<=\ba)|(?<=\ban)|(?<=\bthe)|(?<=\bour)|(?<=\byour))"
 # After the role word of a label: not "Seer Bob's claim".
 _LABEL_END = r"(?!\s*'s\s+(?:claim|co))"
@@ -157,8 +159,9 @@ def _build() -> None:
         rf"(?:\s+(?P<seat>{SEAT})|\s*,\s*(?P<seat2>{SEAT})(?=\s*(?:[,.!;:—]|$))){_LABEL_END}"
     )
     LABEL_AFTER_RE = re.compile(
-        rf"(?P<seat>{SEAT})\s*(?:,\s*(?:the|our|a|an)\s+|\(\s*(?:the\s+|a\s+|our\s+)?)(?P<mods>(?:(?:real|confirmed|"
-        rf"outed|dead|fake|late)\s+)?)(?P<pred>{labels}|human)\s*(?:,|\)|[.!]|$)"
+        rf"(?P<seat>{SEAT})\s*(?:,\s*(?:the|our|a|an|another)\s+|\(\s*(?:the\s+|a\s+|our\s+|another\s+)?)"
+        rf"(?P<mods>(?:(?:real|confirmed|outed|dead|fake|late)\s+)?)(?:(?!{labels}|human|{_READ_QUALIFIERS})[a-z-]+\s+)?"
+        rf"(?P<pred>{labels}|human)\s*(?:,|\)|[.!]|$)"
     )
     SUBJECT_AFTER_RE = re.compile(
         rf"\b(?=[toa])(?P<pre>the|our|one|a)\s+(?:(?:real|true|last|remaining|other|second|only|actual|lone|fake|"

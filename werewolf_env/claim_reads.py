@@ -88,6 +88,18 @@ BRACKETED_RE = re.compile(
     rf"{LIST}\s*\(\s*(?:(?:both|all|each|also|a|an|the|confirmed|known|proven|revealed|outed|dead|flipped)\s+)*"
     rf"(?P<pred>{{pred}})\s*\)"
 )
+# "Deepseek and Qwen, both villagers", "A, B, all town": a team or role given to a group after a comma.
+GROUP_APPOSITION_RE = re.compile(
+    rf"{LIST}\s*,\s*(?:both|all|each)\s+(?:(?:of\s+them\s+)?(?:confirmed|known|proven|revealed|dead|sharp|"
+    rf"innocent|real)\s+)?(?P<pred>{{pred}})(?=\s*(?:[,.;:!)]|$|and\b|who\b|which\b))"
+)
+# "hit Town (Sonnet, Rick, Haiku)", "the mafia (A and B)": a team, then who holds it in brackets.
+PRED_THEN_BRACKETS_RE = re.compile(rf"\b(?P<pred>{{pred}})\s*\(\s*{LIST}\s*\)")
+# "confirmed-Town player_7", "known mafia Bob": a team word as a label before a name.
+TEAM_LABEL_RE = re.compile(
+    rf"\b(?:confirmed|known|proven|cleared|verified|outed|revealed)[\s-]+(?P<pred>town|innocent|mafia|wolf|"
+    rf"werewolf|scum)\s+{LIST}"
+)
 # "I'm wary of X", "I remain skeptical about A and B".
 WARY_RE = re.compile(
     rf"{WORD_I}(?:'m|\s+am|\s+remain|\s+stay|\s+feel|'ve\s+been|\s+have\s+been)\s+(?:{_ADVERB}\s+|a\s+bit\s+|"
@@ -126,10 +138,12 @@ READ_WORDS = frozenset(
     "suspect suspects suspicion suspicions solve wary leery skeptical sceptical uneasy distrustful mistrustful "
     "gives gave giving reads read pings pinged pair duo partners partnership bloc trio members member "
     "confirmed eliminated flipped outed revealed exposed town wolf scum mafia wolves slight light lean leaning strong "
-    "soft mild weak null list tops topped heads headed leads".split()
+    "soft mild weak null list tops topped heads headed leads both all each known proven cleared verified".split()
 )
 _SUSPECT_PATTERNS = (MY_SUSPECT_RE, THE_SUSPECT_RE, IS_SUSPECT_RE, MAKES_SUSPECT_RE, SUSPICION_ON_RE, TOP_OF_LIST_RE)
-_PACK_ALTERNATIVES = (LIST_LABEL_RE, PACK_GROUP_RE, PACK_APPOSITION_RE, BRACKETED_RE)
+_PACK_ALTERNATIVES = (
+    LIST_LABEL_RE, PACK_GROUP_RE, PACK_APPOSITION_RE, BRACKETED_RE, GROUP_APPOSITION_RE, PRED_THEN_BRACKETS_RE
+)
 _built: dict[str, re.Pattern[str]] = {}
 
 
@@ -171,8 +185,12 @@ def read_reads(reader: Reader, s: str, words: set[str]) -> None:
     if "," in s or "(" in s or ":" in s:
         for m in _pack(PACK_APPOSITION_RE).finditer(s):
             reads.append((m.start(), m.group("group"), ct.seats_in(m.group("group")), "werewolf", False))
-    if "(" in s:
-        for m in _pack(BRACKETED_RE).finditer(s):
+    for pattern, gate in ((BRACKETED_RE, "("), (PRED_THEN_BRACKETS_RE, "("), (GROUP_APPOSITION_RE, ",")):
+        for m in _pack(pattern).finditer(s) if gate in s else ():
+            if not cc.blocked(s, m.start()):
+                reader.add_predicate(s, m.start(), ct.seats_in(m.group("group")), m.group("pred"))
+    if not words.isdisjoint(("confirmed", "known", "proven", "cleared", "verified", "outed", "revealed")):
+        for m in TEAM_LABEL_RE.finditer(s):
             if not cc.blocked(s, m.start()):
                 reader.add_predicate(s, m.start(), ct.seats_in(m.group("group")), m.group("pred"))
     if not words.isdisjoint(("wary", "leery", "skeptical", "sceptical", "uneasy", "distrustful", "mistrustful")):

@@ -82,6 +82,14 @@ class ClaimExtractor:
             lookup[name_key(name)] = seat
             lookup[f"player_{seat}"] = seat
         self.lookup = lookup
+        # Games whose players are numbered ("player_4"): models also write "Player 4", "player4" and "players
+        # 5 and 6"; those are rewritten to the names before reading (``_numbered``).
+        numbered = [ct.NUMBERED_NAME_RE.fullmatch(name_key(name)) for name in names]
+        self._number_names = (
+            {int(m.group(1)): name_key(name) for m, name in zip(numbered, names, strict=True) if m}
+            if names and all(numbered)
+            else {}
+        )
         self._version = cw.VERSION  # the vocabulary the memo and ``_cased`` were made with
         self._cased = frozenset(n for n in lookup if n in cw.COMMON_WORDS)
         alts = sorted(lookup, key=len, reverse=True)
@@ -116,6 +124,11 @@ class ClaimExtractor:
                 continue  # two names folded out of one character cluster: keep the first
             hits.append((start, end, self.lookup[key]))
         return hits
+
+    def _numbered(self, m: re.Match[str]) -> str:
+        """A mention of numbered players ("Player 4", "players 5 and 6") with each number as its player's name."""
+        names = self._number_names
+        return ct.NUMBER_RE.sub(lambda n: names.get(int(n.group(0)), n.group(0)), ct.PLAYER_WORD_RE.sub("", m.group(0)))
 
     def extract(
         self, text: str, speaker: int, known: KnownRoles = (), claimed: ClaimedRoles = ()
@@ -171,6 +184,8 @@ class ClaimExtractor:
     ) -> tuple[tuple[list[dict[str, Any]], frozenset[int]], bool]:
         """The claims and the seats named, and whether reading them looked at ``known`` or ``claimed``."""
         text = ct.normalise(text)
+        if self._number_names and ct.NUMBERED_MENTION_RE.search(text):
+            text = ct.NUMBERED_MENTION_RE.sub(self._numbered, text)
         lowered = text.lower()
         hits = self._name_hits(text, lowered)
         mentioned = frozenset(seat for _, _, seat in hits)

@@ -50,6 +50,17 @@ CLAUSE_END_RE = re.compile(
 )
 GROUP_JOIN_RE = re.compile(rf"{SEAT}(?:{JOIN}{SEAT})+")
 
+# Numbered players: names like "player_4", and the ways models write them ("Player 4", "player4", "players 5
+# and 6", "Player_6, 7, 8, and 9"); a number followed by a unit ("2 days") is no player.
+NUMBERED_NAME_RE = re.compile(r"player_(\d{1,3})")
+_NOT_A_PLAYER_NUMBER = r"(?!\s*(?:days?|nights?|votes?|rounds?|players?|times?|turns?|of\b|%|th\b|st\b|nd\b|rd\b))"
+NUMBERED_MENTION_RE = re.compile(
+    rf"\bplayers?[\s_-]*\d{{1,3}}\b{_NOT_A_PLAYER_NUMBER}"
+    rf"(?:\s*(?:,\s*(?:and|or)|,|\band\b|\bor\b|&|/)\s*(?:players?[\s_-]*)?\d{{1,3}}\b{_NOT_A_PLAYER_NUMBER})*",
+    re.IGNORECASE,
+)
+PLAYER_WORD_RE = re.compile(r"\bplayers?[\s_-]*(?=\d)", re.IGNORECASE)
+NUMBER_RE = re.compile(r"\d{1,3}")
 SELF_WORDS = frozenset({"i", "me", "myself"})
 MEMO_SIZE = 4096  # statements remembered per extractor
 # Typographic punctuation read as its ASCII form before anything else: quotes and apostrophes, every hyphen,
