@@ -274,9 +274,10 @@ class HeuristicAgent(HeuristicSpeech, Policy):
                     return "fabrication", 0.9, f"I know {m.names[t]}'s side; this result is false."
                 if len([x for x in m.seer_claimants() if x != speaker]) > 0:
                     return "fabrication", 0.6, "Someone else claims to be the seer."
-            if c["kind"] == "protected" and self._only_saver() and speaker != m.me:
+            # A denial ("I never poisoned Bob") claims no power: only an asserted save or poison is one.
+            if c["kind"] == "protected" and not c["negated"] and self._only_saver() and speaker != m.me:
                 return "fabrication", 0.95, f"I am the {m.role}."
-            if c["kind"] == "poisoned" and ActionKind.POISON in m.my_kinds() and speaker != m.me:
+            if c["kind"] == "poisoned" and not c["negated"] and ActionKind.POISON in m.my_kinds() and speaker != m.me:
                 return "fabrication", 0.95, f"I am the {m.role}; nobody else poisons."
             if c["kind"] == "team" and t != speaker:
                 known = m.known_team(t)
@@ -315,20 +316,28 @@ class HeuristicAgent(HeuristicSpeech, Policy):
         return {"vote": m.names[pick]}
 
     def _poll(self, info: dict[str, Any]) -> dict[str, Any]:
-        """Whom this player would exile now: its vote's choice from its current suspicions, with ties broken by
-        seat instead of its random generator, so that answering a poll never changes how it plays."""
+        """Whom this player would exile now: its vote's choice from its current suspicions. Its random generator
+        is left alone (answering a poll never changes how it plays), and a tie is answered as one (``tied``),
+        not broken by seat: at a day's start every suspicion is equal, and a seat-order pick would read as a
+        preference that the next statement then seems to move."""
         m = self.memory
         legal = [p for p in range(len(m.names)) if m.names[p] in set(info["legal_targets"])]
         if m.role == WOLF:
             legal = [p for p in legal if p not in m.teammates]
             seers = [p for p in m.seer_claimants() if p in legal]
-            pick = seers[0] if seers else max(legal, key=lambda p: (self._accusations(p), -p), default=None)
-            return {"vote": None if pick is None else m.names[pick]}
+            most = max((self._accusations(p) for p in legal), default=0)
+            return self._poll_answer(seers or [p for p in legal if self._accusations(p) == most])
         probs = m.wolf_probability()
         best = max((probs[p] for p in legal), default=0.0)
         if best < 0.3:
             return {"vote": None}
-        return {"vote": m.names[min(p for p in legal if probs[p] >= best - 1e-9)]}
+        return self._poll_answer([p for p in legal if probs[p] >= best - 1e-9])
+
+    def _poll_answer(self, best: list[int]) -> dict[str, Any]:
+        names = self.memory.names
+        if len(best) > 1:
+            return {"vote": None, "tied": [names[p] for p in best]}
+        return {"vote": names[best[0]] if best else None}
 
     def _summary(self, info: dict[str, Any]) -> dict[str, Any]:
         m = self.memory

@@ -3,9 +3,12 @@
     werewolf-bench export runs/demo --out datasets/demo                    # Parquet (needs the export extra)
     werewolf-bench export runs/a runs/b --out datasets/ab --format jsonl    # JSON Lines, no extra needed
 
-``DIR`` gets ``statements/data.parquet`` (one row per public statement), ``games/data.parquet`` (one row
-per game), ``README.md`` (a Hugging Face dataset card: the features, how the data was made, a
-``license:`` to fill in) and ``export.json`` (what was exported, the mark of an export folder). Columns
+``DIR`` gets ``statements/train.parquet`` (one row per public statement), ``games/data.parquet`` (one row
+per game), ``README.md`` (a Hugging Face dataset card: the features, how the data was made, a licence to
+choose), ``LICENSE.md`` (the card's ``license_link``) and ``export.json`` (what was exported, the mark of
+an export folder). The default table's file is named for its split: ``datasets``' generic loader
+(``load_dataset("parquet", data_dir=DIR)``) then reads that file alone, never the manifest or the other
+tables, which the card's configs name (``load_dataset(DIR, "games")``). Columns
 and hidden-information rules: ``benchmarks/export_schema.py``. Logs are read with the project's own
 readers (``read_log``, ``GameRecord``) one game at a time and written in batches, so memory does not
 grow with the run. Logs of games that did not finish are left out (named on stderr).
@@ -32,11 +35,12 @@ from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 
 from .exit_codes import EXIT_BAD_OPTIONS
-from .export_card import dataset_card
+from .export_card import dataset_card, licence_text
 from .export_schema import TABLES, arrow_schema, game_rows
 from .run_folder import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit
 
 EXPORT_MARK = "export.json"
+LICENSE_FILE = "LICENSE.md"
 FORMATS = ("parquet", "jsonl")
 BATCH_ROWS = 2000  # statement rows buffered before a Parquet row group is written
 
@@ -112,6 +116,12 @@ def run_ids(runs: list[Path]) -> list[str]:
     return ids
 
 
+def table_file(table: str, fmt: str) -> str:
+    """A table's file name: ``train`` for the default table (the first), as ``datasets`` prefers files named for a
+    split to all files when it guesses a folder's data files; ``data`` for the others."""
+    return f"{'train' if table == next(iter(TABLES)) else 'data'}.{fmt}"
+
+
 class _Writer:
     """One table, written in batches: a Parquet row group or JSON lines per batch."""
 
@@ -120,7 +130,7 @@ class _Writer:
         self.fmt = fmt
         self.rows: list[dict[str, Any]] = []
         self.count = 0
-        self.path = folder / f"data.{fmt}"
+        self.path = folder / table_file(table, fmt)
         self.jsonl: IO[str] | None = None
         self.parquet: Any = None
         if fmt == "parquet":
@@ -222,4 +232,5 @@ def _put_in_place(partial: Path, out: Path, summary: dict[str, Any]) -> None:
         shutil.rmtree(out / table, ignore_errors=True)
         (partial / table).replace(out / table)
     (out / "README.md").write_text(card, encoding="utf-8")
+    (out / LICENSE_FILE).write_text(licence_text(), encoding="utf-8")
     (out / EXPORT_MARK).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

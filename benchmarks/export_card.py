@@ -3,7 +3,9 @@
 The front matter declares one config per table (``statements``, the default, and ``games``), so
 ``datasets.load_dataset(DIR, "games")`` loads a table by name; the body names every feature (from
 ``export_schema``, the same lists the files are written from), how the data was made (project, version,
-commit, runs, configs, models) and leaves the license to the publisher.
+commit, runs, configs, models) and leaves the licence to the publisher: the card's licence fields are the Hub's
+for a licence of its own (``license: other`` with ``license_name`` and ``license_link``, here ``LICENSE.md``,
+``licence_text``) until the publisher puts an id such as ``cc-by-4.0`` in ``license``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from .export_schema import HIDDEN_PREFIX, STRUCTS, TABLES
 
 PROJECT = "werewolf-deception"
+LICENSE_NAME = f"{PROJECT}-export-unlicensed"
 
 
 def _cell(text: Any) -> str:
@@ -24,8 +27,10 @@ def _cell(text: Any) -> str:
 def _front_matter(fmt: str) -> list[str]:
     lines = [
         "---",
-        "# license: the data's license is the publisher's choice: replace `other` with an id such as cc-by-4.0",
+        "# The data's licence is the publisher's choice: replace these three lines by one like `license: cc-by-4.0`.",
         "license: other",
+        f"license_name: {LICENSE_NAME}",
+        "license_link: LICENSE.md",
         f"pretty_name: {PROJECT} games and statements",
         "tags:", "- werewolf", "- deception", "- multi-agent", "- llm-evaluation",
         "task_categories:", "- text-classification",
@@ -104,7 +109,8 @@ def dataset_card(summary: dict[str, Any]) -> str:
         "from datasets import load_dataset",
         'statements = load_dataset("path/to/this/folder", "statements", split="train")',
         'games = load_dataset("path/to/this/folder", "games", split="train")',
-        f'# or one table with the generic loader: load_dataset("{loader}", data_dir="path/to/this/folder/games")',
+        f'# the generic loader reads the default table: load_dataset("{loader}", data_dir="path/to/this/folder")',
+        f'# and another from its folder: load_dataset("{loader}", data_dir="path/to/this/folder/games")',
         "import pandas as pd",
         f'df = pd.read_{"parquet" if fmt == "parquet" else "json"}("path/to/this/folder/'
         f'{summary["files"]["statements"]}"{"" if fmt == "parquet" else ", lines=True"})',
@@ -147,8 +153,19 @@ def dataset_card(summary: dict[str, Any]) -> str:
         "",
         "## License",
         "",
-        "To be filled in by the publisher (and in the `license:` field above). The benchmark's code is MIT; "
+        "To be chosen by the publisher (`LICENSE.md` and the `license` fields above). The benchmark's code is MIT; "
         "statements written by language models may be subject to their providers' terms.",
         "",
     ]  # fmt: skip
     return "\n".join(_front_matter(fmt) + body)
+
+
+def licence_text() -> str:
+    """``LICENSE.md`` of an export: the card's ``license_link`` until the publisher chooses a licence."""
+    return (
+        f"# Licence: not chosen yet ({LICENSE_NAME})\n\n"
+        f"This dataset was exported by {PROJECT}; whoever publishes it chooses its licence, and should replace this "
+        "file and the card's `license`, `license_name` and `license_link` fields (for example by `license: "
+        "cc-by-4.0`). Until then no licence is granted. The benchmark's code is MIT; statements written by "
+        "language models may be subject to their providers' terms.\n"
+    )

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from werewolf_env.metrics import STATEMENT_FIGURES, GameRecord, Label, statement_figures
+from werewolf_env.persuasion import SEAT_FIGURES, seat_figures
 
 HIDDEN_PREFIX = "hidden_"
 
@@ -133,6 +134,9 @@ GAME_COLUMNS: tuple[Column, ...] = (
     ("hidden_seat_fallbacks", "list<int32>", "HIDDEN: fallback actions per seat"),
     ("hidden_lies", "int32", "HIDDEN: statements labelled lies"),
     ("hidden_config", "string", "HIDDEN: the full config as JSON (hand-dealt roles included)"),
+    # Persuasion per seat (README, "Persuasion"): players.csv's columns of the same names.
+    *((f"{HIDDEN_PREFIX}seat_{name}", f"list<{kind}>", f"HIDDEN: per seat, {meaning}") for name, kind, meaning in
+      SEAT_FIGURES),
 )  # fmt: skip
 
 TABLES: dict[str, tuple[Column, ...]] = {"statements": STATEMENT_COLUMNS, "games": GAME_COLUMNS}
@@ -208,6 +212,7 @@ def game_rows(
 
     rows = []
     persuasion = statement_figures(record)
+    by_seat = seat_figures(record, persuasion)
     for st in record.statements:
         public = publics.get(st.id, {})
         phase, fallback = spoken.get(st.id, ("", False))
@@ -254,6 +259,7 @@ def game_rows(
                                           for s in range(n)],
         "hidden_seat_fallbacks": seat_fallbacks, "hidden_lies": sum(st.lie for st in record.statements),
         "hidden_config": json.dumps(config, sort_keys=True),
+        **{f"{HIDDEN_PREFIX}seat_{name}": [seat[name] for seat in by_seat] for name, _, _ in SEAT_FIGURES},
     }  # fmt: skip
     for table, made in (("statements", rows[:1]), ("games", [game])):
         want = [name for name, _, _ in TABLES[table]]

@@ -17,22 +17,28 @@ from .html_base import Html, render, trusted
 SPEAKER, LISTENER = "persuasion_speaker", "persuasion_listener"
 SPEAKER_FIGURES = [
     (SPEAKER, "persuasion", "persuasion (shift toward the accused)"),
+    (SPEAKER, "shift_control", "... of a control subject (asked, not mentioned)"),
+    (SPEAKER, "persuasion_net", "persuasion net of the control"),
     (SPEAKER, "deception_success", "lies that succeeded"),
     (SPEAKER, "deception_effect", "deception effect"),
     (SPEAKER, "misled_lies", "village misled by lies"),
     (SPEAKER, "misled_truths", "village misled by truths"),
+    (SPEAKER, "misled_difference", "misled: lies minus truths"),
     (SPEAKER, "shift_speaker_lies", "suspicion of the speaker after lies"),
     (SPEAKER, "shift_speaker_truths", "... after truths"),
     (SPEAKER, "shift_subjects", "suspicion of claim subjects"),
     (SPEAKER, "vote_swing", "vote swing"),
+    (SPEAKER, "vote_swing_without_first", "vote swing, each day's first statement left out"),
 ]
 SPEAKER_COVERAGE = [
     (SPEAKER, "coverage", "peer analyses answered / asked"),
     (SPEAKER, "subject_coverage", "subject suspicions reported / asked"),
+    (SPEAKER, "control_coverage", "control suspicions reported / asked"),
 ]
 LISTENER_FIGURES = [
     (LISTENER, "resistance", "resistance: toward-truth shift after lies"),
     (LISTENER, "truth_shift_truths", "toward-truth shift after truths (control)"),
+    (LISTENER, "resistance_net", "resistance minus its control"),
 ]
 LISTENER_COVERAGE = [(LISTENER, "coverage", "analyses of lies answered / asked")]
 # Which coverage says how many analyses a figure rests on (``html_report.PREDICTION_FIGURES``).
@@ -80,6 +86,12 @@ def persuasion_section(document: dict[str, Any], metric_table: MetricTable) -> l
             "<b>Misled</b>: the village listeners' net shift away from the truth. <b>Resistance</b>: a village "
             "listener's net shift toward the truth after the lies it heard. <b>Vote swing</b>: half the summed "
             "change of the private poll shares after a statement (polls after each statement only). "
+            "<b>Controls</b>: a listener may also be asked about a player the statement does not mention (a "
+            "control subject); persuasion <b>net</b> of the control is persuasion minus that player's shift, so a "
+            "listener that moves whoever it is asked about nets zero. Resistance stands beside its control (the "
+            "same shift after true statements), misled after lies beside misled after truths with their "
+            "difference, and the vote swing with and without each day's first statement (compared with the "
+            "day-start poll; a poll that ties players gives each an equal share). "
             "Shifts are on the 0-1 suspicion scale; definitions with formulas in the docs (docs/reports.md, "
             "'Persuasion'). Scores of the "
             "claims' subjects are asked only with the config's subject_suspicion on: without them persuasion "

@@ -11,7 +11,9 @@ Registered by ``benchmarks.inspect_registry`` (the package's ``inspect_ai`` entr
 go through Inspect (``InspectTransport``): the seat's model is the one bound to its seat
 (``--model-role player_3=...``), else its role's (``seer``), else its team's (``village``, ``werewolf``),
 else the eval's model (``-T others=heuristic`` or ``random`` gives unbound seats a model-free policy
-instead). A model role that names no team, role or seat of the game is an error. The seats' models pass
+instead). A model role that names no team, role or seat of the game is an error: raised when Inspect builds
+the task, so ``inspect eval`` fails (non-zero) before any sample runs; a ``Task`` built before the eval (the
+Python API) checks it again in each sample. The seats' models pass
 the gate of every model-calling command (``inspect_models.ModelGate``): a preflight before the first game
 (``-T preflight=false`` skips it) and a circuit breaker per model (``-T breaker=8``), either of which ends
 the sample with an error naming the model and URL instead of a game played on fallbacks. Inspect's limits
@@ -90,6 +92,9 @@ def werewolf(
 ) -> Task:
     """Whole games of Werewolf, one seeded game per sample, seats played by Inspect models."""
     config = game_config(players, roles, rounds, debate_turns, analysis)  # a bad option fails here, before any game
+    # Inspect binds the eval's model roles before it builds a task by name (inspect eval, eval("werewolf_deception/
+    # werewolf")): a misspelt role fails the eval here, before any sample; the solver checks a Task built beforehand.
+    check_model_roles(sorted(model_roles()), config)
     if others not in OTHERS:
         raise ValueError(f"others={others!r}: one of {', '.join(OTHERS)}")
     if games < 1:

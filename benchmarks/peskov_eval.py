@@ -9,12 +9,21 @@ Two splits, each message scored by a model that never saw its game:
   and the out-of-fold predictions of all games are pooled;
 - ``validation``: fit on ``train.jsonl``, tested on ``validation.jsonl``.
 
-The figures are those of the lie class on sender labels (F1, Peskov et al.'s "Lie F1", precision and
-recall), the macro F1 of the lie and truth classes, and the AUROC of the probabilities, each with a
-95% bootstrap interval resampling whole games (``MIN_GAME_CLUSTERS`` games at least; a test set of
-fewer games, such as one validation game, resamples its dialogs instead, and says so). Baselines:
-``random`` (lie with the training lie rate) and ``all-lie``. The detectors fit on every game are
-saved to ``OUT/detectors/NAME.json``; the table to ``OUT/detect_eval.json``.
+The figures are those of the lie class on sender labels (F1, Peskov et al.'s "Lie F1"), the AUROC and
+average precision of the probabilities (which, unlike Lie F1, need no threshold), the macro F1 of the lie
+and truth classes, precision and recall, each with a 95% bootstrap interval resampling whole games
+(``MIN_GAME_CLUSTERS`` games at least; a test set of fewer games, such as one validation game, resamples its
+dialogs instead, and says so), and the lie rate of the messages each row is scored on (a Lie F1 means
+little without it: all-lie's Lie F1 is 2r / (1 + r) at lie rate r). Rows for comparison:
+
+- ``human receivers``: the receivers' own labels (``receiver_labels`` false: they suspected a lie), scored as
+  Peskov et al. score them, on the messages of the split that carry a receiver label;
+- ``random`` (lie with the training lie rate) and ``all-lie``.
+
+The headline (``headline``) asks of one detector (``stacked`` when it ran): does its Lie F1 beat the human
+receivers' (on the messages they labelled) and all-lie's, with paired bootstrap intervals of the differences
+above zero? The detectors fit on every game are saved to ``OUT/detectors/NAME.json``; the table to
+``OUT/detect_eval.json``.
 """
 
 from __future__ import annotations
@@ -35,8 +44,10 @@ from .progress import Bar
 
 MIN_GAME_CLUSTERS = 5
 BASELINES = ("random", "all-lie")
+HUMANS = "human receivers"
 JUDGE = "llm-judge"  # benchmarks.peskov_judge: zero-shot, on a sample of each split
-METRICS = ("lie_f1", "macro_f1", "precision", "recall", "auroc")
+HEADLINE = "stacked"  # the detector the headline asks about, named before any score is seen
+METRICS = ("lie_f1", "auroc", "average_precision", "macro_f1", "precision", "recall")
 
 
 def _interval(values: np.ndarray, point: float | None, n: int) -> dict[str, Any]:
@@ -53,8 +64,9 @@ def confusion_metrics(
     probability: np.ndarray, pred: np.ndarray, truth: np.ndarray, cluster: np.ndarray, resamples: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:  # fmt: skip
-    """Lie F1, macro F1, precision, recall (from per-cluster confusion counts) and AUROC, each with a
-    bootstrap interval over clusters; an abstention (NaN probability) counts as "not a lie"."""
+    """Lie F1, macro F1, precision, recall (from per-cluster confusion counts), AUROC and average precision,
+    each with a bootstrap interval over clusters, and the lie rate; an abstention (NaN probability) counts as
+    "not a lie"."""
     truth = np.asarray(truth, dtype=bool)
     scored = np.isfinite(probability)
     pred = np.asarray(pred, dtype=bool) & scored
@@ -80,7 +92,11 @@ def confusion_metrics(
     n = int(truth.size)
     out: dict[str, Any] = {k: _interval(boots[k], float(point[k]) if np.isfinite(point[k]) else None, n) for k in point}
     auc = boot.auc(cluster[scored], probability[scored], truth[scored]) if scored.any() else None
-    out["auroc"] = auc.to_json() if auc is not None else {"value": None, "ci": [None, None], "n": 0}
+    missing = {"value": None, "ci": [None, None], "n": 0}
+    out["auroc"] = auc.to_json() if auc is not None else missing
+    precision = boot.average_precision(cluster[scored], probability[scored], truth[scored]) if scored.any() else None
+    out["average_precision"] = precision.to_json() if precision is not None else missing
+    out["lie_rate"] = round(float(truth.mean()), 4) if n else None
     out["coverage"] = round(float(scored.mean()), 4) if n else None
     out["flagged"] = int(pred.sum())
     return out
@@ -127,8 +143,64 @@ def score_split(
     return np.concatenate(probability), np.concatenate(pred), chosen
 
 
+def human_row(
+    test_rows: list[Message], cluster: np.ndarray, resamples: int, seed: int
+) -> dict[str, Any] | None:  # fmt: skip
+    """The receivers' own labels as a detector, Peskov et al.'s way: a message its receiver marked false is
+    flagged, on the messages with a receiver label only (None when no message has one)."""
+    labelled = np.array([m.suspected is not None for m in test_rows], dtype=bool)
+    if not labelled.any():
+        return None
+    flags = np.array([bool(m.suspected) for m in test_rows])[labelled]
+    truth = np.array([bool(m.lie) for m in test_rows])[labelled]
+    return {**confusion_metrics(flags.astype(float), flags, truth, cluster[labelled], resamples, seed),
+            "baseline": True, "folds": [],
+            "sample": {"messages": int(labelled.sum()), "of": len(test_rows), "lies": int(truth.sum())}}  # fmt: skip
+
+
+def lie_f1_difference(
+    pred: np.ndarray, reference: np.ndarray, truth: np.ndarray, cluster: np.ndarray, resamples: int, seed: int
+) -> dict[str, Any]:  # fmt: skip
+    """Lie F1 of ``pred`` minus that of ``reference`` on the same messages, with a paired bootstrap interval
+    over ``cluster`` (both are recomputed on each resample of the same clusters)."""
+    truth = np.asarray(truth, dtype=bool)
+    _, index = np.unique(cluster, return_inverse=True)
+    clusters = int(index.max()) + 1 if index.size else 0
+    boot = Bootstrap(clusters, resamples, seed)
+
+    def f1(flags: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        flags = np.asarray(flags, dtype=bool)
+        tp, flagged, lies = (weights @ np.bincount(index, v.astype(float), clusters)
+                             for v in (flags & truth, flags, truth))  # fmt: skip
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(flagged + lies > 0, 2 * tp / (flagged + lies), np.nan)
+
+    ones = np.ones((1, clusters))
+    value = float((f1(pred, ones) - f1(reference, ones))[0])
+    draws = f1(pred, boot.weights) - f1(reference, boot.weights) if boot.weights.shape[0] else np.zeros(0)
+    rate = round(float(truth.mean()), 4) if truth.size else None
+    return {**_interval(draws, value, int(truth.size)), "lie_rate": rate}
+
+
+def headline(
+    name: str, pred: np.ndarray, test_rows: list[Message], cluster: np.ndarray, resamples: int, seed: int
+) -> dict[str, Any]:  # fmt: skip
+    """Does ``name`` beat the human receivers (on the messages they labelled) and all-lie (on every message) in
+    Lie F1, with the intervals of both differences above zero?"""
+    truth = np.array([bool(m.lie) for m in test_rows])
+    versus: dict[str, Any] = {"all-lie": lie_f1_difference(pred, np.ones(truth.size, dtype=bool), truth, cluster,
+                                                           resamples, seed)}  # fmt: skip
+    labelled = np.array([m.suspected is not None for m in test_rows], dtype=bool)
+    if labelled.any():
+        suspected = np.array([bool(m.suspected) for m in test_rows])
+        versus[HUMANS] = lie_f1_difference(pred[labelled], suspected[labelled], truth[labelled], cluster[labelled],
+                                           resamples, seed)  # fmt: skip
+    beats = HUMANS in versus and all(d["ci"][0] is not None and d["ci"][0] > 0 for d in versus.values())
+    return {"detector": name, "lie_f1_minus": versus, "beats_both": beats}
+
+
 def judge_split(
-    judge: Any, test_rows: list[Message], sample: int, seed: int, resamples: int
+    judge: Any, test_rows: list[Message], sample: int, seed: int, resamples: int, bar: Bar | None = None
 ) -> dict[str, Any]:  # fmt: skip
     """The zero-shot judge on a seeded random sample of ``sample`` of ``test_rows`` (all of them when 0 or
     more), each read with the earlier messages of its dialog; its figures rest on the sample."""
@@ -138,7 +210,7 @@ def judge_split(
         range(len(test_rows)))  # fmt: skip
     rows = [test_rows[i] for i in picked]
     before = judge.cost()
-    p = judge.probability(rows, context=test_rows)
+    p = judge.probability(rows, context=test_rows, progress=bar.advance if bar is not None else None)
     after = judge.cost()
     cost = {key: after[key] - before[key] for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens")}
     cost["outcomes"] = {o: n - before["outcomes"].get(o, 0) for o, n in after["outcomes"].items()
@@ -182,18 +254,31 @@ def run_peskov_eval(
             cluster, unit = _cluster(test_rows)
             truth = np.array([bool(m.lie) for m in test_rows])
             table: dict[str, Any] = {}
+            predictions: dict[str, np.ndarray] = {}
             for name in [*names, *BASELINES]:
-                p, pred, chosen = score_split(name, folds, seed, bar if name in ALL_DETECTORS else None)
-                table[name] = {**confusion_metrics(p, pred, truth, cluster, resamples, seed),
+                p, predictions[name], chosen = score_split(name, folds, seed, bar if name in ALL_DETECTORS else None)
+                table[name] = {**confusion_metrics(p, predictions[name], truth, cluster, resamples, seed),
                                "baseline": name in BASELINES, "folds": chosen}  # fmt: skip
-            if judged:  # zero-shot: it reads no training game, so both splits are just the messages judged
-                table[JUDGE] = judge_split(judge, test_rows, judge_sample, seed, resamples)
-            result["splits"][split] = {**counts(test_rows), "interval_clusters": unit,
-                                       "clusters": len(set(cluster.tolist())), "detectors": table}  # fmt: skip
+            humans = human_row(test_rows, cluster, resamples, seed)
+            if humans is not None:
+                table[HUMANS] = humans
+            result["splits"][split] = {**counts(test_rows), "lie_rate": round(float(truth.mean()), 4),
+                                       "interval_clusters": unit, "clusters": len(set(cluster.tolist())),
+                                       "detectors": table}  # fmt: skip
+            if names:
+                chief = HEADLINE if HEADLINE in names else names[-1]
+                result["splits"][split]["headline"] = headline(chief, predictions[chief], test_rows, cluster,
+                                                               resamples, seed)  # fmt: skip
         (out / "detectors").mkdir(exist_ok=True)
         for name in names:
             make_detector(name).fit(everything).save(out / "detectors" / f"{name}.json")
             bar.advance()
+    if judged:  # zero-shot: it reads no training game, so both splits are just the messages judged
+        sampled = sum(min(judge_sample, len(rows)) if judge_sample > 0 else len(rows) for _, rows in splits.values())
+        with Bar("peskov2020 judge", sampled, unit="messages", quiet=quiet) as bar:
+            for split, (_, test_rows) in splits.items():
+                result["splits"][split]["detectors"][JUDGE] = judge_split(judge, test_rows, judge_sample, seed,
+                                                                          resamples, bar)  # fmt: skip
     result["detectors_saved"] = {n: str(out / "detectors" / f"{n}.json") for n in names}
     result["seconds"] = round(time.monotonic() - started, 1)
     (out / "detect_eval.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -208,18 +293,40 @@ def print_peskov_table(result: dict[str, Any]) -> None:
         return f"{est['value']:.3f} [{low:.2f},{high:.2f}]" if low is not None else f"{est['value']:.3f}"
 
     for split, part in result["splits"].items():
-        print(f"{split}: {part['messages']} messages, {part['lies']} lies, {part['games']} game(s); 95% intervals "
-              f"resample {part['clusters']} {part['interval_clusters']}s")  # fmt: skip
-        print(f"  {'detector':<22}" + "".join(f"{m:<22}" for m in METRICS))
+        clusters = f"{part['clusters']} {part['interval_clusters']}s"
+        print(f"{split}: {part['messages']} messages, {part['lies']} lies (lie rate {part['lie_rate']:.1%}), "
+              f"{part['games']} game(s); 95% intervals resample {clusters}")  # fmt: skip
+        print(f"  {'detector':<22}{'lie rate':<10}" + "".join(f"{m:<22}" for m in METRICS))
         for name, row in part["detectors"].items():
-            print(f"  {name:<22}" + "".join(f"{cell(row[m]):<22}" for m in METRICS))
-            if "sample" in row:
-                sample, cost = row["sample"], row["cost"]
+            print(f"  {name:<22}{row['lie_rate']:<10.1%}" + "".join(f"{cell(row[m]):<22}" for m in METRICS))
+            sample, cost = row.get("sample"), row.get("cost")
+            if sample is not None and cost is not None:
                 print(f"    {name}: {sample['messages']} of {sample['of']} messages judged ({sample['lies']} lies), "
                       f"answered {row['coverage']:.0%}; {cost['calls']} calls ({cost['cached_calls']} cached), "
                       f"{cost['prompt_tokens']:,} prompt + {cost['completion_tokens']:,} completion tokens; "
                       f"outcomes {cost['outcomes']}")  # fmt: skip
+            elif sample is not None:
+                print(f"    {name}: the {sample['messages']:,} of {sample['of']:,} messages with a receiver label "
+                      f"({sample['lies']} lies)")  # fmt: skip
+        if "headline" in part:
+            print("  " + headline_text(part["headline"]))
     print(f"detectors fit on every game: {', '.join(result['detectors_saved'].values())} ({result['seconds']} s)")
+
+
+def headline_text(head: dict[str, Any]) -> str:
+    """One line: whether the headline detector beats the human receivers and all-lie, with the differences."""
+
+    def diff(name: str) -> str:
+        d = head["lie_f1_minus"][name]
+        low, high = d["ci"]
+        interval = f" [{low:+.3f}, {high:+.3f}]" if low is not None else ""
+        return f"{name} {d['value']:+.3f}{interval} (on {d['n']:,} messages, lie rate {d['lie_rate']:.1%})"
+
+    verdict = "beats" if head["beats_both"] else "does NOT beat"
+    compared = "; ".join(diff(name) for name in (HUMANS, "all-lie") if name in head["lie_f1_minus"])
+    missing = "" if HUMANS in head["lie_f1_minus"] else " (no receiver labels to compare with)"
+    return (f"headline: {head['detector']} {verdict} the human receivers and the all-lie baseline with intervals "
+            f"above both{missing}. Lie F1 minus {compared}")  # fmt: skip
 
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "diplomacy_peskov2020"

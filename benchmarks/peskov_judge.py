@@ -19,7 +19,7 @@ import asyncio
 import math
 import zlib
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -89,21 +89,29 @@ class DiplomacyJudge(ModelJudge):
     def fit(self, rows: list[Message]) -> DiplomacyJudge:
         return self  # zero-shot: no training message is read
 
-    def probability(self, rows: list[Message], context: list[Message] | None = None) -> np.ndarray:
+    def probability(
+        self, rows: list[Message], context: list[Message] | None = None, progress: Callable[[], None] | None = None
+    ) -> np.ndarray:
         """The probability that each of ``rows`` is a lie (NaN: no valid answer). ``context`` (default
-        ``rows``) holds the messages the earlier history is taken from."""
-        return asyncio.run(self.aprobability(rows, context))
+        ``rows``) holds the messages the earlier history is taken from; ``progress`` is called after each
+        message is judged (a progress bar's ``advance``)."""
+        return asyncio.run(self.aprobability(rows, context, progress))
 
-    async def aprobability(self, rows: list[Message], context: list[Message] | None = None) -> np.ndarray:
+    async def aprobability(
+        self, rows: list[Message], context: list[Message] | None = None, progress: Callable[[], None] | None = None
+    ) -> np.ndarray:
         pool_rows = list(context) if context is not None else list(rows)
         position = {id(m): k for k, m in enumerate(pool_rows)}
         history = earlier_messages(pool_rows)
         pool, gate = self._pool()
 
-        def one(m: Message) -> Any:
+        async def one(m: Message) -> float | None:
             earlier = history[position[id(m)]] if id(m) in position else []
             seed = zlib.crc32(f"{m.dialog}#{m.absolute_index}#{m.text}".encode())
-            return self._judge(lambda merge: judge_messages(earlier, m, merge), seed, pool, gate)
+            score = await self._judge(lambda merge: judge_messages(earlier, m, merge), seed, pool, gate)
+            if progress is not None:
+                progress()
+            return score
 
         try:
             scores = await asyncio.gather(*(one(m) for m in rows))

@@ -219,19 +219,29 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     figures: list[tuple[str, Any]] = [
         ("persuasion", lambda row: signed(row["persuasion"])),
         ("  accusing statements", lambda row: str(row["accusing_statements"])),
+    ]
+    # Net of the control subjects' shift (what asking alone does), where controls were asked (metrics from
+    # before issue 32 have none).
+    if any((row.get("control_coverage") or {}).get("expected") for row in teams.values()):
+        figures += [("  control subject", lambda row: signed(row["shift_control"])),
+                    ("  net of control", lambda row: signed(row["persuasion_net"]))]  # fmt: skip
+    figures += [
         ("lie success", lambda row: fmt_value(row["deception_success"], ci=True)),
         ("  lies measured", lambda row: str(row["lies_measured"])),
         ("effect of lies", lambda row: signed(row["deception_effect"])),
         ("village misled by lies", lambda row: signed(row["misled_lies"])),
         ("village misled by truths", lambda row: signed(row["misled_truths"])),
+        ("  lies - truths", lambda row: signed(row.get("misled_difference"))),
     ]
     if any(row["vote_swing"]["value"] is not None for row in teams.values()):
         figures.append(("vote swing", lambda row: fmt_value(row["vote_swing"], ci=True)))
+        figures.append(("  without day's first", lambda row: fmt_value(row.get("vote_swing_without_first"), ci=True)))
     rows = [["", *teams]] + [[label, *(cell(row) for row in teams.values())] for label, cell in figures]
     lines += table(rows, "l" * (1 + len(teams)), indent="  ")
     village = persuasion["listener"]["by_team"].get("village")
     if village:
         lines += pack("village listeners' resistance to lies: ", [signed(village["resistance"]),
+                      f"after truths (control) {signed(village.get('truth_shift_truths'))}",
                       format_coverage(village["coverage"])], indent="  ", width=WIDTH - 2)  # fmt: skip
     return lines
 

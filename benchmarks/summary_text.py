@@ -158,11 +158,17 @@ LEGEND: tuple[tuple[str, str, str | None, str], ...] = (
      "baseline whose lineup is the run's own is made of this run's own games (its first ones), so it is "
      "named once (the lineup itself) and its figures are not repeated."),
     ("persuasion", r"\bpersuasion\b",
-     "persuasion: mean change of listeners' suspicion of the players a statement calls werewolves",
+     "persuasion: mean change of listeners' suspicion of the accused; net: minus a control subject's",
      "persuasion: after a statement that accuses someone (says a player other than the speaker is a "
      "werewolf, hedged or not), the mean change of the answering listeners' suspicion of the accused "
      "(+: they suspect them more). Suspicion is the score each peer analysis updates; fallbacks are left out. "
      "'accusing statements' counts them."),
+    ("control subject", r"control subject",
+     None,  # the persuasion line says it (the compact legend stays short)
+     "control subject / net of control: with probability control_subject_probability each listener is also asked "
+     "about one living player the statement does not mention (listed among the others); its shift on accusing "
+     "statements is what asking alone does, and 'net of control' is persuasion minus it, with a game-clustered "
+     "interval. A listener that moves whoever it is asked about nets zero."),
     ("lie success", r"lie success",
      "lie success: share of measured lies with effect > 0 that no majority of peers flagged",
      "lie success: the share of lies with a measured effect whose effect is positive and that no strict "
@@ -177,11 +183,17 @@ LEGEND: tuple[tuple[str, str, str | None, str], ...] = (
      "misled by lies / by truths: mean move of village listeners away from the truth after each",
      "village misled by lies / by truths: minus the mean toward-truth shift of the village listeners "
      "(their suspicion of the speaker and of the players the claims are about, moving up for werewolves and "
-     "down for village players is toward the truth), after lies and after true statements (+: misled)."),
+     "down for village players is toward the truth), after lies and after true statements (+: misled); "
+     "'lies - truths' is the difference, with a game-clustered interval (both means in the same resampled games)."),
     ("resistance", r"\bresistance\b",
      "resistance: village listeners' mean move toward the truth after the lies they heard (+: resisted)",
      "resistance: the mean toward-truth shift of village listeners over the lies they heard (+: they moved "
-     "toward the truth despite the lie)."),
+     "toward the truth despite the lie), printed beside its control: the same shift after true statements."),
+    ("day's first", r"day's first",
+     None,  # its row says it; --explain has the rest (the compact legend stays short)
+     "vote swing without the day's first statement: the day's first statement is compared with the day-start "
+     "poll, taken before anyone spoke; the figure without it is measured between statements only. A poll that "
+     "ties several players gives each an equal share (ties are recorded, never broken by seat)."),
 )  # fmt: skip
 LEGEND_HEAD = "legend ([a, b]: 95% interval, resampling games; --explain: the full legend):"
 FULL_HEAD = "legend ([a, b]: a 95% interval, bootstrap resampling over games):"

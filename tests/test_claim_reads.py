@@ -45,6 +45,20 @@ def town(player: int, hedged: bool = True) -> tuple[Any, ...]:
         ("My solve is Bob + Dmitri.", {wolf(B), wolf(D)}),
         ("Suspects (Bob/Carla/Emma), nothing firm yet", {wolf(B), wolf(C), wolf(E)}),
         ("My suspicion now falls on Farid.", {wolf(F)}),
+        ("(4) Backup suspect: Bob.", {wolf(B)}),
+        ("Carla is my next-best scum lean for now.", {wolf(C)}),
+        ("Dmitri is my read.", {wolf(D)}),
+        ("My read is Emma.", {wolf(E)}),
+        ("Honestly my gut says Farid, because he pushed me.", {wolf(F)}),
+        ("My gut says Farid is town.", {town(F)}),
+        ("Bob is the most suspicious to me.", {wolf(B)}),
+        ("The most suspicious player is Carla.", {wolf(C)}),
+        ("The most suspicious thing is Bob's vote.", set()),
+        ("We should focus our suspicions entirely on Dmitri and Emma.", {wolf(D), wolf(E)}),
+        ("Bob and Carla are working together.", {wolf(B), wolf(C)}),
+        ("Emma is working hard.", set()),
+        ("Farid's push reeks of mafia desperation.", {wolf(F)}),
+        ("I was highly suspicious of Dmitri for clearing Bob.", {wolf(D)}),
         # suspicion placed, feelings given
         ("I currently suspect Bob the most.", {wolf(B)}),
         ("I'm increasingly wary of Carla and Dmitri.", {wolf(C), wolf(D)}),
@@ -120,6 +134,22 @@ NUMBERED = extractor_for(tuple(f"player_{i}" for i in range(10)))
 )
 def test_numbered_players_are_read_however_their_number_is_written(text: str, expected: set[int]) -> None:
     assert {c["player"] for c in NUMBERED.extract(text, 0)} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Werewolf", {wolf(A, False)}),
+        ("Villager.", {role(A, "villager")}),
+        ("Seer!", {role(A, "seer")}),
+        ("Wolf?", set()),  # a question
+        ("Bob is innocent - focus your votes on Carla, they're mafia.", {town(B, False), wolf(C, False)}),
+        ("I keep defending Dmitri, Emma is a wolf.", {wolf(E, False)}),
+        ("From the counts, Farid is forced mafia.", {wolf(F, False)}),
+    ],
+)
+def test_bare_answers_and_the_subject_after_a_comma(text: str, expected: set[tuple[Any, ...]]) -> None:
+    assert keys(text) == expected
 
 
 def test_numbers_are_no_players_where_the_names_are_not_numbered() -> None:

@@ -203,10 +203,10 @@ def test_public_role_claims_follow_what_each_speaker_said_of_itself() -> None:
         ("My poison went to Dmitri.", {k("poisoned", D)}),
         ("I finally poisoned Emma and Grace.", {k("poisoned", E), k("poisoned", G)}),
         ("I think I poisoned Bob.", {k("poisoned", B, hedged=True)}),
-        # no claims: negations, plans, conditionals, someone else's words, questions, idioms
-        ("I didn't poison Bob.", set()),
-        ("I never poisoned Bob.", set()),
-        ("I haven't used my poison on anyone, Bob.", set()),
+        # denials of one's potion: negated claims (tests/test_claim_denials.py)
+        ("I didn't poison Bob.", {k("poisoned", B, negated=True)}),
+        ("I never poisoned Bob.", {k("poisoned", B, negated=True)}),
+        # no claims: plans, conditionals, someone else's words, questions, idioms
         ("I will poison Bob tonight.", set()),
         ("If I were the witch I would poison Bob.", set()),
         ("If I poisoned Bob, we would know by now.", set()),

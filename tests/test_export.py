@@ -85,7 +85,7 @@ def events(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 
 def test_round_trip_counts_types_and_values(runs: dict[str, Path], exported: Path) -> None:
-    statements = pq.read_table(exported / "statements" / "data.parquet")
+    statements = pq.read_table(exported / "statements" / "train.parquet")
     games = pq.read_table(exported / "games" / "data.parquet")
     by_game = logs(runs)
     assert games.num_rows == len(by_game) == 7
@@ -193,7 +193,7 @@ def test_models_per_seat_for_llm_and_mixed_runs(exported: Path) -> None:
 
 def test_pandas_reads_typed_columns(exported: Path) -> None:
     import pandas as pd  # the reader most users load the dataset with
-    statements = pd.read_parquet(exported / "statements" / "data.parquet")
+    statements = pd.read_parquet(exported / "statements" / "train.parquet")
     games = pd.read_parquet(exported / "games" / "data.parquet")
     assert statements["round"].dtype == "int32" and statements["hidden_seed"].dtype == "int64"
     assert statements["hidden_lie"].dtype == bool and statements["truncated"].dtype == bool
@@ -226,7 +226,7 @@ def test_jsonl_holds_the_same_rows(runs: dict[str, Path], exported: Path, tmp_pa
     out = tmp_path / "jsonl"
     assert main(["export", *map(str, runs.values()), "--out", str(out), "--format", "jsonl"]) == 0
     for table in ("statements", "games"):
-        lines = (out / table / "data.jsonl").read_text(encoding="utf-8").splitlines()
+        lines = (out / table / export_module.table_file(table, "jsonl")).read_text(encoding="utf-8").splitlines()
         assert [json.loads(line) for line in lines] == pq.read_table(exported / table).to_pylist()
     assert "path: statements/*.jsonl" in (out / "README.md").read_text()
 
@@ -236,7 +236,7 @@ def test_batches_are_row_groups_of_the_same_table(runs: dict[str, Path], exporte
     monkeypatch.setattr(export_module, "BATCH_ROWS", 5)
     out = tmp_path / "small-batches"
     assert main(["export", *map(str, runs.values()), "--out", str(out)]) == 0
-    assert pq.ParquetFile(out / "statements" / "data.parquet").num_row_groups > 2
+    assert pq.ParquetFile(out / "statements" / "train.parquet").num_row_groups > 2
     assert pq.read_table(out / "statements").to_pylist() == pq.read_table(exported / "statements").to_pylist()
 
 
@@ -305,7 +305,7 @@ def test_out_must_be_new_empty_or_an_earlier_export(runs: dict[str, Path], tmp_p
     assert main(["export", str(runs["llm"]), "--out", str(out)]) == 0
     assert main(["export", str(runs["heuristic"]), "--out", str(out)]) == 0  # an earlier export: replaced
     assert {g["run_id"] for g in pq.read_table(out / "games").to_pylist()} == {"heuristic"}
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "export.json", "games", "statements"]
+    assert sorted(p.name for p in out.iterdir()) == ["LICENSE.md", "README.md", "export.json", "games", "statements"]
 
 
 def test_parquet_without_pyarrow_says_what_to_do(runs: dict[str, Path], tmp_path: Path,

@@ -7,6 +7,9 @@ The scores must equal the project's own metrics (``werewolf_env.metrics.aggregat
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +17,11 @@ import pytest
 inspect_ai = pytest.importorskip("inspect_ai", reason="the 'inspect' extra (inspect-ai) is not installed")
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai._util.registry import registry_lookup  # noqa: E402
+from inspect_ai._util.registry import registry_log_name, registry_lookup  # noqa: E402
+from inspect_ai.scorer import mean, stderr  # noqa: E402
 
 from benchmarks.inspect_registry import werewolf, werewolf_detect  # noqa: E402
-from benchmarks.inspect_scoring import GAME_KEYS  # noqa: E402
+from benchmarks.inspect_scoring import DETECT_KEYS, GAME_KEYS  # noqa: E402
 from benchmarks.validity import game_validity  # noqa: E402
 from werewolf_env.metrics import GameRecord, aggregate  # noqa: E402
 
@@ -84,12 +88,12 @@ def test_werewolf_scores_equal_the_projects_metrics(tmp_path: Any) -> None:
     for key, values in per_game.items():  # the mean and its standard error over the games that define it
         defined = [v for v in values if v is not None and not math.isnan(v)]
         mean = sum(defined) / len(defined) if defined else math.nan
-        assert same(metric(log, key, "nanmean"), mean)
+        assert same(metric(log, key, "mean"), mean)
         if len(defined) >= 2:
             sd = math.sqrt(sum((v - mean) ** 2 for v in defined) / (len(defined) - 1))
-            assert same(metric(log, key, "nanstderr"), sd / math.sqrt(len(defined)))
-        else:
-            assert math.isnan(metric(log, key, "nanstderr"))
+            assert same(metric(log, key, "stderr"), sd / math.sqrt(len(defined)))
+        elif defined:  # Inspect's convention below two values
+            assert metric(log, key, "stderr") == 0.0
 
 
 def test_model_free_seats_and_invalid_answers(tmp_path: Any) -> None:
@@ -99,7 +103,39 @@ def test_model_free_seats_and_invalid_answers(tmp_path: Any) -> None:
         value = sample.scores["werewolf_scorer"].value
         seers = sample.metadata["werewolf_game"]["llm_seats"]
         assert len(seers) == 1 and value["valid_answer_rate"] == 0.0  # a model that never answers JSON
-    assert metric(log, "valid_answer_rate", "nanmean") == 0.0
+    assert metric(log, "valid_answer_rate", "mean") == 0.0
+
+
+def test_metrics_are_inspects_own_under_the_same_names_however_installed(tmp_path: Any) -> None:
+    """Inspect's ``mean``/``stderr`` are logged by their bare names; a metric of this package would be logged as
+    ``nanmean`` from an editable install but ``benchmarks/nanmean`` from a wheel."""
+    game = werewolf(games=2, others="heuristic", **GAME)
+    logs = [run(game, tmp_path / "game", model_roles={"seer": "werewolf_scripted/play"}),
+            run(werewolf_detect(games=1, players=6), tmp_path / "detect")]  # fmt: skip
+    for log, keys in zip(logs, (GAME_KEYS, DETECT_KEYS), strict=True):
+        assert [s.name for s in log.results.scores] == list(keys)
+        for score in log.results.scores:
+            assert set(score.metrics) == {"mean", "stderr"}, score.metrics
+            assert {registry_log_name(m) for m in (mean(), stderr())} == set(score.metrics)
+
+
+def test_a_misspelt_model_role_fails_before_any_sample(tmp_path: Any) -> None:
+    with pytest.raises(ValueError, match=r"werewolfs: not a team, role or seat.*did you mean 'werewolf'"):
+        inspect_eval("werewolf_deception/werewolf", task_args={"games": 2, **GAME}, model="werewolf_scripted/play",
+                     model_roles={"werewolfs": "werewolf_scripted/wolf"}, log_dir=str(tmp_path),
+                     display="none")  # fmt: skip
+    assert not list(tmp_path.rglob("*.eval"))  # no eval log: no sample ran
+
+
+def test_inspect_eval_exits_non_zero_on_a_misspelt_model_role(tmp_path: Any) -> None:
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    cmd = [str(inspect_cli), "eval", "werewolf_deception/werewolf", "--model", "werewolf_scripted/play",
+           "--model-role", "werewolfs=werewolf_scripted/wolf", "-T", "games=1", "-T", "players=6",
+           "--log-dir", str(tmp_path), "--display", "none"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "werewolfs: not a team, role or seat" in done.stdout + done.stderr
+    assert not list(tmp_path.rglob("*.eval"))
 
 
 def test_an_unknown_model_role_is_an_error(tmp_path: Any) -> None:
@@ -142,11 +178,13 @@ def test_werewolf_detect_against_ground_truth(tmp_path: Any) -> None:
         correct.setdefault(sample.metadata["game"], []).append(value["correct"])
     values = [v for vs in correct.values() for v in vs]
     mean = sum(values) / len(values)
-    assert same(metric(log, "correct", "nanmean"), mean)
+    assert same(metric(log, "correct", "mean"), mean)
     clusters = [sum(v - mean for v in vs) for vs in correct.values()]
     c = len(clusters)
     clustered = math.sqrt(sum(d * d for d in clusters) * c / (c - 1)) / len(values)
-    assert same(metric(log, "correct", "nanstderr"), clustered)
+    assert same(metric(log, "correct", "stderr"), clustered)
+    lies = [float(truth[str(s.id)]) for s in log.samples]
+    assert same(metric(log, "lie", "mean"), sum(lies) / len(lies))
 
 
 def test_werewolf_detect_reads_a_runs_logs(tmp_path: Any) -> None:

@@ -157,12 +157,15 @@ def paper_definitions(records: list[dict]) -> tuple[list[np.ndarray], dict[int, 
         s: {"statements": 0, "self": 0, "flags": 0, "peers": 0, "suspicion": []} for s in range(n)
     }
     speaker: Any = None
+    controls: dict[int, int] = {}  # listener -> its control subject: its score is logged, not kept
     for r in records[1:]:
         if r["type"] == "statement":
             if speaker is not None:
                 after.append(matrix.copy())
             speaker = r["data"]["speaker"]
             totals[speaker]["statements"] += 1
+        elif r["type"] == "ground_truth":
+            controls = dict(r["data"].get("control_subjects") or ())
         elif r["type"] == "action" and r["data"]["kind"] == "self_analysis":
             totals[speaker]["self"] += r["data"]["parsed"]["is_deceptive"]
         elif r["type"] == "action" and r["data"]["kind"] == "peer_analysis":
@@ -174,7 +177,8 @@ def paper_definitions(records: list[dict]) -> tuple[list[np.ndarray], dict[int, 
                 matrix[r["actor"], speaker] = w * parsed["suspicion"] + (1 - w) * matrix[r["actor"], speaker]
             # Under subject_suspicion the analysis also scores the players the statement spoke of.
             for subject, reported in parsed.get("suspicion_of") or ():
-                matrix[r["actor"], subject] = w * reported + (1 - w) * matrix[r["actor"], subject]
+                if controls.get(r["actor"]) != subject:
+                    matrix[r["actor"], subject] = w * reported + (1 - w) * matrix[r["actor"], subject]
     after.append(matrix.copy())
     return after, totals
 

@@ -169,9 +169,9 @@ def test_detect_eval_on_the_fixture(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert (logo["games"], logo["messages"], logo["interval_clusters"]) == (5, 5 * 72 - 1, "game")
     assert (validation["games"], validation["interval_clusters"]) == (1, "dialog")
     for split in (logo, validation):
-        assert set(split["detectors"]) == {"text", "stacked", "random", "all-lie"}
+        assert set(split["detectors"]) == {"text", "stacked", "random", "all-lie", "human receivers"}
         for row in split["detectors"].values():
-            for metric in ("lie_f1", "macro_f1", "precision", "recall", "auroc"):
+            for metric in ("lie_f1", "macro_f1", "precision", "recall", "auroc", "average_precision"):
                 est = row[metric]
                 assert est["value"] is None or est["ci"][0] is None or est["ci"][0] <= est["value"] <= est["ci"][1]
     assert logo["detectors"]["text"]["lie_f1"]["value"] > logo["detectors"]["all-lie"]["lie_f1"]["value"]

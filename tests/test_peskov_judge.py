@@ -60,7 +60,7 @@ def test_detect_eval_runs_the_judge_on_a_sample_of_each_split(
     for split in result["splits"].values():
         row = split["detectors"]["llm-judge"]
         assert row["sample"]["messages"] == 20 and row["coverage"] == 1.0 and row["cost"]["calls"] == 20
-        assert set(split["detectors"]) == {"llm-judge", "random", "all-lie"}
+        assert set(split["detectors"]) == {"llm-judge", "random", "all-lie", "human receivers"}
     assert "20 of" in capsys.readouterr().out
     with FakeOpenAIServer(faults=FaultPlan(rates={"malformed": 1.0})) as server:
         code = main([*args, "--judge-base-url", server.base_url, "--out", str(tmp_path / "bad"), "--no-preflight"])

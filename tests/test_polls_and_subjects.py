@@ -150,11 +150,13 @@ def test_peers_are_asked_about_the_players_a_statement_speaks_of() -> None:
     living = state.living()
     for turn in game.group:
         expected = [p for p in (1, 2) if p != turn.player and p in living]
-        assert state.analysis_subjects(turn.player) == expected
+        control = state.control_subjects.get(turn.player)  # an unmentioned player, listed among them
+        assert control not in (0, 1, 2, turn.player)
+        assert state.analysis_subjects(turn.player) == sorted([*expected, *([] if control is None else [control])])
         task = task_text(state, turn, [])
         asked = [name for name in ("Bob", "Carla") if f'"{name}": p' in task]
         assert asked == [state.names[p] for p in expected]
-    plain = fixed_game()  # subject scores off: nobody is asked
+    plain = fixed_game(control_subject_probability=0.0)  # no subject and no control: nobody is asked
     run_until(plain, quiet, stop=lambda g: g.current is not None and g.current.kind is ActionKind.PEER_ANALYSIS)
     assert "suspicion_of" not in task_text(plain.state, plain.current, [])  # type: ignore[arg-type]
 
@@ -171,11 +173,15 @@ def test_subject_scores_update_the_matrix_and_are_logged(tmp_path: Path) -> None
         game.act({"is_deceptive": False, "confidence": 0.2, "deception_type": "none", "reasoning": "",
                   "suspicion": 0.4, "suspicion_of": answers[seat]})  # fmt: skip
     weight = state.config.suspicion_weight
+    controls = dict(next(e for e in state.events if e.type == "ground_truth").data.get("control_subjects") or ())
     for seat, scored in answers.items():
         for name in scored:
             subject = state.names.index(name)
-            assert state.suspicion[seat, subject] == pytest.approx(weight * 0.9 + (1 - weight) * before[seat, subject])
-    events = [e for e in state.events if e.type == "suspicion" and e.data["subject"] in (1, 2)]
+            # A control subject's score is logged, not kept.
+            prior = before[seat, subject]
+            kept = prior if controls.get(seat) == subject else weight * 0.9 + (1 - weight) * prior
+            assert state.suspicion[seat, subject] == pytest.approx(kept)
+    events = [e for e in state.events if e.type == "suspicion" and e.data["subject"] != 0]  # subjects and controls
     assert len(events) == sum(len(v) for v in answers.values())
     assert all(e.audience == (e.actor,) for e in events)
 

@@ -140,6 +140,10 @@ def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
     elif kind in TARGET_KEYS:
         key = TARGET_KEYS[kind]
         action[key] = _target(values[key], key, state, turn, fallbacks)
+        if kind is ActionKind.POLL and "tied" in obj:
+            tied = _poll_tie(obj["tied"], state, turn)
+            if tied:  # a tie, recorded as one: the single vote is left out
+                action["tied"], action[key] = tied, None
     elif kind is ActionKind.STATEMENT:
         _statement(values, state, turn, action, fallbacks, repairs)
     elif kind in (ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS):
@@ -319,6 +323,18 @@ def _target(value: Any, key: str, state: GameState, turn: Turn, fallbacks: list[
         fallbacks.append(f"{key}: {state.names[seat]} is not a legal target ({why}); used {fallback}")
         return None
     return seat
+
+
+def _poll_tie(value: Any, state: GameState, turn: Turn) -> list[int]:
+    """A poll answer's ``tied`` (optional, not in the schema): the legal players it could not choose between,
+    in seat order; empty unless at least two (a tie of one is a vote)."""
+    if not isinstance(value, list) or len(value) > len(state.names):
+        return []
+    legal = set(legal_targets(state, turn))
+    reader = extractor_for(state.names)
+    seats = {reader.seat(name) for name in value if isinstance(name, str)}
+    tied = sorted(s for s in seats if s is not None and s in legal)
+    return tied if len(tied) >= 2 else []
 
 
 def _clip_chars(text: str, limit: int, key: str, repairs: list[str]) -> str:

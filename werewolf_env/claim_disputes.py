@@ -53,7 +53,7 @@ PLAY_WORDS = frozenset(
     "play plays move moves behavior behaviour tactic tactics strategy teamwork logic energy vibe vibes tell tells "
     "coordination bussing pocketing like screams scream smells smell opportunism desperation playbook mentality "
     "mindset instinct instincts agenda ploy scheme manipulation orchestration deception hallmark hallmarks what how "
-    "not".split()
+    "reek reeks not".split()
 )
 # A werewolf's tactic by name: a read of whoever used it even with no role word in the sentence.
 TACTIC_WORDS = frozenset(
@@ -110,7 +110,7 @@ def _build() -> None:
         rf"|\bnot\s+(?:\w+\s+){{0,2}}?(?:play|move|behaviou?r|logic|instincts?)\s+of\s+an?\s+(?:real\s+|true\s+|"
         rf"genuine\s+)?(?:villager|townie|town\s+player|innocent|civilian)\b"
         rf"|\b(?:{pack})-like\b|\bscreams?\s+(?:{pack})\b"
-        rf"|\bsmells?\s+(?:like\s+)?(?:a\s+)?(?:{pack})\b"
+        rf"|\bsmells?\s+(?:like\s+)?(?:a\s+)?(?:{pack})\b|\breeks?\s+of\s+(?:[a-z]+\s+)?(?:{pack})\b"
     )
 
 

@@ -60,6 +60,18 @@ POISON_RE = re.compile(
     rf"(?:threw|gave)\s+my\s+{_POISON_ITEM}\s+(?:at|on|to))\s+{GROUP}"
     rf"|\bmy\s+{_POISON_ITEM}\s+(?:went\s+to|was\s+on|was\s+used\s+on|hit|killed|took\s+out|was\s+for)\s+{_GROUP2}"
 )
+# Denials of one's own potion: "I never poisoned Bob", "I didn't heal Carla", "I didn't poison anyone", "I never
+# used my heal" (no one named: a denial about every player the potion could have reached).
+_I_DENIED = r"\b(?:i|i've|i\s+have|i\s+had)\s+(?:never|not|did\s+not|didn't|haven't|hadn't)\s+(?:(?:ever|yet|even)\s+)?"
+_DENIED_TARGET = (
+    rf"(?:\s+(?:on\s+)?(?:(?P<group>{SEAT}(?:(?:{ct.JOIN}|\s+(?:or|nor)\s+){SEAT})*)|(?P<anyone>anyone|anybody)))?"
+)
+DENIED_HEAL_RE = re.compile(
+    rf"{_I_DENIED}(?:heal(?:ed)?(?=\s+(?:<|any))|used?\s+(?:my|the)\s+{_HEAL_ITEM}){_DENIED_TARGET}"
+)
+DENIED_POISON_RE = re.compile(
+    rf"{_I_DENIED}(?:poison(?:ed)?(?=\s+(?:<|any))|used?\s+(?:my|the)\s+{_POISON_ITEM}){_DENIED_TARGET}"
+)
 NEXT_RESULT_RE = re.compile(rf"\s*(?:,\s*and|,|\band\b|&|;)?\s*(?P<seat>{SEAT})")
 CHECK_WORDS = frozenset(
     "checked check investigated investigate investigation investigations divined divine divination divinations "
@@ -132,13 +144,26 @@ def emit_result(reader: Reader, s: str, at: int, seat: int, pred: str, negated: 
 
 
 def read_night_actions(reader: Reader, s: str, words: set[str]) -> None:
-    """The speaker's protections and heals (``protected``) and poisonings (``poisoned``)."""
-    for kind, pattern, trigger in (("protected", PROTECT_RE, PROTECT_WORDS), ("poisoned", POISON_RE, POISON_WORDS)):
-        if trigger.isdisjoint(words):
+    """The speaker's protections and heals (``protected``) and poisonings (``poisoned``), and denials of potions."""
+    denying = not _DENIAL_WORDS.isdisjoint(words)
+    for kind, pattern, trigger, negated in _NIGHT_PATTERNS:
+        if trigger.isdisjoint(words) or (negated and not denying):
             continue
         for m in pattern.finditer(s):
             if cc.blocked(s, m.start()):
                 continue
             hedged = bool(cc.HEDGE_RE.search(cc.clause_before(s, m.start())))
-            for seat in ct.seats_in(m.group("group") or m.group("group2") or ""):
-                reader.emit(make_claim(kind, seat, hedged=hedged))
+            seats = ct.seats_in(m.group("group") or (m.group("group2") if not negated else "") or "")
+            if negated and not seats:  # "I didn't poison anyone", "I never used my heal" (a witch may heal herself)
+                seats = [p for p in range(reader.n_seats) if kind == "protected" or p != reader.speaker]
+            for seat in seats:
+                reader.emit(make_claim(kind, seat, negated=negated, hedged=hedged))
+
+
+_NIGHT_PATTERNS = (
+    ("protected", PROTECT_RE, PROTECT_WORDS, False),
+    ("poisoned", POISON_RE, POISON_WORDS, False),
+    ("protected", DENIED_HEAL_RE, PROTECT_WORDS, True),
+    ("poisoned", DENIED_POISON_RE, POISON_WORDS, True),
+)
+_DENIAL_WORDS = frozenset("never not didn t haven hadn".split())

@@ -45,7 +45,7 @@ MODIFIER_WORDS = (
     "their one of part on with last other real true fake false plain regular simple remaining second another "
     "fellow actual genuine lone bit kind sort pretty very more most obvious potential possible probable "
     "suspected outed known proven verified cleared hidden secret third final first ordinary normal vanilla "
-    "humble mere innocent 100% for sure a-ok legit legitimate certified confirmed-"
+    "humble mere innocent 100% for sure a-ok legit legitimate certified confirmed- forced"
 ).split()
 MODIFIERS = (
     r"(?P<mods>(?:\s+(?:" + "|".join(sorted(map(re.escape, set(MODIFIER_WORDS)), key=len, reverse=True)) + r"))*)"
@@ -80,16 +80,18 @@ PLAY_OF_RE = re.compile(
 )
 # "I trust Bob", "I suspect Eve", "I don't trust them".
 TRUST_RE = re.compile(
-    rf"{WORD_I}\s+(?:(?:really|strongly|slightly|somewhat|fully|still|also|now|do|totally|completely|mostly|kinda|"
-    rf"kind\s+of|sort\s+of|truly|genuinely|personally|lean\s+to|leaning\s+to|tend\s+to|inclined\s+to|want\s+to|"
+    rf"{WORD_I}(?:'m|\s+am)?\s+(?:(?:really|strongly|slightly|somewhat|fully|still|also|now|do|totally|completely|"
+    rf"mostly|kinda|kind\s+of|sort\s+of|truly|genuinely|personally|lean\s+to|leaning\s+to|tend\s+to|inclined\s+to|"
+    rf"want\s+to|"
     rf"[a-z]+ly)\s+)*"
     rf"(?P<verb>trust|suspect|distrust|mistrust|don't\s+trust|"
     rf"do\s+not\s+trust|vouch\s+for|can\s+vouch\s+for|clear|cleared)\s+(?:both\s+|all\s+of\s+|each\s+of\s+)?{GROUP}"
     rf"(?!\s*'s)(?!\s+(?:is|are|was|were|said|says|when|if|because|to|on|with|about|enough|'s)\b)"
 )
 SUSPICIOUS_OF_RE = re.compile(
-    rf"{WORD_I}(?:'m|\s+am)\s+(?:(?:very|really|a\s+bit|a\s+little|quite|somewhat|most|more|also|still|now|"
-    rf"highly|increasingly|getting|growing|becoming)\s+)*suspicious\s+of\s+(?:both\s+)?{GROUP}(?!\s*'s)"
+    rf"{WORD_I}(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been|\s+remain|\s+stay)\s+(?:(?:very|really|a\s+bit|"
+    rf"a\s+little|quite|somewhat|most|more|also|still|now|highly|increasingly|getting|growing|becoming|[a-z]+ly)\s+)*"
+    rf"suspicious\s+of\s+(?:both\s+)?{GROUP}(?!\s*'s)"
 )
 # "May was fast and loud—I'm suspicious.": suspicion of the player the clause before was about.
 SUSPICIOUS_BARE_RE = re.compile(
@@ -107,7 +109,8 @@ EQUALS_CHARS = frozenset("=:→—–-")
 TRUST_WORDS = frozenset("trust suspect distrust mistrust vouch clear cleared".split())
 # "town-lean: Eve", "wolf reads: Bob and Carol".
 READ_LIST_RE = re.compile(
-    rf"\b(?P<side>town|village|wolf|scum|mafia)[\s-]*(?:lean|leans|leaning|read|reads)\s*(?::|=|-|—|on|is|are)?"
+    rf"\b(?P<side>town|village|wolf|scum|mafia)[\s-]*(?:lean|leans|leaning|read|reads)\s*(?:(?:is|are|remains?)\s+on|"
+    rf":|=|-|—|on|is|are)?"
     rf"\s*{GROUP}"
 )
 # A sentence without any of these holds no claim (with the role words: ``TRIGGER_WORDS``).
@@ -152,7 +155,8 @@ def _build() -> None:
     # A role word is no adjective of another ("I'm a wolf hunter").
     adjective = rf"(?!(?:{pred_alt})\b){_ADJECTIVE}"
     CLAIM_RE = re.compile(
-        rf"{SUBJECT}{COPULA}{MODIFIERS}(?P<adj>{_AFTER_ARTICLE}(?:\s+{adjective}){{1,2}}?{role_ends_clause})?\s+{PRED}"
+        rf"{SUBJECT}(?P<adv>\s+(?:likely|probably|possibly|definitely|clearly|surely|obviously|certainly|actually|"
+        rf"really|also|still|both|all))?{COPULA}{MODIFIERS}(?P<adj>{_AFTER_ARTICLE}(?:\s+{adjective}){{1,2}}?{role_ends_clause})?\s+{PRED}"
     )
     LABEL_BEFORE_RE = re.compile(
         rf"\b(?P<pred>{labels})"
@@ -161,7 +165,7 @@ def _build() -> None:
     LABEL_AFTER_RE = re.compile(
         rf"(?P<seat>{SEAT})\s*(?:,\s*(?:the|our|a|an|another)\s+|\(\s*(?:the\s+|a\s+|our\s+|another\s+)?)"
         rf"(?P<mods>(?:(?:real|confirmed|outed|dead|fake|late)\s+)?)(?:(?!{labels}|human|{_READ_QUALIFIERS})[a-z-]+\s+)?"
-        rf"(?P<pred>{labels}|human)\s*(?:,|\)|[.!]|$)"
+        rf"(?P<pred>{labels}|human)\s*(?:,|\)|[.!;:]|\s-\s|$)"
     )
     SUBJECT_AFTER_RE = re.compile(
         rf"\b(?=[toa])(?P<pre>the|our|one|a)\s+(?:(?:real|true|last|remaining|other|second|only|actual|lone|fake|"

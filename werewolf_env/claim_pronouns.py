@@ -71,6 +71,12 @@ class Pronouns:
                 last = m.end()
                 continue
             mentions = (ct.mention_groups(before) if "<" in before else None) or self.previous
+            if len(mentions) > 1 and "<" in before:
+                # "Eve is innocent - vote Bob, they're mafia": the players of the pronoun's own clause come first.
+                breaks = list(ct.PRONOUN_CLAUSE_BREAK_RE.finditer(before))
+                clause = before[breaks[-1].end() :] if breaks else ""
+                nearest = ct.mention_groups(clause) if "<" in clause else []
+                mentions = nearest or mentions
             if m.group("they") or m.group("poss") == "their":
                 if len(mentions) == 1:
                     target = mentions[0]

@@ -138,12 +138,14 @@ class Reader(Pronouns):
                 continue
             if m.group("cop").strip() == "'s" and not m.group("mods") and not ct.CLAUSE_END_RE.match(s, m.end()):
                 continue  # "Rin's medium info": a possessive, not "Rin is a medium"
-            if ct.object_of_previous_word(s, m.start()):
+            subject = m.group("subj")
+            vocative = "," in subject and not ct.AND_RE.search(subject)  # "vote Bob, he's mafia": the last is it
+            if ct.object_of_previous_word(s, m.start("subj") + subject.rfind(",") + 1 if vocative else m.start()):
                 continue  # "whoever keeps defending Cal is on the wolf side": Cal is not the subject
             negated = cc.count_negations(m.group("cop") + m.group("mods"))
             mods = m.group("mods")
             fake = "fake" in mods or "false" in mods
-            hedged = bool(cc.HEDGE_RE.search(m.group("cop") + mods))
+            hedged = bool(cc.HEDGE_RE.search((m.group("adv") or "") + m.group("cop") + mods))
             self.add_predicate(
                 s,
                 m.start(),

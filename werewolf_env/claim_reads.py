@@ -32,12 +32,12 @@ LIST = rf"(?P<group>{SEAT}(?:\s*(?:,\s*and|,|\band\b|&|/|\+|\bor\b)\s*{SEAT}|\s+
 RANK = (
     r"(?:top|prime|main|primary|biggest|strongest|leading|chief|lead|number\s+one|no\.?\s*1|#\s*1|first|second|"
     r"secondary|third|current|clear|clearest|obvious|likeliest|most\s+likely|favou?rite|only|other|remaining|"
-    r"two|three|final|real|new)"
+    r"two|three|final|real|new|backup|next|next-best|secondary)"
 )
 _ADVERB = r"(?:[a-z]+ly|still|now|also|right\s+now|today|at\s+this\s+point|so\s+far)"
 # "my top suspect is X", "my suspicion is on X", "our suspects: A and B", "my solve is A + B".
 MY_SUSPECT_RE = re.compile(
-    rf"\b(?:my|our)\s+(?:{RANK}\s+)*(?P<noun>suspects?|suspicions?|solve|(?:wolf|scum|mafia)\s+(?:reads?|picks?|"
+    rf"\b(?:my|our)\s+(?:{RANK}\s+)*(?P<noun>suspects?|suspicions?|solve|reads?|(?:wolf|scum|mafia)\s+(?:reads?|picks?|"
     rf"candidates?|suspects?))\s*(?:{_ADVERB}\s+)*(?:is|are|remains?|stays?|would\s+be|has\s+to\s+be|:|=|-|,)\s*"
     rf"(?:{_ADVERB}\s+)*(?:on\s+|with\s+)?{LIST}(?!\s*'s)"
 )
@@ -50,17 +50,41 @@ THE_SUSPECT_RE = re.compile(
 IS_SUSPECT_RE = re.compile(
     rf"{LIST}(?P<cop>\s*'s(?=\s+(?:my|our)\b)|\s+(?:is|are|was|remains?|stays?|becomes?|became|is\s+not|isn't|"
     rf"are\s+not|aren't))\s+(?:{_ADVERB}\s+)*(?:(?:my|our)\s+(?:{RANK}\s+)*|(?:the|a|an)\s+(?:{RANK}\s+)+|(?:{RANK}\s+)+)"
-    rf"suspects?\b"
+    rf"(?:suspects?\b|(?:wolf|scum|mafia)\s+(?:leans?|reads?|picks?)\b|(?<=my\s)reads?(?=\s*(?:[,.;!]|$|\s-\s|for\s+(?:wolf|mafia|scum)|today|now)))"
 )
 # "that makes X a prime suspect", "keeps A and B as my suspects".
 MAKES_SUSPECT_RE = re.compile(
     rf"\b(?:makes?|made|making|keeps?|kept|keeping|puts?|putting|moves?|moved|moving|leaves?|left)\s+{LIST}\s+"
     rf"(?:as\s+)?(?:(?:my|our)\s+(?:{RANK}\s+)*|(?:the|a|an)\s+(?:{RANK}\s+)+)suspects?\b"
 )
+# "X is the most suspicious", "the most suspicious player is X", "focus our suspicions on A and B".
+MOST_SUSPICIOUS_RE = re.compile(
+    rf"{LIST}\s+(?:is|are|seems?|looks?|remains?|stays?|was|were)\s+(?:{_ADVERB}\s+)*(?:the\s+)?most\s+suspicious"
+    rf"(?!\s+(?:of|about|thing|part|moment|vote|move))"
+)
+MOST_SUSPICIOUS_FIRST_RE = re.compile(
+    rf"\bthe\s+most\s+suspicious(?:\s+(?:player|one|person|of\s+all|of\s+us|to\s+me))?\s+(?:is|are|remains?|:)\s+"
+    rf"{LIST}(?!\s*'s)"
+)
+FOCUS_SUSPICION_RE = re.compile(
+    rf"\bfocus(?:es|ed|ing)?\s+(?:our|my|your|all\s+our|the)\s+(?:suspicions?|scrutiny)\s+(?:{_ADVERB}\s+)*"
+    rf"(?:on|onto|toward|towards)\s+{LIST}"
+)
+# "A and B are working together", "Eve is colluding with Dan": a werewolf pair named as one.
+TOGETHER_RE = re.compile(
+    rf"{LIST}\s+(?:are|were|seem\s+to\s+be|might\s+be|could\s+be|must\s+be|have\s+been|appear\s+to\s+be)\s+"
+    rf"(?:{_ADVERB}\s+)*(?:working|coordinating|colluding|conspiring|teaming\s+up|in\s+cahoots|partners)"
+    rf"(?:\s+together)?\b"
+)
 # "X tops my list", "X is at the top of my list".
 TOP_OF_LIST_RE = re.compile(
     rf"{LIST}\s+(?:(?:still|now|also)\s+)?(?:(?:tops?|topped|heads?|headed|leads?)\s+my|(?:is|are|remains?|sits?|"
     rf"stays?)\s+(?:still\s+|now\s+)?(?:at\s+)?(?:the\s+)?top\s+of\s+my)\s+(?:suspect\s+|wolf\s+|scum\s+)?list"
+)
+# "my gut says X", "my money is on X" (not "my gut says X is town": the claim reader reads that one).
+GUT_RE = re.compile(
+    rf"\bmy\s+(?:gut|instincts?|money|bet|hunch)\s+(?:still\s+|now\s+)?(?:says?|is|are|points?\s+(?:to|at)|goes\s+to|"
+    rf"tells\s+me)\s+(?:on\s+)?{LIST}(?!\s*(?:'s|'re|is|are|was|were|has|had|might|could|would|and\s+i)\b)"
 )
 # "suspicion falls on X", "my suspicions now point toward A and B".
 SUSPICION_ON_RE = re.compile(
@@ -70,7 +94,7 @@ SUSPICION_ON_RE = re.compile(
 )
 # "Suspects (A/B/C)", "suspects: A and B", "solve: A + B", "wolves: A, B".
 LIST_LABEL_RE = re.compile(
-    rf"(?:^|[,(.]\s*|\b(?:my|our|the|top|main|two|final)\s+)(?P<noun>suspects?|solve|suspect\s+list|"
+    rf"(?:^|[,(.]\s*|\b(?:my|our|the|top|main|two|final|backup|next)\s+)(?P<noun>suspects?|solve|suspect\s+list|"
     rf"wolf\s+reads?|scum\s+reads?|mafia\s+reads?|{{pack}})\s*(?::|=|\(|-)\s*{LIST}"
 )
 # "a wolf pair, X and Y", "the mafia team of A and B", "the scum duo: A + B".
@@ -130,7 +154,8 @@ READS_AS_RE = re.compile(
     rf"townie|village|villager|good|innocent)|wolf|wolfy|scum|scummy|mafia)\b(?!\s*(?:'s|players?|members?|team))"
 )
 SIDE_LIST_RE = re.compile(
-    rf"(?:^|[.;,(]\s*|\b(?:light|slight|strong|soft|weak|mild|null)\s+)(?P<side>town|village|wolf|scum|mafia)"
+    rf"(?:^|[.;,(]\s*|\b(?:light|slight|strong|soft|weak|mild|null|top|early|strongest|clearest)\s+)"
+    rf"(?P<side>town|village|wolf|scum|mafia)"
     rf"(?:[\s-]*(?:leans?|reads?|ish))?\s*:\s*{LIST}"
 )
 
@@ -138,9 +163,19 @@ READ_WORDS = frozenset(
     "suspect suspects suspicion suspicions solve wary leery skeptical sceptical uneasy distrustful mistrustful "
     "gives gave giving reads read pings pinged pair duo partners partnership bloc trio members member "
     "confirmed eliminated flipped outed revealed exposed town wolf scum mafia wolves slight light lean leaning strong "
-    "soft mild weak null list tops topped heads headed leads both all each known proven cleared verified".split()
+    "soft mild weak null list tops topped heads headed leads both all each known proven cleared verified suspicious "
+    "focus working coordinating colluding conspiring teaming cahoots partners gut money bet hunch instinct instincts "
+    "backup next".split()
 )
-_SUSPECT_PATTERNS = (MY_SUSPECT_RE, THE_SUSPECT_RE, IS_SUSPECT_RE, MAKES_SUSPECT_RE, SUSPICION_ON_RE, TOP_OF_LIST_RE)
+_SUSPECT_PATTERNS = (
+    MY_SUSPECT_RE, THE_SUSPECT_RE, IS_SUSPECT_RE, MAKES_SUSPECT_RE, SUSPICION_ON_RE, TOP_OF_LIST_RE, MOST_SUSPICIOUS_RE,
+    MOST_SUSPICIOUS_FIRST_RE, FOCUS_SUSPICION_RE, GUT_RE,
+)
+# A sentence without one of these has no ranking, suspicion or lean to read.
+_SUSPECT_GATE = frozenset(
+    "suspect suspects suspicion suspicions suspicious solve list tops topped heads headed leads read reads lean leans "
+    "gut money bet hunch instinct instincts scrutiny".split()
+)
 _PACK_ALTERNATIVES = (
     LIST_LABEL_RE, PACK_GROUP_RE, PACK_APPOSITION_RE, BRACKETED_RE, GROUP_APPOSITION_RE, PRED_THEN_BRACKETS_RE
 )
@@ -169,7 +204,7 @@ def _negated(s: str, at: int, matched: str) -> bool:
 def read_reads(reader: Reader, s: str, words: set[str]) -> None:
     """The reads of one sentence (in seat-token form), emitted as team claims on the reader."""
     reads: list[tuple[int, str, list[int], str, bool]] = []  # (at, matched text, seats, team, hedged)
-    if "suspect" in s or "suspicion" in s or "solve" in s or " list" in s:
+    if not words.isdisjoint(_SUSPECT_GATE):
         for pattern in _SUSPECT_PATTERNS:
             for m in pattern.finditer(s):
                 reads.append((m.start(), m.group(0), ct.seats_in(m.group(0)), "werewolf", True))
@@ -193,6 +228,11 @@ def read_reads(reader: Reader, s: str, words: set[str]) -> None:
         for m in TEAM_LABEL_RE.finditer(s):
             if not cc.blocked(s, m.start()):
                 reader.add_predicate(s, m.start(), ct.seats_in(m.group("group")), m.group("pred"))
+    if not words.isdisjoint(("working", "coordinating", "colluding", "conspiring", "teaming", "cahoots", "partners")):
+        for m in TOGETHER_RE.finditer(s):
+            seats = ct.seats_in(m.group("group"))
+            if len(set(seats)) > 1:  # a pair or more: "Eve is working hard" is no read
+                reads.append((m.start(), m.group(0), seats, "werewolf", True))
     if not words.isdisjoint(("wary", "leery", "skeptical", "sceptical", "uneasy", "distrustful", "mistrustful")):
         for m in WARY_RE.finditer(s):
             reads.append((m.start(), m.group("group"), ct.seats_in(m.group("group")), "werewolf", True))

@@ -193,6 +193,11 @@ class ClaimExtractor:
             return ([], mentioned), False  # no role, team, check or trust word: nothing to read
         tokens = ct.tokenise(lowered, hits)
         reader = Reader(speaker, len(self.names), dict(known), dict(claimed))
+        bare = tokens.strip(" .!")
+        if bare in cw.PREDICATES and speaker >= 0:
+            # A statement that is a role word and nothing else ("Villager."): the speaker's answer about itself.
+            reader.add_predicate(bare, 0, [speaker], bare)
+            return (reader.claims(), mentioned), False
         for sentence in ct.sentences(tokens):
             reader.read(sentence)
         return (reader.claims(), mentioned), reader.context_used

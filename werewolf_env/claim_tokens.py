@@ -61,6 +61,9 @@ NUMBERED_MENTION_RE = re.compile(
 )
 PLAYER_WORD_RE = re.compile(r"\bplayers?[\s_-]*(?=\d)", re.IGNORECASE)
 NUMBER_RE = re.compile(r"\d{1,3}")
+# Where a pronoun's clause starts: a dash, a semicolon or colon, or "but" / "so" (not a comma: "Bob, Eve and
+# Dan voted, so they ..." names the group before it).
+PRONOUN_CLAUSE_BREAK_RE = re.compile(r"\s-\s|[;:]|\b(?:but|so|because|since|while|whereas)\b")
 SELF_WORDS = frozenset({"i", "me", "myself"})
 MEMO_SIZE = 4096  # statements remembered per extractor
 # Typographic punctuation read as its ASCII form before anything else: quotes and apostrophes, every hyphen,

@@ -1,10 +1,11 @@
 """The claim reader's vocabulary: the role table's words (``roles.ROLE_SPECS``) and the reader's own.
 
-Role words come from ``RoleSpec.words`` (and ``RoleSpec.plural`` of a role with many holders) only: a
-role registered at run time (``roles.register_role``) is read like a built-in one, and an unregistered
-role is no longer read. The reader adds the words no role owns: team words ("innocent", "town",
-"killer"), hedged forms ("wolfy"), sides ("the village team"). The pack's words (the role named like its
-team: "werewolf", "wolf", "mafia") make *team* claims, every other role's words role claims.
+Role words come from ``RoleSpec.words`` (and ``RoleSpec.plural`` of a role with many holders) only, each
+read as the one role ``roles.role_words`` gives it (the judge's mapping too): a role registered at run
+time (``roles.register_role``) is read like a built-in one, and an unregistered role is no longer read.
+The reader adds the words no role owns: team words ("innocent", "town", "killer"), hedged forms ("wolfy"),
+sides ("the village team"). The pack's words (the role named like its team: "werewolf", "wolf", "mafia")
+make *team* claims, every other role's words role claims.
 
 Every pattern module builds its patterns from the tables here, once at import and again whenever the
 set of roles changes: ``rebuild`` (subscribed to ``roles.on_roles_changed``) recomputes the tables and
@@ -20,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from .roles import ROLE_SPECS, ActionKind, Role, RoleSpec, on_roles_changed
+from .roles import ROLE_SPECS, ActionKind, Role, RoleSpec, on_roles_changed, role_words
 
 # ---------------------------------------------------------------------------------------- the reader's own words
 
@@ -28,6 +29,7 @@ from .roles import ROLE_SPECS, ActionKind, Role, RoleSpec, on_roles_changed
 _TEAM_WORDS: tuple[tuple[str, tuple[str, str, bool]], ...] = (
     ("killer murderer", ("team", "werewolf", False)),
     ("wolfy wolfish wolf-ish scummy", ("team", "werewolf", True)),
+    ("genuine trustworthy", ("team", "village", True)),
     ("human humans innocent innocents clean town townsfolk", ("team", "village", False)),
 )
 _VILLAGE_PHRASES = ("good guy", "good guys", "on our side", "in the clear")
@@ -98,13 +100,15 @@ def rebuild() -> None:
     labels: list[str] = []
     claimable: list[str] = []
     unique: list[str] = []
-    role_words: list[str] = []
+    spoken_words: list[str] = []
     checker = ""
+    owner = role_words()  # the one mapping of words to roles, the judge's too: no word is read as two roles
     for role, spec in ROLE_SPECS.items():
         # A role with one holder has no plural in claims ("Takumi and May can't both be seers" says no one's role).
-        words = list(dict.fromkeys([w.lower() for w in spec.words] + ([] if spec.unique else [spec.plural.lower()])))
+        spoken = [w.lower() for w in spec.words] + ([] if spec.unique else [spec.plural.lower()])
+        words = [w for w in dict.fromkeys(spoken) if owner.get(" ".join(w.split())) is role]
         singular = _singular(spec)
-        role_words += words
+        spoken_words += words
         labels += [w for w in singular if w not in NOT_LABELS]
         if is_pack(role):
             pack += words
@@ -116,7 +120,7 @@ def rebuild() -> None:
         if not checker and ActionKind.UNMASK in spec.night_kinds:
             checker = role.value
         for word in words:
-            predicates.setdefault(word, meaning)
+            predicates[word] = meaning
     for words_, meaning in _TEAM_WORDS:
         for word in words_.split():
             predicates.setdefault(word, meaning)
@@ -140,7 +144,7 @@ def rebuild() -> None:
     SUBJECT_AFTER_ALT = alternation([*unique, *pack])
     SUBJECT_AFTER_WORDS = frozenset(w for word in (*unique, *pack) for w in word.split())
     CHECKER_WORD = checker or "seer"
-    COMMON_WORDS = frozenset(_COMMON_NAMES) | frozenset(w for w in role_words if " " not in w)
+    COMMON_WORDS = frozenset(_COMMON_NAMES) | frozenset(w for w in spoken_words if " " not in w)
     VERSION += 1
     predicate.cache_clear()
     for builder in list(_builders):

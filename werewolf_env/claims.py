@@ -105,6 +105,8 @@ def add_role_claims(claimed: dict[int, str], speaker: int, claims: Iterable[dict
         if kind == "team" or claim.get("hedged"):
             continue
         acting = ROLE_OF_RESULT.get(kind)
+        if acting is not None and kind != "seer_result" and claim.get("negated"):
+            continue  # "I never poisoned Bob" claims no potion
         if acting is not None:
             if claimed.get(speaker) not in roles_acting(kind):  # "I'm the witch. I healed Bob": the witch
                 claimed[speaker] = acting

@@ -60,7 +60,7 @@ def reserved_names() -> frozenset[str]:
 _NEW_FIELDS_AT_DEFAULT_OMITTED = ("max_statement_chars", "role_counts", "witch_self_heal", "vote_polls")
 # Fields added since the first logs whose default is not what a game did before they existed: a recorded config
 # that leaves one out played by this value (``GameConfig.from_record``). They are always written.
-LEGACY_VALUES: dict[str, Any] = {"subject_suspicion": False}
+LEGACY_VALUES: dict[str, Any] = {"subject_suspicion": False, "control_subject_probability": 0.0}
 
 AnalysisMode = Literal["full", "self", "peer", "off"]
 VotePolls = Literal["off", "after_statement", "after_debate"]
@@ -113,6 +113,14 @@ class GameConfig(BaseModel):
         True,
         description="Peers also score the players a statement makes claims about (not only its speaker): "
         "how likely each is a werewolf. What the statement did to the listeners' beliefs (persuasion) rests on it.",
+    )
+    control_subject_probability: float = Field(
+        0.25,
+        ge=0.0,
+        le=1.0,
+        description="With subject_suspicion: the chance that a peer analysis also scores one living player the "
+        "statement does not mention (a control subject, listed among the others): persuasion is reported net of "
+        "the control's shift, so a listener that moves whoever it is asked about does not count as persuaded.",
     )
     vote_polls: VotePolls = Field(
         "off",

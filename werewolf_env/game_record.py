@@ -104,6 +104,9 @@ class StatementRecord:
     # the speaker under ``config.subject_suspicion`` (``GameState.analysis_subjects``; else none). From the
     # statement event, so another labeler's claims leave it as it was.
     subjects: tuple[int, ...] = ()
+    # Listener -> its control subject (a living player the statement does not mention, asked about beside the
+    # subjects: ``config.control_subject_probability``), from the ground truth event; none in older logs.
+    controls: dict[int, int] = field(default_factory=dict)
     lie: bool = False
     lie_type: str | None = None
     # The lie rests on a known-false claim that was not hedged (the judge's ``lie_strict``).
@@ -266,6 +269,7 @@ class GameRecord:
                         false = [c for c in st.claims if c.get("type", "none") != "none"]
                         strict = st.lie and any(not c.get("hedged") for c in false)
                     st.lie_strict = bool(strict)
+                    st.controls = {int(i): int(j) for i, j in data.get("control_subjects") or ()}
             elif kind == "action":
                 actions += 1
                 fallbacks += "fallbacks" in data
@@ -279,7 +283,8 @@ class GameRecord:
                         current.peer_labels.append(label)
             elif kind == "suspicion":
                 observer, subject = int(record["actor"]), int(data["subject"])
-                running[observer, subject] = float(data["score"])
+                if not data.get("control"):  # a control subject's score is not kept (``rules_day``)
+                    running[observer, subject] = float(data["score"])
                 said = statements.get(int(data["statement_id"]))
                 updated = labels.get((int(data["statement_id"]), observer))
                 if updated is not None and said is not None:
@@ -295,6 +300,8 @@ class GameRecord:
                     "round": int(record.get("round") or 0), "after": str(data.get("after") or ""),
                     "statement_id": None if sid is None else int(sid), "poller": int(record["actor"]),
                     "target": None if target is None else int(target), "fallback": bool(data.get("fallback")),
+                    # A tie the answer did not break (a poll event from before ties were recorded: none).
+                    "tied": [int(p) for p in data.get("tied") or ()],
                 })  # fmt: skip
             elif kind == "votes":
                 votes.append({

@@ -15,6 +15,8 @@ seer result                    the speaker is no seer, or has no such       fabr
 protection ("I saved X")       the speaker did not protect X (a doctor's    fabrication
                                protection or a witch's heal)
 poisoning ("I poisoned X")     the speaker is no witch who poisoned X       fabrication
+denial ("I never poisoned X")  the speaker did poison X (a denied heal:     fabrication
+                               did heal X)
 "X is a werewolf" (team)       the speaker knows X is village               misdirection
 any other claim about X        the speaker knows it is false (a vouch for   distortion
                                a known werewolf, a role X cannot have)
@@ -37,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .roles import ActionKind, Role, Team, on_roles_changed
+from .roles import ActionKind, Role, Team, on_roles_changed, role_of
 from .state import GameState
 from .visibility import all_roles_mask, knowledge_masks, role_bit, team_mask
 
@@ -92,16 +94,18 @@ class Knowledge:
         protected: Iterable[str] = (),
         revealed: Mapping[str, str] | None = None,
     ) -> Knowledge:
-        """Knowledge from a transcript: names, project role names ("werewolf", "seer", ...).
+        """Knowledge from a transcript: names, project role names ("werewolf", "seer", ...) or role words.
+
+        A role word is the role the claim reader reads it as (``roles.role_of``: "medic" is the doctor).
 
         A werewolf knows its pack (the other werewolves in ``roles``) and that everyone else is
         village; others know only their own role, their checks and public reveals. The game's role
         counts are not used: transcripts come from many rule sets.
         """
         seat = {name: i for i, name in enumerate(players)}
-        true_roles = tuple(Role(roles.get(p, "villager")) for p in players)
+        true_roles = tuple(role_of(roles.get(p, "villager")) for p in players)
         me = seat[speaker]
-        own = Role(own_role)
+        own = role_of(own_role)
         wolf, village = team_mask(Team.WEREWOLF), team_mask(Team.VILLAGE)
         if own.spec.knows_fellows:
             possible = [role_bit(own) if r is own else all_roles_mask() & ~role_bit(own) for r in true_roles]
@@ -118,10 +122,10 @@ class Knowledge:
             elif result == "village":
                 possible[seat[name]] &= village
             else:
-                possible[seat[name]] = role_bit(Role(result))
+                possible[seat[name]] = role_bit(role_of(result))
         for name, role in (revealed or {}).items():
             if name in seat and seat[name] != me:
-                possible[seat[name]] = role_bit(Role(role))
+                possible[seat[name]] = role_bit(role_of(role))
         return cls(
             speaker=me, roles=true_roles, possible=tuple(possible), checks=seat_checks,
             protected=frozenset(seat[p] for p in protected if p in seat), checks_known=checks_known,
@@ -150,7 +154,7 @@ on_roles_changed(_ASSERTED.clear)
 
 def _asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
     if role_name is not None:
-        bit = role_bit(Role(role_name))
+        bit = role_bit(role_of(role_name))
         return all_roles_mask() & ~bit if negated else bit
     if team_name is not None:
         wolf = Team(team_name) is Team.WEREWOLF
@@ -226,7 +230,8 @@ def _matches(claim: dict[str, Any], actual: Role, exact: bool) -> bool:
     if claim["role"] is not None:
         # With team-only results the seer knows no exact village role: an exact role is a stretch
         # only when the team is wrong.
-        return actual.value == claim["role"] if exact else Role(claim["role"]).team is actual.team
+        claimed = role_of(claim["role"])
+        return actual is claimed if exact else claimed.team is actual.team
     team = Team(claim["team"]) if claim["team"] else None
     if claim.get("negated") and team is not None:
         team = Team.VILLAGE if team is Team.WEREWOLF else Team.WEREWOLF

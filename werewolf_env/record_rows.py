@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .persuasion import listener_figures, statement_figures
+from .persuasion import listener_figures, seat_figures, statement_figures
 from .roles import Role, Team
 
 if TYPE_CHECKING:
@@ -89,9 +89,11 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
         "target_name": None if poll["target"] is None else record.names[poll["target"]],
         "target_role": None if poll["target"] is None else record.roles[poll["target"]],
         "on_werewolf": poll["target"] is not None and is_wolf[poll["target"]], "fallback": poll["fallback"],
+        "tied": len(poll["tied"]),  # players the answer tied (no target: a tie, not "nobody"); 0: no tie
     } for poll in record.polls]  # fmt: skip
     players = []
     final = record.final_matrix
+    by_seat = seat_figures(record, persuasion)  # persuasion as speaker and resistance as listener, per seat
     for s in range(n):
         own = [st for st in record.statements if st.speaker == s]
         lies = [st for st in own if st.lie and st.labelled]
@@ -128,6 +130,7 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
             "prompt_tokens": record.seat_tokens.get(s, {}).get("prompt_tokens", 0),
             "completion_tokens": record.seat_tokens.get(s, {}).get("completion_tokens", 0),
             "cached_tokens": record.seat_tokens.get(s, {}).get("cached_tokens", 0),
+            **by_seat[s],
         })  # fmt: skip
     labelled = [st for st in record.statements if st.labelled]
     lies_by_type = Counter(st.lie_type for st in labelled if st.lie)

@@ -21,8 +21,8 @@ code, in ``rules``; the table says who does what, the rules say in which order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -179,7 +179,10 @@ class RoleSpec:
         object.__setattr__(self, "night_kinds", kinds)  # a frozen dataclass sets its derived field so
 
 
-ROLE_SPECS: dict[Role, RoleSpec] = {}
+ROLE_SPECS: dict[Role, RoleSpec] = {}  # each role's spec, its words only those no other role took over
+_DECLARED: dict[Role, RoleSpec] = {}  # each role's spec as registered, every word it declared
+_TAKEN: dict[Role, frozenset[str]] = {}  # the words each role took over, in the order taken
+_WORDS: dict[str, Role] = {}  # every role word and the one role it names (``role_words``)
 _INDEX: dict[Role, int] = {}
 _listeners: list[Callable[[], None]] = []
 _generation = 0  # counts changes to the roles: caches of tables derived from them compare it
@@ -197,13 +200,36 @@ def _changed() -> None:
         listener()
 
 
-def register_role(spec: RoleSpec) -> Role:
+def register_role(spec: RoleSpec, *, takes_over: Iterable[str] = ()) -> Role:
     """Add a role to the game (a variant's, or a test's): every table derived from the roles follows.
 
     Roles without a night action need nothing else; a night or death action is one of the existing
     ``ActionKind``s (new kinds of action are rules code). Registering an existing name replaces its spec
     (its index stays), so a test may redefine a role it added.
+
+    A word (or plural) of the role that another role already uses is refused, naming both roles and the
+    word, unless the role takes it over: ``takes_over`` lists such words, which then name this role only
+    (the bodyguard takes "bodyguard" and "guard" from the doctor) until it is unregistered. Another role's
+    own name cannot be taken.
     """
+    if not spec.words or spec.words[0] != spec.role:
+        raise ValueError(f"role {spec.role!r}: its words must start with its own name")
+    spoken = _spoken(spec)
+    taken = frozenset(_word_key(word) for word in takes_over)
+    unknown = sorted(taken - set(spoken))
+    if unknown:
+        raise ValueError(f"role {spec.role!r} takes over {unknown[0]!r}, which is not one of its words or its plural")
+    for word in spoken:
+        holder = _WORDS.get(word)
+        if holder is None or holder.value == spec.role:
+            continue
+        if word == holder.value:
+            raise ValueError(f"role {spec.role!r}: {word!r} is the name of role {holder.value!r}; it cannot be taken")
+        if word not in taken:
+            raise ValueError(
+                f"role {spec.role!r}: the word {word!r} already names role {holder.value!r}; "
+                f"rename it, or take it over with register_role(..., takes_over=({word!r},))"
+            )
     if spec.role in Role._members:
         role = Role(spec.role)
     else:
@@ -211,22 +237,29 @@ def register_role(spec: RoleSpec) -> Role:
             raise ValueError(f"at most {MAX_ROLES} roles fit the numeric observation")
         role = Role._add(spec.role)
         _INDEX[role] = len(_INDEX)
-    if not spec.words or spec.words[0] != spec.role:
-        raise ValueError(f"role {spec.role!r}: its words must start with its own name")
-    ROLE_SPECS[role] = spec
+    _DECLARED[role] = spec
+    _TAKEN.pop(role, None)  # a role's take-overs count from its latest registration
+    if taken:
+        _TAKEN[role] = taken
+    _assign_words()
     _changed()
     return role
 
 
 def unregister_role(name: str) -> None:
-    """Remove a role added by ``register_role`` (tests clean up after themselves); built-ins stay."""
+    """Remove a role added by ``register_role`` (tests clean up after themselves); built-ins stay.
+
+    The words it took over go back to the roles that had them.
+    """
     role = Role._members.get(name)
     if role is None or role in _BUILT_IN:
         return
     del Role._members[name]
-    del ROLE_SPECS[role]
+    del ROLE_SPECS[role], _DECLARED[role]
+    _TAKEN.pop(role, None)
     _INDEX.clear()
     _INDEX.update({r: i for i, r in enumerate(Role._members.values())})
+    _assign_words()
     _changed()
 
 
@@ -236,8 +269,45 @@ def on_roles_changed(listener: Callable[[], None]) -> None:
 
 
 def role_words() -> dict[str, Role]:
-    """Every word for a role, lowercase, and the role it names (the claim reader's and reserved names' source)."""
-    return {word: role for role, spec in ROLE_SPECS.items() for word in spec.words}
+    """Every word for a role (its words and plural, lowercase) and the one role it names.
+
+    The one mapping of words to roles: the claim reader reads with it and the judge resolves role names with it.
+    """
+    return dict(_WORDS)
+
+
+def role_of(word: str) -> Role:
+    """The role ``word`` names: a role's name or any of its words ("medic": the doctor); ValueError for none."""
+    role = _WORDS.get(_word_key(word)) if isinstance(word, str) else None
+    return role if role is not None else Role(word)
+
+
+def _word_key(word: str) -> str:
+    return " ".join(word.lower().split())
+
+
+def _spoken(spec: RoleSpec) -> list[str]:
+    """The words a role is spoken of by: its words, then its plural."""
+    return list(dict.fromkeys(_word_key(word) for word in (*spec.words, spec.plural)))
+
+
+def _assign_words() -> None:
+    """Give each word to one role, and each role's spec only its own words (``ROLE_SPECS``).
+
+    A word belongs to the first role registered with it, unless a later role took it over (the latest
+    take-over wins); the specs as declared are kept, so that an unregistered role's words go back.
+    """
+    owner: dict[str, Role] = {}
+    for role, spec in _DECLARED.items():
+        for word in _spoken(spec):
+            owner.setdefault(word, role)
+    for role, taken in _TAKEN.items():
+        owner.update(dict.fromkeys(taken, role))
+    _WORDS.clear()
+    _WORDS.update(owner)
+    for role, spec in _DECLARED.items():
+        own = tuple(word for word in spec.words if owner[_word_key(word)] is role)
+        ROLE_SPECS[role] = spec if own == spec.words else replace(spec, words=own)
 
 
 # ---------------------------------------------------------------------------------------- the built-in roles
@@ -308,5 +378,7 @@ _BUILT_IN_SPECS = (
 
 for _spec in _BUILT_IN_SPECS:
     register_role(_spec)
-Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER, Role.WITCH, Role.HUNTER = tuple(Role)
+# By name, not by position: a spec added to ``_BUILT_IN_SPECS`` above leaves these six as they are.
+Role.WEREWOLF, Role.SEER, Role.DOCTOR = Role("werewolf"), Role("seer"), Role("doctor")
+Role.VILLAGER, Role.WITCH, Role.HUNTER = Role("villager"), Role("witch"), Role("hunter")
 _BUILT_IN = frozenset(Role)

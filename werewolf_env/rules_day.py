@@ -7,12 +7,16 @@ One handler per day node of the phase graph (``graph``), each a pure function of
 
 from __future__ import annotations
 
+import numpy as np
+
 from .claim_text import extractor_for
 from .claims import add_role_claims, merge_claims
 from .judge import judge
 from .roles import ROLE_SPECS, ActionKind, Role
 from .rules_base import _count, _die, _draw, _open, _take
 from .state import PUBLIC, GameState, Statement
+
+CONTROL_STREAM = 0xC0  # the control subjects' generators: a stream no other draw of the game uses
 
 
 def open_bid(state: GameState) -> None:
@@ -106,6 +110,11 @@ def open_analyses(state: GameState) -> None:
         **compared,
         truncated=statement.truncated,
     )
+    state.control_subjects = _draw_control_subjects(state, statement, mentioned)
+    # Seen by nobody: which listener's extra subject is the control (left out when none was drawn, as before).
+    # Pairs as lists, as the log writes them: an event's data is JSON values (Inspect refuses tuples).
+    pairs = [[listener, subject] for listener, subject in sorted(state.control_subjects.items())]
+    controls = {"control_subjects": pairs} if pairs else {}
     state.emit(
         "ground_truth",
         speaker,
@@ -114,11 +123,33 @@ def open_analyses(state: GameState) -> None:
         speaker_role=state.roles[speaker].value,
         **statement.verdict,
         **compared,
+        **controls,
     )
     if state.config.analysis_self:
         _open(state, [speaker], ActionKind.SELF_ANALYSIS)
     if state.config.analysis_peer:
         _open(state, [p for p in state.living() if p != speaker], ActionKind.PEER_ANALYSIS)
+
+
+def _draw_control_subjects(state: GameState, statement: Statement, mentioned: frozenset[int]) -> dict[int, int]:
+    """Listener -> a control subject: with ``config.control_subject_probability``, one living player the statement
+    neither names nor makes claims about (not the speaker, not the listener). Drawn from a generator of its own per
+    (game, statement, listener), so that asking never changes the game's other draws: play stays as it was."""
+    chance = state.config.control_subject_probability
+    if not (chance > 0 and state.config.subject_suspicion and state.config.analysis_peer):
+        return {}
+    spoken_of = {claim["player"] for claim in statement.claims} | set(mentioned) | {statement.speaker}
+    controls: dict[int, int] = {}
+    for listener in state.living():
+        if listener == statement.speaker:
+            continue
+        rng = np.random.default_rng((state.seed & (2**64 - 1), statement.id, listener, CONTROL_STREAM))
+        if rng.random() >= chance:
+            continue
+        candidates = [p for p in state.living() if p != listener and p not in spoken_of]
+        if candidates:
+            controls[listener] = candidates[int(rng.integers(len(candidates)))]
+    return controls
 
 
 def score_analyses(state: GameState) -> None:
@@ -135,19 +166,24 @@ def score_analyses(state: GameState) -> None:
         _update_suspicion(state, seat, speaker, action["suspicion"], statement.id, weight)
         # The players the statement spoke of, as the listener scored them (``config.subject_suspicion``).
         for subject, reported in action.get("suspicion_of", ()):
-            _update_suspicion(state, seat, subject, reported, statement.id, weight)
+            _update_suspicion(state, seat, subject, reported, statement.id, weight,
+                              control=state.control_subjects.get(seat) == subject)  # fmt: skip
     state.current_statement = None
+    state.control_subjects = {}
 
 
 def _update_suspicion(state: GameState, seat: int, subject: int, reported: float, statement_id: int,
-                      weight: float) -> None:
+                      weight: float, control: bool = False) -> None:
+    """The listener's new score of ``subject``, as a ``suspicion`` event. A control subject's score is recorded
+    (``control``) but not kept: a control measures what asking does, and must leave later priors as they were."""
     prior = float(state.suspicion[seat, subject])
     score = weight * reported + (1.0 - weight) * prior
-    state.suspicion[seat, subject] = score
-    state.suspicion_version += 1
+    if not control:
+        state.suspicion[seat, subject] = score
+        state.suspicion_version += 1
     state.emit(
         "suspicion", seat, (seat,), statement_id=statement_id, subject=subject, prior=prior, reported=reported,
-        score=score,
+        score=score, **({"control": True} if control else {}),
     )  # fmt: skip
 
 
@@ -179,8 +215,10 @@ def record_poll(state: GameState) -> None:
     said = state.statements[-1].id if moment == "statement" else None
     fell_back = _poll_fallbacks(state, len(answers))
     for seat in sorted(answers):
+        # A tie (``tied``: the players the answer could not choose between) is recorded as one, never broken.
+        tied = {"tied": answers[seat]["tied"]} if answers[seat].get("tied") else {}
         state.emit("poll", seat, (), after=moment, statement_id=said, target=answers[seat]["vote"],
-                   fallback=seat in fell_back)  # fmt: skip
+                   fallback=seat in fell_back, **tied)  # fmt: skip
 
 
 def _poll_fallbacks(state: GameState, answers: int) -> set[int]:

@@ -127,6 +127,9 @@ class GameState:
     vote_history: list[dict[str, Any]] = field(default_factory=list)
     # (statement id, its living subjects but the speaker): ``analysis_subjects``'s memo for the current statement.
     subjects_memo: tuple[int, tuple[int, ...]] = (-1, ())
+    # Listener -> the control subject its peer analysis of the current statement also scores (one living player
+    # the statement does not mention; ``config.control_subject_probability``): drawn by ``rules_day``.
+    control_subjects: dict[int, int] = field(default_factory=dict)
     poll_moment: str | None = None  # the vote poll being taken: "day_start", "statement" or "debate"
     winner: Team | None = None
     truncated: bool = False
@@ -170,7 +173,8 @@ class GameState:
 
     def analysis_subjects(self, listener: int) -> list[int]:
         """Whom a peer analysis of the current statement also scores (``config.subject_suspicion``): the living
-        players its claims are about, in seat order, but its speaker (scored anyway) and the listener."""
+        players its claims are about, in seat order, but its speaker (scored anyway) and the listener, and the
+        listener's control subject if it was drawn one (``control_subjects``)."""
         if not self.config.subject_suspicion or self.current_statement is None:
             return []
         said, about = self.subjects_memo
@@ -180,7 +184,11 @@ class GameState:
             players.discard(statement.speaker)
             about = tuple(sorted(p for p in players if self.alive[p]))
             self.subjects_memo = (self.current_statement, about)
-        return [p for p in about if p != listener]
+        control = self.control_subjects.get(listener)
+        if control is None:
+            return [p for p in about if p != listener]
+        # In seat order among the others: nothing tells the listener which one it is.
+        return sorted(p for p in (*about, control) if p != listener)
 
     def living_with_role(self, role: Role) -> list[int]:
         return [p for p, up in enumerate(self.alive) if up and self.roles[p] is role]

@@ -106,6 +106,25 @@ class Bootstrap:
     def mean(self, game: ArrayLike, values: ArrayLike) -> Estimate:
         return self.ratio(game, values)
 
+    def difference(self, game_a: ArrayLike, values_a: ArrayLike, game_b: ArrayLike, values_b: ArrayLike) -> Estimate:
+        """mean(values_a) - mean(values_b), each over its own items, with a game-clustered interval: both means
+        are taken in the same resamples of games, so what the two sets share (the games) is not counted twice."""
+        a, b = self.mean(game_a, values_a), self.mean(game_b, values_b)
+        n = a.n + b.n
+        if a.value is None or b.value is None:
+            return Estimate(None, None, None, n)
+        value = a.value - b.value
+        if self.weights.shape[0] == 0:
+            return Estimate(value, None, None, n)
+
+        def boots(game: ArrayLike, values: ArrayLike) -> np.ndarray:
+            items = self._per_game(game, np.ones(np.asarray(game).shape[0]))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return (self.weights @ self._per_game(game, values)) / (self.weights @ items)
+
+        low, high = _percentiles(boots(game_a, values_a) - boots(game_b, values_b))
+        return Estimate(value, low, high, n)
+
     def ece(self, game: ArrayLike, probability: ArrayLike, outcome: ArrayLike, bins: int = 10) -> Estimate:
         """Expected calibration error: sum over equal-width bins of |observed - stated| / items."""
         game = np.asarray(game, dtype=np.int64)

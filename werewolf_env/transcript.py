@@ -165,7 +165,8 @@ def _suspicion(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | No
     if viewer is not None:
         return None  # players see their current scores instead
     d = e.data
-    return f"[{names[e.actor]}'s suspicion of {names[d['subject']]}: {d['prior']:.2f} -> {d['score']:.2f}]"  # type: ignore[index]
+    kept = " (control subject: not kept)" if d.get("control") else ""
+    return f"[{names[e.actor]}'s suspicion of {names[d['subject']]}: {d['prior']:.2f} -> {d['score']:.2f}{kept}]"  # type: ignore[index]
 
 
 def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:

@@ -17,6 +17,11 @@ And once for token accounting (issue 19), checked the same way: the only changes
 And once for the CSV formula escape (issue 31), checked cell by cell: every table reads back, through
 ``benchmarks.report_tables.cell_text``, as the stored one did; the only changes are the ``'`` before the names
 starting with ``=``, ``-``, ``+`` or ``@``.
+And once for persuasion's controls (issue 32), checked key by key and cell by cell: every earlier key, value, row
+and column is the same; the only changes are new keys (``shift_control``, ``persuasion_net``, ``control_coverage``,
+``misled_difference``, the ``..._without_first`` vote swings, ``resistance_net``) and new columns (statements:
+``controls_asked``, ``controls_reported``, ``shift_control``, ``day_first``; analyses: ``shift_control``;
+players: ``werewolf_env.persuasion.SEAT_FIGURES``).
 
 The run: 6 seats with names a CSV or a spreadsheet could trip on; three heuristic games, one with
 random villagers under a policy label holding a comma, quotes and ``=``, one whose every analysis falls
