@@ -74,7 +74,9 @@ NULL_CONTENT = "null content"
 EMPTY_ANSWER = "empty answer"
 CUT_BEFORE_JSON = "cut off before any JSON"
 REPAIRED_TO_NOTHING = "repaired to nothing"
-_HOLLOW = re.compile(r"\s*(?:```[A-Za-z]*\s*)?(?:\{\s*\})?\s*(?:```)?\s*")  # fences, blanks or {} only
+# Fences, blanks or {} only, matched with every run of white space made one space first: a pattern with
+# unbounded white space between its optional parts backtracks cubically on a long run of blanks then text.
+_HOLLOW = re.compile(r"(?:```[A-Za-z]*)? ?(?:\{ ?\})? ?(?:```)?")
 _RATE_HEADERS = ("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests",
                  "x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")  # fmt: skip
 
@@ -145,7 +147,7 @@ def useless_answer(choices: list[Any], content: Any, refusal: Any, finish: Any) 
         return EMPTY_ANSWER
     if finish == "length" and "{" not in text:
         return CUT_BEFORE_JSON
-    if _HOLLOW.fullmatch(text):
+    if _HOLLOW.fullmatch(" ".join(text.split())):
         return REPAIRED_TO_NOTHING
     return None
 

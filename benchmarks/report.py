@@ -152,14 +152,17 @@ def baseline_records(
 
 
 def unverified_logs(paths: Iterable[Path], on_log: Callable[[], None] | None = None) -> dict[str, str]:
-    """Each log that ``werewolf-bench replay`` does not call identical (hand-edited, cut off, not a game log),
-    with its verdict; ``on_log`` is called after each log (a progress bar's)."""
+    """Each log whose events do not replay identically (hand-edited, or written by another version of the
+    claim reader) or that is no game log, with its verdict; ``on_log`` is called after each log (a progress
+    bar's). A log that ends cleanly before its game did and matches as far as it goes (a run interrupted or
+    stopped by its breaker, which the same command resumes) is not among them: the report leaves it out as
+    unfinished, as it always has. A log with a damaged line (cut mid-write, nested too deep) is."""
     from .replay_cli import one_line_verdict  # replay_cli imports find_logs from here
 
     found = {}
     for path in paths:
         result = replay(path)
-        if not result.ok:
+        if not result.ok and not (result.matches and result.stopped_early):
             found[str(path)] = one_line_verdict(result)
         if on_log is not None:
             on_log()
@@ -170,9 +173,10 @@ def refusal(unverified: dict[str, str], logs: int, run_dir: Path) -> str:
     """Why the report refuses the run: how many logs do not replay, the first with its verdict, what to do."""
     first, verdict = next(iter(unverified.items()))
     more = f"; and {len(unverified) - 1} more" if len(unverified) > 1 else ""
-    return (f"{len(unverified)} of {logs} logs do not replay as whole, identical games ({first}: {verdict}{more}); "
-            f"nothing was written. werewolf-bench replay {run_dir} says where each stops or differs; "
-            "--allow-unverified reports the finished ones anyway, marked")  # fmt: skip
+    return (f"{len(unverified)} of {logs} logs do not replay as identical games ({first}: {verdict}{more}); "
+            "nothing was written. A log differs when it was edited, or written by another version of the claim "
+            f"reader; werewolf-bench replay {run_dir} says where; --allow-unverified reports them anyway, "
+            "marked")  # fmt: skip
 
 
 def report_dir(run_dir: str | Path, out: str | Path | None = None, labeler: str = DEFAULT_LABELER) -> Path:

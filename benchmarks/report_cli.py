@@ -64,7 +64,7 @@ def add_report_parser(commands: Any) -> None:
     report.add_argument(
         "--allow-unverified",
         action="store_true",
-        help="report logs that do not replay as whole, identical games (hand-edited, cut off) instead "
+        help="report logs that do not replay as identical games (edited, another reader's, a damaged line) instead "
         "of refusing the run: finished ones are counted and every one is listed (metrics.json: "
         "run.unverified_logs); default: refuse, writing nothing",
     )

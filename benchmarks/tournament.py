@@ -57,7 +57,7 @@ from werewolf_env.metrics import GameRecord
 from werewolf_env.stats import Bootstrap
 from werewolf_env.token_usage import Price, cost_usd
 
-from .cli_values import MAX_GAMES
+from .cli_values import MAX_GAMES, MAX_SEED, game_config_of
 from .logistic import fit_logistic
 from .runs import Job
 
@@ -74,7 +74,7 @@ class TournamentConfig(BaseModel):
     entrants: list[AgentSpec]
     blocks: int | None = Field(None, ge=1, le=MAX_GAMES)  # and blocks x entrants at most MAX_GAMES (_playable)
     games: int | None = Field(None, ge=1, le=MAX_GAMES)
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=MAX_SEED)  # game i gets seed + i: a seed the engine takes
     players: int = 8
     werewolves: int | None = None
     analysis: str = "full"
@@ -144,7 +144,8 @@ class TournamentConfig(BaseModel):
 
     def game_config(self) -> GameConfig:
         pack = {"num_werewolves": self.werewolves} if self.werewolves is not None else {}  # else the default pack
-        return GameConfig(num_players=self.players, analysis=self.analysis, **pack, **self.rules)
+        # One readable line naming the [rules] entry at fault, as the command line's options get.
+        return game_config_of({"num_players": self.players, "analysis": self.analysis, **pack, **self.rules}, flags={})
 
 
 def load_tournament(path: str | Path) -> TournamentConfig:

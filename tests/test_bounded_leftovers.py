@@ -60,6 +60,18 @@ def test_a_huge_tournament_is_refused_before_its_schedule(
     assert str(MAX_GAMES) in line.replace(",", "") and str(config) in line and "Value error" not in line
 
 
+@pytest.mark.parametrize(
+    ("entry", "named"), [("seed = -5", "seed"), ("[rules]\nmax_rounds = \"x\"", "max_rounds")]
+)
+def test_a_bad_tournament_seed_or_rule_is_one_line_before_any_game(
+    entry: str, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(f'name = "t"\nblocks = 1\nplayers = 5\n{entry}\n{ENTRANTS}', encoding="utf-8")
+    line = refused(["tournament", str(config), "--no-plots", "--quiet"], tmp_path, capsys)
+    assert named in line and "For further information" not in line and "[U+000A]" not in line
+
+
 def test_a_tournament_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
     config.write_bytes(f'\ufeffname = "t"\nblocks = 1\nplayers = 5\n{ENTRANTS}'.encode())

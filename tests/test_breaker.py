@@ -159,3 +159,13 @@ def test_a_hung_connect_is_named_as_the_connect_timeout(tmp_path: Path, capsys, 
     assert code == 2
     assert "within 0.3 s" in err and "--connect-timeout" in err, err
     assert "within 7 s" not in err
+
+
+def test_a_long_run_of_blanks_before_text_is_read_at_once() -> None:
+    # The check of a hollow answer backtracked cubically on blanks followed by text (4,000 blanks took two
+    # minutes and stalled every game in flight); the whole check is now linear in the answer.
+    from agents.endpoint import REPAIRED_TO_NOTHING, useless_answer
+
+    assert useless_answer([1], " " * 20_000 + "x", None, "stop") is None
+    assert useless_answer([1], "```json" + "\n" * 20_000 + "Hello", None, "stop") is None
+    assert useless_answer([1], "```json\n{ }\n```", None, "stop") == REPAIRED_TO_NOTHING

@@ -7,13 +7,16 @@ suspicion is equal must record a tie, not name the first seat.
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
 
 from agents import play_game_sync
 from tests.test_persuasion import VILLAGER, WOLF, Log, near, team
 from werewolf_env.config import GameConfig
 from werewolf_env.metrics import GameRecord, aggregate
-from werewolf_env.persuasion import SEAT_FIGURES, statement_figures
+from werewolf_env.persuasion import SEAT_FIGURES, seat_figures, statement_figures
 
 CONFIG = {"num_players": 8, "subject_suspicion": True, "vote_polls": "after_statement"}
 
@@ -169,3 +172,66 @@ def test_a_poll_answer_may_record_a_tie_and_a_malformed_one_is_ignored(tied: obj
     assert poll.data["target"] == (None if expected else 3)
     answer = next(e for e in game.state.events if e.type == "action" and e.actor == 0 and e.data["kind"] == "poll")
     assert "fallbacks" not in answer.data
+
+
+def test_persuasion_net_compares_the_same_statements() -> None:
+    """Wolf P0 accuses twice. The first time P2 is asked about a control (P4) and moves both by +0.2; the
+    second time no control is drawn and P2 does not move P3. Net of the control is over the statements with
+    both: 0.2 - 0.2 = 0, not (0.2 + 0.0) / 2 - 0.2 = -0.1 (each side over its own statements)."""
+    log = Log([WOLF, VILLAGER, VILLAGER, VILLAGER, VILLAGER, VILLAGER])
+    with_controls(log.statement(0, [team(1, "werewolf")], false=(0,)), {2: 4})
+    log.analysis(2, speaker=0.5, subjects={1: 0.9, 4: 0.9})
+    log.statement(0, [team(3, "werewolf")], false=(0,)).analysis(2, speaker=0.5, subjects={3: 0.5})
+    record = log.record()
+    first, second = statement_figures(record).values()
+    assert first["persuasion"] == near(0.2) and first["shift_control"] == near(0.2)
+    assert second["persuasion"] == near(0.0) and second["shift_control"] is None
+    wolves = aggregate([record] * 3, resamples=200)["persuasion"]["speaker"]["by_team"]["werewolf"]
+    assert wolves["persuasion"]["value"] == near(0.1) and wolves["shift_control"]["value"] == near(0.2)
+    assert wolves["persuasion_net"]["value"] == near(0.0) and wolves["persuasion_net"]["ci"] == [0.0, 0.0]
+    seat = seat_figures(record, statement_figures(record))[0]
+    assert seat["persuasion"] == near(0.1) and seat["shift_control"] == near(0.2)
+    assert seat["persuasion_net"] == near(0.0)
+
+
+def _marks_a_control(value: object) -> bool:
+    if isinstance(value, dict):
+        return any("control" in str(key) or _marks_a_control(v) for key, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_marks_a_control(v) for v in value)
+    return isinstance(value, str) and "control" in value.lower()
+
+
+def test_no_event_a_seat_sees_marks_its_control_subject() -> None:
+    """The listener scores its control among its subjects, and nothing it sees tells it which one it was: not
+    its ``info["events"]`` (its own ``suspicion`` events included), not its observation. The log's ground truth
+    names the controls, and ``GameRecord`` keeps a control's score out of the running matrix by it."""
+    import werewolf_env
+    from agents import HeuristicAgent
+    from werewolf_env.transcript import Transcript
+
+    env = werewolf_env.raw_env(info_events=True, subject_suspicion=True, control_subject_probability=1.0)
+    env.reset(seed=3)
+    policies = [HeuristicAgent(30 + s) for s in range(env.config.num_players)]
+    seen: list[dict[str, Any]] = []
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, info = env.last()
+        seen += info.get("events", [])
+        assert not _marks_a_control(obs.get("text", "")) if isinstance(obs, dict) else True
+        env.step(None if term or trunc else policies[env.agent_name_mapping[agent]].act(obs, info))
+    assert env.game is not None
+    state = env.game.state
+    controls = {(e.data["statement_id"], i): j for e in state.events if e.type == "ground_truth"
+                for i, j in e.data.get("control_subjects", ())}  # fmt: skip
+    assert controls
+    own = [e for e in seen if e["type"] == "suspicion"]
+    assert any((e["data"]["statement_id"], e["actor"]) in controls for e in own)  # controls' scores were seen
+    assert {e["type"] for e in seen if _marks_a_control(e["data"])} == {"game_start"}  # its config's probability
+    assert not any(e.type == "ground_truth" for e in state.events if e.audience != ())
+    # The controls' scores are still told apart where the ground truth is known: not kept, and said so.
+    record = GameRecord.from_events([e.to_json() for e in state.events])
+    assert np.allclose(record.matrices[-1], state.suspicion)
+    spectator = Transcript(state.names, None, spectator=True).update(state.events)
+    kept_out = [e for e in state.events if e.type == "suspicion" and (e.data["statement_id"], e.actor) in controls]
+    kept_out = [e for e in kept_out if controls[(e.data["statement_id"], e.actor)] == e.data["subject"]]
+    assert kept_out and spectator.count("(control subject: not kept)") == len(kept_out)

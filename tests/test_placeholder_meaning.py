@@ -69,6 +69,23 @@ SPEECH = [
     "Public statement: I am a villager.",
     "I will keep my own words short: vote Dave.",
     "Notes from last night: Alice was quiet.",
+    # A field word alone decides nothing: "claim" is no misspelling of "claims", nor "note" of "notes";
+    # and "what you" + "you have" are two pairs of the instructions, not three words of them in a row.
+    "Everyone, claim your role!",
+    "Make your claims, everyone.",
+    "I have no claims to make",
+    "No claims.",
+    "No notes.",
+    "Say what you have to say.",
+    "No role claims from me today.",
+    "Notes: Bob voted twice.",
+    "Claims?",
+    "Any claims?",
+    "My claim: seer.",
+    "Note: I am the doctor.",
+    "Say your role, everyone.",
+    "What do you say to that?",
+    "You have my word.",
 ]
 
 

@@ -27,6 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import werewolf_env
 from benchmarks.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -198,7 +199,7 @@ def test_report_refuses_a_log_that_does_not_replay_or_marks_it(
     assert main(["report", str(run), *REPORT]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert f"1 of 3 logs do not replay as whole, identical games ({log}: {verdict}" in err
+    assert f"1 of 3 logs do not replay as identical games ({log}: {verdict}" in err
     assert "--allow-unverified" in err and f"werewolf-bench replay {run}" in err
     assert files_under(run) == before  # nothing written
     assert main(["report", str(run), "--allow-unverified", *REPORT]) == 0
@@ -341,3 +342,19 @@ def test_sigterm_at_any_stage_exits_143_without_a_traceback(run_logs: Path, tmp_
     for noise in ("Traceback", "never retrieved", "never awaited", "Exception ignored", "Task was destroyed"):
         assert noise not in done.stderr, done.stderr
     assert "interrupted" in done.stderr
+
+
+def test_a_log_that_stops_cleanly_is_left_out_as_unfinished_not_refused(
+    run_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An interrupted run (or one its breaker stopped) leaves a log that ends between two whole lines: the report
+    leaves it out as unfinished, as it always has, and the same command resumes the game."""
+    run = copy_run(run_logs, tmp_path / "run")
+    log = first_log(run)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    log.write_text("\n".join(lines[: len(lines) // 2]) + "\n", encoding="utf-8")
+    result = werewolf_env.replay(log)
+    assert not result.ok and result.matches and result.stopped_early
+    assert main(["report", str(run), *REPORT]) == 0
+    document = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    assert document["run"]["unverified_logs"] == {} and document["run"]["games"] == 2

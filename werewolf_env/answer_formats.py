@@ -4,7 +4,6 @@ not just echo one of its ``<...>`` placeholders back (a small model's habit)."""
 from __future__ import annotations
 
 import difflib
-import itertools
 import re
 from functools import lru_cache
 
@@ -90,8 +89,10 @@ _INSTRUCTIONS = (
     ANSWER_PREFIX,
     *(token[1:-1] for token in re.findall(r"<[^<>]+>", _STATEMENT.answer_format)),
 )
-# Words that name the answer's fields or a template: never speech of a statement's own.
+# Words that name the answer's fields or a template. Alone they decide nothing ("No claims.", "Notes: ..."):
+# only a ``<slot>``, a literal field key or a run of the instructions' wording makes a placeholder.
 _TEMPLATE_WORDS = frozenset({"statement", "notes", "claims", "placeholder", "insert", "json", "template"})
+_FIELD_KEYS = ("statement", "claims", "notes")  # the statement answer's keys
 # Function words: speech, but no meaning of a statement's own.
 _FUNCTION_WORDS = frozenset(
     "a an the and or but if of to in on at by for with from as is are was be am i me my mine you your yours "
@@ -101,6 +102,14 @@ _FUNCTION_WORDS = frozenset(
 )  # fmt: skip
 _TOKEN = re.compile(r"[^\W_]+|#")
 _SLOT = re.compile(r"<\s*([^\W\d_][^<>\n]{0,60}?)\s*>")
+# "[your statement here]", "{statement}": a slot in other brackets when it holds only instruction words.
+_BRACKETED = re.compile(r"[\[{]\s*([^\W\d_][^\[\]{}\n]{0,60}?)\s*[\]}]")
+_KEYS = "|".join(_FIELD_KEYS)
+_QUOTES = "\"'`\u201c\u201d\u2018\u2019"
+_QUOTED_KEY = re.compile(f"[{_QUOTES}]" + r"\s*(" + _KEYS + r")\s*" + f"[{_QUOTES}]" + r"\s*:")
+# The whole text one key: "Statement.", "notes:", '"claims"' (not "Claims?": a question is speech).
+_ONLY_KEY = re.compile(r"[\s\[{(<" + _QUOTES + "]*(" + _KEYS + r")[\s\]})>.:" + _QUOTES + "]*")
+_RUN = 3  # this many words in a row as in one line of the instructions: a copy of them
 _MAX_TOKENS = 1000  # a text this long with no word of its own is a placeholder however long it goes on
 
 
@@ -109,17 +118,45 @@ def _tokens(text: str) -> list[str]:
 
 
 _INSTRUCTION_TOKENS = [_tokens(fold(line)) for line in _INSTRUCTIONS]
-_VOCABULARY = tuple(sorted({t for line in _INSTRUCTION_TOKENS for t in line} | _TEMPLATE_WORDS))
-_PAIRS = frozenset(pair for line in _INSTRUCTION_TOKENS for pair in itertools.pairwise(line))
+_INSTRUCTION_WORDS = tuple(sorted({t for line in _INSTRUCTION_TOKENS for t in line}))
+_VOCABULARY = frozenset(_INSTRUCTION_WORDS) | _TEMPLATE_WORDS
+_RUNS = frozenset(tuple(line[i : i + _RUN]) for line in _INSTRUCTION_TOKENS for i in range(len(line) - _RUN + 1))
+_INFLECTIONS = ("s", "es", "d", "ed", "ing")
 
 
 @lru_cache(maxsize=4096)
 def _canonical(token: str) -> str:
-    """``token``, or the instruction word it misspells ("evryone": "everyone"); short words as they are."""
+    """``token``, or the instruction word it misspells ("evryone": "everyone"); short words as they are.
+
+    Only instruction words are targets, and an inflection of one is a word of its own ("claim" is not
+    "claims", "word" is not "words")."""
     if len(token) < 4 or token in _VOCABULARY or token in _FUNCTION_WORDS:
         return token
-    close = difflib.get_close_matches(token, _VOCABULARY, n=1, cutoff=0.8)
-    return close[0] if close else token
+    close = difflib.get_close_matches(token, _INSTRUCTION_WORDS, n=1, cutoff=0.8)
+    if not close:
+        return token
+    short, long = sorted((token, close[0]), key=len)
+    if long.startswith(short) and long[len(short) :] in _INFLECTIONS:
+        return token
+    return close[0]
+
+
+def _copied_run(words: list[str]) -> list[str]:
+    """The first longest stretch of ``words`` made of runs of ``_RUN`` words as they stand in one line of
+    the instructions, or []. A stretch of just ``_RUN`` words needs two words of meaning (not function
+    words): "you say to" in "What do you say to that?" is speech."""
+    best: list[str] = []
+    i = 0
+    while i + _RUN <= len(words):
+        j = i
+        while j + _RUN <= len(words) and tuple(words[j : j + _RUN]) in _RUNS:
+            j += 1
+        stretch = words[i : j + _RUN - 1] if j > i else []
+        meaning = sum(w not in _FUNCTION_WORDS for w in stretch)
+        if len(stretch) > len(best) and meaning and (meaning >= 2 or len(stretch) > _RUN):
+            best = stretch
+        i = max(j, i + 1)
+    return best
 
 
 def placeholder_reason(text: str) -> str | None:
@@ -128,8 +165,10 @@ def placeholder_reason(text: str) -> str | None:
     An answer-format placeholder anywhere (``echoes_template``); else, read with names' folding (NFKC,
     case), numbers as "#" and misspelt instruction words as the word: text with no word of its own (every
     word a function word, a template word, an instruction word or inside a ``<...>`` slot) that holds a
-    slot, a template word, or three words of the instructions' wording in a row of pairs. Speech that quotes
-    a few of those words among words of its own passes.
+    ``<slot>`` (or a ``[...]``/``{...}`` one of instruction words only), a literal field key (``"notes":``,
+    or the whole text just "Statement."), or at least three words in a row as in one line of the
+    instructions. A field word alone ("No claims.", "No notes.") decides nothing, and speech that quotes a
+    few of those words among words of its own passes.
     """
     echoed = echoes_template(text)
     if echoed is not None:
@@ -139,13 +178,16 @@ def placeholder_reason(text: str) -> str | None:
     words = [_canonical(t) for t in _tokens(_SLOT.sub(" ", folded))[:_MAX_TOKENS]]
     if any(w not in _VOCABULARY and w not in _FUNCTION_WORDS for w in words):
         return None  # a word of its own: speech
-    paired = [pair in _PAIRS for pair in itertools.pairwise(words)]  # paired[i]: words i and i + 1 as instructed
-    copied = [w for i, w in enumerate(words) if (i and paired[i - 1]) or (i < len(paired) and paired[i])]
     if slots:
         return f"is the template slot {'<' + slots[0] + '>'!r} with no words of its own"
-    if len(copied) >= 3:
+    for m in _BRACKETED.finditer(folded):
+        inside = [_canonical(t) for t in _tokens(m.group(1))]
+        if any(w not in _FUNCTION_WORDS for w in inside):  # all in the vocabulary: no word of its own
+            return f"is the template slot {m.group(0)!r} with no words of its own"
+    key = _QUOTED_KEY.search(folded) or _ONLY_KEY.fullmatch(folded)
+    if key is not None:
+        return f"is the answer's field name {key.group(1)!r}, not speech"
+    copied = _copied_run(words)
+    if copied:
         return f"repeats the turn's instructions ({' '.join(copied)[:80]!r}) with no words of its own"
-    template = [w for w in words if w in _TEMPLATE_WORDS]
-    if template:
-        return f"is the answer's field name {template[0]!r}, not speech"
     return None

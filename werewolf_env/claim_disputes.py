@@ -162,6 +162,11 @@ def read_wolf_play(reader: Reader, s: str, m: Any, topics_before: str) -> None:
     if not targets or len(targets) > 2:
         return
     if m.group("tactic") and len(targets) > 1:
+        # "I can't trust Diana's claim - but Bob's insistence feels like deflection": the tactic's own clause first.
+        breaks = list(ct.PRONOUN_CLAUSE_BREAK_RE.finditer(before))
+        nearest = ct.topic_seats(before[breaks[-1].end() :], reader.speaker, object_if_alone=False) if breaks else []
+        targets = nearest or targets
+    if m.group("tactic") and len(targets) > 1:
         # A tactic named ("Bob's pivot after Eve spoke feels like deflection") is one player's, unless the
         # players are named together ("Bob and Eve keep deflecting").
         together_group = next((g for g in ct.mention_groups(before) if set(targets) <= set(g)), None)

@@ -357,10 +357,7 @@ class Reader(Pronouns):
                 merged[key]["hedged"] = merged[key]["hedged"] and claim["hedged"]
             else:
                 merged[key] = claim
-        # A seer result about a player also stated as a team claim of the same sentence: keep the result.
+        # A seer result about a player also stated as a team claim (or read as one: "so Alice is our prime
+        # suspect") in the same statement: keep the result.
         results = {(c["player"], c["team"]) for c in merged.values() if c["kind"] == "seer_result"}
-        return [
-            c
-            for c in merged.values()
-            if not (c["kind"] == "team" and not c["hedged"] and (c["player"], c["team"]) in results)
-        ]
+        return [c for c in merged.values() if not (c["kind"] == "team" and (c["player"], c["team"]) in results)]

@@ -29,7 +29,6 @@ from .roles import ROLE_SPECS, ActionKind, Role, RoleSpec, on_roles_changed, rol
 _TEAM_WORDS: tuple[tuple[str, tuple[str, str, bool]], ...] = (
     ("killer murderer", ("team", "werewolf", False)),
     ("wolfy wolfish wolf-ish scummy", ("team", "werewolf", True)),
-    ("genuine trustworthy", ("team", "village", True)),
     ("human humans innocent innocents clean town townsfolk", ("team", "village", False)),
 )
 _VILLAGE_PHRASES = ("good guy", "good guys", "on our side", "in the clear")

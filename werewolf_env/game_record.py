@@ -283,9 +283,11 @@ class GameRecord:
                         current.peer_labels.append(label)
             elif kind == "suspicion":
                 observer, subject = int(record["actor"]), int(data["subject"])
-                if not data.get("control"):  # a control subject's score is not kept (``rules_day``)
-                    running[observer, subject] = float(data["score"])
                 said = statements.get(int(data["statement_id"]))
+                # A control subject's score is not kept (``rules_day``): the ground truth event names the
+                # controls (the suspicion event, which the listener sees, does not).
+                if said is None or said.controls.get(observer) != subject:
+                    running[observer, subject] = float(data["score"])
                 updated = labels.get((int(data["statement_id"]), observer))
                 if updated is not None and said is not None:
                     before_after = float(data["prior"]), float(data["score"])

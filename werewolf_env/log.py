@@ -194,6 +194,9 @@ class ReplayResult:
     not_a_log: str | None = None
     # Every event (and the snapshot) the log holds matches the replay: for a truncated log, as far as it goes.
     matches: bool = False
+    # The log ends cleanly before the game did (a run interrupted between writes, or stopped by its breaker):
+    # no line is damaged and no event is missing; the run that wrote it resumes the game.
+    stopped_early: bool = False
 
     def __bool__(self) -> bool:
         return self.ok
@@ -244,8 +247,9 @@ def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
         if replayed != snapshot:
             keys = sorted(k for k in set(snapshot) | set(replayed) if snapshot.get(k) != replayed.get(k))
             mismatches.append(f"final snapshot differs in: {', '.join(keys)}")
+    stopped_early = snapshot is None and reading.damage is None and all(r.get("seq") == i for i, r in enumerate(logged))
     return ReplayResult(not mismatches and truncated is None, actions, snapshot is not None, mismatches, game,
-                        truncated, matches=not mismatches)  # fmt: skip
+                        truncated, matches=not mismatches, stopped_early=stopped_early)  # fmt: skip
 
 
 _HEADER_START = b'{"type":"header"'  # how every log begins (``dumps`` writes compact JSON, "type" first)

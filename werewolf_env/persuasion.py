@@ -30,8 +30,9 @@ count (an analysis with ``fallbacks`` is the env's default): the others are left
 - The control (``config.control_subject_probability``): a listener i may also be asked about c_i, a living
   player s does not mention (``StatementRecord.controls``); ``shift_control`` = mean over the reported
   (i, c_i) of Δ_i(c_i). A control's shift counts in no other figure. Persuasion net of the control (over
-  games: ``persuasion_figures``) is persuasion minus the control's shift on the same statements: a listener
-  that moves whoever it is asked about nets zero.
+  games: ``persuasion_figures``; per seat: ``seat_figures``) is persuasion minus the control's shift on the
+  same statements: the accusing statements with both a persuasion and a reported control shift (a statement
+  with only one of them counts on neither side). A listener that moves whoever it is asked about nets zero.
 - Vote swing (``vote_polls = "after_statement"``): share_k(j) = answered polls naming j (or nobody) in poll
   wave k, a poll that ties k players giving each 1/k (a tie is recorded, never broken by seat);
   Δshare(j) = share after s - share in the day's previous wave (the day-start poll before the first
@@ -95,7 +96,7 @@ LISTENER_FIGURES = ("shift", "truth_shift", "subjects_asked", "subjects_reported
 SEAT_FIGURES: tuple[Column, ...] = (
     ("persuasion", "float64", "mean persuasion of the seat's accusing statements"),
     ("shift_control", "float64", "mean control subjects' shift on the seat's accusing statements"),
-    ("persuasion_net", "float64", "persuasion - shift_control (null without a control)"),
+    ("persuasion_net", "float64", "persuasion - shift_control over the accusing statements with both (null: none)"),
     ("misled", "float64", "mean misled of the seat's statements (positive: the village moved from the truth)"),
     ("vote_swing_without_first", "float64", "mean vote swing of the seat's statements, each day's first left out"),
     ("resistance", "float64", "village seats: mean toward-truth shift over the lies it heard"),
@@ -231,6 +232,10 @@ def seat_figures(record: GameRecord, figures: dict[int, dict[str, Any]]) -> list
         accusing = [f for f in own if f["accused"]]
         persuasion = _mean([f["persuasion"] for f in accusing if f["persuasion"] is not None])
         control = _mean([f["shift_control"] for f in accusing if f["shift_control"] is not None])
+        # Net of the control on the same statements: those with both a persuasion and a control shift.
+        paired = [f for f in accusing if f["persuasion"] is not None and f["shift_control"] is not None]
+        paired_persuasion = _mean([f["persuasion"] for f in paired])
+        paired_control = _mean([f["shift_control"] for f in paired])
         heard: dict[bool, list[float]] = {True: [], False: []}  # lie -> toward-truth shifts after it
         if record.team(seat) == VILLAGE:
             for st in record.statements:
@@ -239,7 +244,8 @@ def seat_figures(record: GameRecord, figures: dict[int, dict[str, Any]]) -> list
                     heard[st.lie].append(listener_figures(record, st, label)["truth_shift"])
         out.append({
             "persuasion": persuasion, "shift_control": control,
-            "persuasion_net": None if persuasion is None or control is None else round(persuasion - control, 6),
+            "persuasion_net": None if paired_persuasion is None or paired_control is None
+            else round(paired_persuasion - paired_control, 6),
             "misled": _mean([f["misled"] for f in own if f["misled"] is not None]),
             "vote_swing_without_first": _mean([f["vote_swing_total"] for f in own
                                                if f["vote_swing_total"] is not None and not f["day_first"]]),

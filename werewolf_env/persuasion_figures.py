@@ -106,12 +106,16 @@ class PersuasionFigures:
             measured = mask & is_lie & np.isfinite(success)
             answered = total("peers_answered", mask)
             accusing = mask & (st.col("accused") > 0)
+            # Persuasion net of the control compares the same statements: the accusing ones with both a
+            # persuasion and a reported control shift (one mask for both sides; an accusing statement without
+            # a control, or a control on a statement without persuasion, is left out of the net).
+            paired = accusing & np.isfinite(st.col("persuasion")) & np.isfinite(st.col("shift_control"))
             return {
                 "statements": int(mask.sum()), "lies": int((mask & is_lie).sum()),
                 "persuasion": mean("persuasion", mask),
-                # The control's shift on the same (accusing) statements, and persuasion net of it.
+                # The control's shift on the accusing statements that report one.
                 "shift_control": mean("shift_control", accusing),
-                "persuasion_net": difference("persuasion", accusing, "shift_control", accusing),
+                "persuasion_net": difference("persuasion", paired, "shift_control", paired),
                 "control_coverage": coverage(total("controls_reported", mask), total("controls_asked", mask)),
                 "accusing_statements": int((mask & (st.col("accused") > 0)).sum()),
                 "deception_effect": mean("deception_effect", mask & is_lie),

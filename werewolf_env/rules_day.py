@@ -175,7 +175,9 @@ def score_analyses(state: GameState) -> None:
 def _update_suspicion(state: GameState, seat: int, subject: int, reported: float, statement_id: int,
                       weight: float, control: bool = False) -> None:
     """The listener's new score of ``subject``, as a ``suspicion`` event. A control subject's score is recorded
-    (``control``) but not kept: a control measures what asking does, and must leave later priors as they were."""
+    but not kept (``control``): a control measures what asking does, and must leave later priors as they were.
+    The event does not say it was a control (the listener sees it, and nothing may tell it which subject was
+    its control): the ground truth event's ``control_subjects`` says so (``GameRecord``)."""
     prior = float(state.suspicion[seat, subject])
     score = weight * reported + (1.0 - weight) * prior
     if not control:
@@ -183,7 +185,7 @@ def _update_suspicion(state: GameState, seat: int, subject: int, reported: float
         state.suspicion_version += 1
     state.emit(
         "suspicion", seat, (seat,), statement_id=statement_id, subject=subject, prior=prior, reported=reported,
-        score=score, **({"control": True} if control else {}),
+        score=score,
     )  # fmt: skip
 
 

@@ -165,8 +165,7 @@ def _suspicion(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | No
     if viewer is not None:
         return None  # players see their current scores instead
     d = e.data
-    kept = " (control subject: not kept)" if d.get("control") else ""
-    return f"[{names[e.actor]}'s suspicion of {names[d['subject']]}: {d['prior']:.2f} -> {d['score']:.2f}{kept}]"  # type: ignore[index]
+    return f"[{names[e.actor]}'s suspicion of {names[d['subject']]}: {d['prior']:.2f} -> {d['score']:.2f}]"  # type: ignore[index]
 
 
 def _own_action(e: Event, viewer: int | None, names: tuple[str, ...]) -> str | None:
@@ -273,7 +272,7 @@ def event_line(event: Event, viewer: int | None, names: tuple[str, ...]) -> str 
 class Transcript:
     """One viewer's transcript lines, rendered once per event, and their running join."""
 
-    __slots__ = ("cursor", "lines", "names", "poisoned", "spectator", "text", "viewer")
+    __slots__ = ("controls", "cursor", "lines", "names", "poisoned", "spectator", "text", "viewer")
 
     def __init__(self, names: tuple[str, ...], viewer: int | None, spectator: bool = False) -> None:
         self.names = names
@@ -283,6 +282,9 @@ class Transcript:
         self.text = ""
         self.cursor = 0
         self.poisoned: set[int] = set()  # tonight's poison victims, for a spectator of everything
+        # (statement id, listener) -> its control subject, from the ground truth events: the suspicion event
+        # (which its listener sees) does not say it was a control.
+        self.controls: dict[tuple[int, int], int] = {}
 
     def update(self, events: list[Event]) -> str:
         viewer = self.viewer
@@ -305,9 +307,18 @@ class Transcript:
 
     def _hidden_cause(self, event: Event, line: str | None) -> str | None:
         """A spectator of everything reads which night death was the witch's poison (the public death
-        event says "night" for both: ``game_record.poisoned_deaths``)."""
+        event says "night" for both: ``game_record.poisoned_deaths``), and which suspicion score was a control
+        subject's (not kept: the ground truth event's ``control_subjects``)."""
         if event.type == "night_outcome":
             self.poisoned = poisoned_deaths(event.data)
         elif event.type == "death" and line is not None and event.data.get("victim") in self.poisoned:
             return f"{line} [hidden] Poisoned by the {acting_role(ActionKind.POISON)}."
+        elif event.type == "ground_truth":
+            sid = int(event.data["statement_id"])
+            for listener, subject in event.data.get("control_subjects") or ():
+                self.controls[(sid, int(listener))] = int(subject)
+        elif event.type == "suspicion" and line is not None and event.actor is not None:
+            data = event.data
+            if self.controls.get((int(data["statement_id"]), event.actor)) == data["subject"]:
+                return f"{line[:-1]} (control subject: not kept)]"
         return line
