@@ -31,11 +31,13 @@ class HugeAnswers:
     def __init__(self, statement: str) -> None:
         self.statement = statement
         self.sent: list[int] = []  # characters of every request's messages
+        self.statements = 0  # statement turns asked
 
     async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> str | None:
         self.sent.append(sum(len(m["content"]) for m in messages))
         task = messages[-1]["content"]
         if '{"statement"' in task:
+            self.statements += 1
             return self.statement
         if '{"bid"' in task:
             return json.dumps({"bid": 10})
@@ -43,10 +45,15 @@ class HugeAnswers:
 
 
 def play(tmp_path: Path, statement: str) -> tuple[Path, HugeAnswers]:
-    model = HugeAnswers(statement)
-    seats = [LLMAgent(transport=model, label="llm:huge"), *(HeuristicAgent() for _ in range(4))]
-    play_game_sync(CONFIG, None, 1, log_dir=tmp_path, policies=seats)
-    return next(tmp_path.glob("*.ndjson")), model
+    """The first seeded game in which the model's seat is asked to speak (in some seeds it dies first)."""
+    for seed in range(1, 40):
+        model = HugeAnswers(statement)
+        seats = [LLMAgent(transport=model, label="llm:huge"), *(HeuristicAgent() for _ in range(4))]
+        folder = tmp_path / f"seed{seed}"
+        play_game_sync(CONFIG, None, seed, log_dir=folder, policies=seats)
+        if model.statements:
+            return next(folder.glob("*.ndjson")), model
+    raise AssertionError("the model's seat never spoke in 39 seeded games")
 
 
 def calls(log: Path) -> list[dict[str, Any]]:
