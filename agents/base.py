@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from .credentials import EndpointURL
+
 
 class Policy:
     """A policy answers one turn: ``act(observation, info)`` returns a JSON action (dict or string).
@@ -25,7 +27,7 @@ class Policy:
 
     name = "policy"
     needs_events = False
-    endpoint: str | None = None
+    endpoint: EndpointURL | None = None
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
         if type(self).aact is Policy.aact:

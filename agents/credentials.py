@@ -3,6 +3,8 @@
     check_key_variable("OPENAI_API_KEY")          # the name, or ValueError: only *_API_KEY / *_TOKEN variables
     read_key("OPENAI_API_KEY", None)              # the key (a key file wins), or "not-needed" for local servers
     redact_url("http://u:pw@host/v1?key=abc")     # 'http://***@host/v1?key=***'
+    redacted({"base_url": "http://u:pw@host/v1"}) # every URL in data redacted: for messages, reprs and run folders
+    EndpointURL("http://u:pw@host/v1")            # a server's URL: .url is sent, str()/repr() show it redacted
     scrub("... ?key=abc ...", secrets=["abc"])    # '... ?key=*** ...'
 
 A lineup decides where a seat's key is sent (``base_url``), so a lineup from someone else could
@@ -21,7 +23,9 @@ import os
 import re
 import stat
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit, urlunsplit
 
 NO_KEY = "not-needed"  # what local servers get when no key is set (they accept any)
@@ -116,6 +120,42 @@ def redact_url(url: str) -> str:
     pairs = [pair for pair in re.split(r"[&;]", parts.query) if pair]
     query = "&".join(f"{pair.split('=', 1)[0]}=***" if "=" in pair else "***" for pair in pairs)
     return urlunsplit((parts.scheme, netloc, parts.path, query, "***" if parts.fragment else ""))
+
+
+def redacted(data: Any) -> Any:
+    """``data`` with every URL in it redacted (``redact_url``), through dicts and lists: what messages, reprs and
+    run folders may show of options, lineups and manifests. The one place that decides what of a URL is shown."""
+    if isinstance(data, dict):
+        return {key: redacted(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [redacted(value) for value in data]
+    if isinstance(data, str) and "://" in data:
+        return redact_url(data)
+    if isinstance(data, EndpointURL):
+        return data.shown
+    return data
+
+
+@dataclass(frozen=True)
+class EndpointURL:
+    """An LLM server's base URL: sent as written (``url``), shown only redacted (``shown``, ``str()``, ``repr()``).
+    The one value that holds it: connections, their breakers, transports and agents refer to it."""
+
+    url: str = field(repr=False)
+
+    @property
+    def shown(self) -> str:
+        return redact_url(self.url)
+
+    def secrets(self) -> list[str]:
+        """What in the URL is or may be secret (``url_secrets``): scrubbed from every text of its calls."""
+        return url_secrets(self.url)
+
+    def __str__(self) -> str:
+        return self.shown
+
+    def __repr__(self) -> str:
+        return f"EndpointURL({self.shown!r})"
 
 
 def url_secrets(url: str) -> list[str]:

@@ -54,7 +54,7 @@ import openai
 from openai import AsyncOpenAI
 
 from .backpressure import AdaptiveLimit, retry_after
-from .credentials import NO_KEY, redact_url, register_secrets, scrub, split_url, url_secrets
+from .credentials import NO_KEY, EndpointURL, redact_url, register_secrets, scrub, split_url
 from .llm_options import LLMOptions
 
 # json_object_schema is llama-cpp-python's form (JSON mode with a "schema" that becomes a grammar): its
@@ -84,9 +84,9 @@ _RATE_HEADERS = ("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests",
 class EndpointDownError(RuntimeError):
     """An endpoint's circuit breaker tripped: no further call to it can succeed in this run."""
 
-    def __init__(self, endpoint: str, reason: str) -> None:
-        super().__init__(f"{redact_url(endpoint)}: {reason}")
-        self.endpoint = redact_url(endpoint)
+    def __init__(self, endpoint: str | EndpointURL, reason: str) -> None:
+        self.endpoint = endpoint.shown if isinstance(endpoint, EndpointURL) else redact_url(endpoint)
+        super().__init__(f"{self.endpoint}: {reason}")
         self.reason = reason
 
 
@@ -103,8 +103,8 @@ class Breaker:
     the call that trips it raises ``EndpointDownError`` (so does every later ``check``). ``Endpoint`` has
     one per server; ``benchmarks.inspect_models`` one per Inspect model."""
 
-    def __init__(self, endpoint: str, limit: int) -> None:
-        self.endpoint = endpoint  # shown redacted in every message
+    def __init__(self, endpoint: str | EndpointURL, limit: int) -> None:
+        self.endpoint = endpoint  # a server's URL or a model's name: shown redacted in every message
         self.limit = limit
         self.failures_in_row = 0
         self.streak: Counter[str] = Counter()  # the kinds of failure in the current run of failures
@@ -188,17 +188,19 @@ def _ssl_context() -> ssl.SSLContext:
 class Endpoint:
     """One server (base URL and key): its client, its state for the run, and its breaker."""
 
-    def __init__(self, base_url: str, api_key: str, breaker: int, limit: AdaptiveLimit | None = None) -> None:
-        self.base_url = base_url
+    def __init__(
+        self, base_url: str | EndpointURL, api_key: str, breaker: int, limit: AdaptiveLimit | None = None
+    ) -> None:
+        self.url = base_url if isinstance(base_url, EndpointURL) else EndpointURL(base_url)
         self.limit = limit  # the run's cap for this server: told when the server is overloaded
         self._api_key = api_key
-        self._secrets = [*url_secrets(base_url), *([api_key] if api_key != NO_KEY else [])]
+        self._secrets = [*self.url.secrets(), *([api_key] if api_key != NO_KEY else [])]
         register_secrets(self._secrets)
-        self.circuit = Breaker(base_url, breaker)
+        self.circuit = Breaker(self.url, breaker)
         # The client gets a URL without secrets (they would show in its errors and logs, and a query in a
         # base URL breaks the SDK's path joining): the query goes with every request, user:password as
         # Basic auth unless an API key takes the Authorization header.
-        plain, query, user, password = split_url(base_url)
+        plain, query, user, password = split_url(self.url.url)
         basic = (user or "", password or "") if (user or password) and api_key == NO_KEY else None  # Basic auth
         self.client = AsyncOpenAI(
             base_url=plain,
@@ -223,11 +225,16 @@ class Endpoint:
         return self.circuit.tripped
 
     def __repr__(self) -> str:  # never the key
-        return f"Endpoint({redact_url(self.base_url)!r})"
+        return f"Endpoint({self.url.shown!r})"
+
+    @property
+    def base_url(self) -> str:
+        """The URL as sent (it may hold secrets: never show it; ``shown`` is for messages)."""
+        return self.url.url
 
     @property
     def shown(self) -> str:
-        return redact_url(self.base_url)
+        return self.url.shown
 
     def scrub(self, text: str) -> str:
         """Error texts may echo request details (the URL, a header): no secret of this endpoint may reach a log."""

@@ -18,7 +18,7 @@ import hashlib
 from typing import Any
 
 from .backpressure import AdaptiveLimit, retry_after
-from .credentials import read_key
+from .credentials import EndpointURL, read_key
 from .endpoint import (
     FATAL_STATUSES,
     RETRY_STATUSES,
@@ -51,19 +51,20 @@ class EndpointPool:
         self._limits: dict[str, AdaptiveLimit] = {}
 
     def endpoint(self, options: LLMOptions) -> Endpoint:
-        base_url = options.endpoint()
+        url = EndpointURL(options.endpoint())
         key = read_key(options.api_key_env, options.api_key_file)
-        ident = (base_url, hashlib.sha256(key.encode()).hexdigest())  # the key itself is not kept as an index
+        ident = (url.url, hashlib.sha256(key.encode()).hexdigest())  # the key itself is not kept as an index
         found = self._endpoints.get(ident)
         if found is None:
-            found = self._endpoints[ident] = Endpoint(base_url, key, self.breaker, self.limit(base_url))
+            found = self._endpoints[ident] = Endpoint(url, key, self.breaker, self.limit(url))
         return found
 
-    def limit(self, base_url: str) -> AdaptiveLimit:
+    def limit(self, base_url: str | EndpointURL) -> AdaptiveLimit:
         """The concurrency cap of one server, shared by every game and seat of the run."""
-        found = self._limits.get(base_url)
+        url = base_url.url if isinstance(base_url, EndpointURL) else base_url
+        found = self._limits.get(url)
         if found is None:
-            found = self._limits[base_url] = AdaptiveLimit(self.concurrency)
+            found = self._limits[url] = AdaptiveLimit(self.concurrency)
         return found
 
     def endpoints(self) -> list[Endpoint]:

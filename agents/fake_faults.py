@@ -48,21 +48,21 @@ class FaultPlan:
 
 
 @dataclass
-class _Reply:
+class HttpReply:
     status: int
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     trickle: float = 0.0  # seconds per body byte for this reply; 0: the server-wide rate
 
 
-def _error(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
-           param: str | None = None) -> _Reply:  # fmt: skip
-    return _Reply(status, {"error": {"message": message, "type": kind, "param": param, "code": code}})
+def error_reply(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
+                param: str | None = None) -> HttpReply:  # fmt: skip
+    return HttpReply(status, {"error": {"message": message, "type": kind, "param": param, "code": code}})
 
 
 # HTTP error faults: status, message, type, code (OpenAI's texts where it has them; 503 is llama.cpp's
 # answer while it loads the model). "{model}" is the requested model.
-_ERROR_FAULTS: dict[str, tuple[int, str, str, str | None]] = {
+ERROR_FAULTS: dict[str, tuple[int, str, str, str | None]] = {
     "401": (401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key"),
     "403": (403, "Country, region, or territory not supported", "request_forbidden",
             "unsupported_country_region_territory"),
@@ -77,10 +77,10 @@ _ERROR_FAULTS: dict[str, tuple[int, str, str, str | None]] = {
     "502": (502, "Bad gateway", "server_error", None),
     "503": (503, "Loading model", "unavailable_error", None),
 }  # fmt: skip
-_SCHEMA_ERROR = "Failed to parse grammar from json schema: Unrecognized schema: {'$ref': '#/$defs/Action'}"
+SCHEMA_ERROR = "Failed to parse grammar from json schema: Unrecognized schema: {'$ref': '#/$defs/Action'}"
 
 
-_REASONS = {
+STATUS_REASONS = {
     200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
     408: "Request Timeout", 409: "Conflict", 422: "Unprocessable Entity", 429: "Too Many Requests",
     500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",

@@ -72,7 +72,16 @@ from email.utils import formatdate
 from typing import Any
 
 from .fake_answers import PLACEHOLDER, PrefixCache, completion, scripted_answer
-from .fake_faults import _ERROR_FAULTS, _REASONS, _SCHEMA_ERROR, CLASSIC_FAULTS, FAULTS, FaultPlan, _error, _Reply
+from .fake_faults import (
+    CLASSIC_FAULTS,
+    ERROR_FAULTS,
+    FAULTS,
+    SCHEMA_ERROR,
+    STATUS_REASONS,
+    FaultPlan,
+    HttpReply,
+    error_reply,
+)
 
 __all__ = ["CLASSIC_FAULTS", "FAULTS", "PLACEHOLDER", "FakeOpenAIServer", "FaultPlan", "refused_url", "scripted_answer"]
 
@@ -221,11 +230,12 @@ class FakeOpenAIServer:
         finally:
             writer.close()
 
-    async def _send(self, writer: asyncio.StreamWriter, reply: _Reply, arrival: int) -> None:
+    async def _send(self, writer: asyncio.StreamWriter, reply: HttpReply, arrival: int) -> None:
         data = json.dumps(reply.body).encode()
         extra = {**self._standard_headers(arrival, reply.status), **reply.headers}
-        head = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}", "Content-Type: application/json",
-                f"Content-Length: {len(data)}", *(f"{k}: {v}" for k, v in extra.items())]  # fmt: skip
+        head = [f"HTTP/1.1 {reply.status} {STATUS_REASONS.get(reply.status, 'Error')}",
+                "Content-Type: application/json", f"Content-Length: {len(data)}",
+                *(f"{k}: {v}" for k, v in extra.items())]  # fmt: skip
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
         rate = reply.trickle or self.trickle
         if not rate:
@@ -249,28 +259,28 @@ class FakeOpenAIServer:
             "x-ratelimit-reset-requests": f"{max(1, round(self.retry_after * 1000))}ms" if limited else "6ms",
         }
 
-    async def _reply(self, method: str, path: str, raw: bytes, authorization: str) -> _Reply | None:
+    async def _reply(self, method: str, path: str, raw: bytes, authorization: str) -> HttpReply | None:
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
             return self._fault_error("401", "")
         route = path.split("?")[0].rstrip("/")
         if method == "GET" and route.endswith("/models"):
             listed = [{"id": m, "object": "model", "owned_by": "tests"} for m in self.models or ("fake",)]
-            return _Reply(200, {"object": "list", "data": listed})
+            return HttpReply(200, {"object": "list", "data": listed})
         if method != "POST" or not route.endswith("/chat/completions"):
-            return _error(404, "not found")
+            return error_reply(404, "not found")
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
-            return _error(400, "request body is not JSON")
+            return error_reply(400, "request body is not JSON")
         model = str(body.get("model", ""))
         if self.models is not None and model not in self.models:
             return self._fault_error("404", model)
         response_format = body.get("response_format")
         if self.reject_response_format and response_format:
-            return _error(400, "response_format is not supported", param="response_format")
+            return error_reply(400, "response_format is not supported", param="response_format")
         if self.schema_error and isinstance(response_format, dict) and response_format.get("type") == "json_schema":
             kind = "internal_server_error" if self.schema_error_status >= 500 else "invalid_request_error"
-            return _error(self.schema_error_status, _SCHEMA_ERROR, kind)
+            return error_reply(self.schema_error_status, SCHEMA_ERROR, kind)
         self.in_flight += 1  # on the server's one loop: no lock needed
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -278,24 +288,24 @@ class FakeOpenAIServer:
         finally:
             self.in_flight -= 1
 
-    async def _answer(self, body: dict[str, Any], model: str) -> _Reply | None:
+    async def _answer(self, body: dict[str, Any], model: str) -> HttpReply | None:
         index, fault = self._next(body)
         if self.latency:
             await asyncio.sleep(self.latency)
-        if fault in _ERROR_FAULTS:
+        if fault in ERROR_FAULTS:
             return self._fault_error(fault, model)
         if fault == "drop":
             return None
         if fault == "timeout":
             await asyncio.sleep(self.hang)
-        reply = _Reply(200, self._completion(index, body, fault))
+        reply = HttpReply(200, self._completion(index, body, fault))
         if fault == "trickle":
             reply.trickle = self.trickle or 1.0
         return reply
 
-    def _fault_error(self, fault: str, model: str) -> _Reply:
-        status, message, kind, code = _ERROR_FAULTS[fault]
-        reply = _error(status, message.format(model=model), kind, code)
+    def _fault_error(self, fault: str, model: str) -> HttpReply:
+        status, message, kind, code = ERROR_FAULTS[fault]
+        reply = error_reply(status, message.format(model=model), kind, code)
         if fault == "429":
             reply.headers["Retry-After"] = f"{self.retry_after}"
         elif fault == "429_ms":

@@ -32,7 +32,7 @@ from werewolf_env.config import Role, Team
 from werewolf_env.token_usage import Price
 
 from .base import Policy
-from .credentials import redact_url
+from .credentials import redacted
 from .llm_options import LLMOptions, suggestion, validate_options
 
 if TYPE_CHECKING:
@@ -61,11 +61,11 @@ class AgentSpec(BaseModel):
 
     def __repr_args__(self) -> Any:  # a base URL may carry a key: never in a repr
         for name, value in super().__repr_args__():
-            yield name, _redacted(str(name), value)
+            yield name, redacted(value)
 
     def public_dump(self) -> dict[str, Any]:
         """The spec as plain data with its base URL redacted: what a run folder may keep."""
-        return {name: _redacted(name, value) for name, value in self.model_dump(mode="json").items()}
+        return redacted(self.model_dump(mode="json"))
 
     def label(self) -> str:
         """A short name for reports: ``name`` when given, else the kind, or ``llm:<model>``."""
@@ -141,10 +141,6 @@ class Lineup(BaseModel):
         for section in ("teams", "roles", "seats"):
             data[section] = {getattr(k, "value", k): spec.public_dump() for k, spec in getattr(self, section).items()}
         return data
-
-
-def _redacted(name: str, value: Any) -> Any:
-    return redact_url(value) if name == "base_url" and isinstance(value, str) else value
 
 
 def lineup_from_data(data: Any, source: str = "") -> Lineup:

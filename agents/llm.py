@@ -42,12 +42,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from werewolf_env.action_specs import ACTION_SPECS
-from werewolf_env.actions import ACTION_MODELS, as_object, placeholder_reason
+from werewolf_env.actions import ACTION_MODELS, UnknownPlayerError, as_object, placeholder_reason, resolve_target
 from werewolf_env.json_input import short_repr
 from werewolf_env.names import name_key
 from werewolf_env.state import ActionKind
 
 from .base import Policy
+from .credentials import EndpointURL
 from .endpoints import Endpoint, EndpointDownError, EndpointPool
 from .folding import AHEAD_FIELDS, AskedAhead, what_to_ask
 from .llm_options import LLMOptions, validate_options
@@ -99,8 +100,6 @@ class LLMAgent(Policy):
             self.transport: Transport = openai_path
         else:
             self.transport = given
-        self.base_url = self.connection.base_url if self.connection is not None else self.transport.shown
-        self.endpoint = self.transport.endpoint  # the runner's concurrency cap is per endpoint
         self.name = label or options.label()
         self._records: list[dict[str, Any]] = []
         self._outcome_of_last = ""  # the outcome ``answer`` recorded last
@@ -109,8 +108,19 @@ class LLMAgent(Policy):
         # Exceptions that end the game rather than fall back: the transport's, and the runner's caller's.
         self.passthrough: tuple[type[BaseException], ...] = tuple(self.transport.passthrough)
 
+    @property
+    def endpoint(self) -> EndpointURL | None:  # type: ignore[override]  # derived: the transport's
+        """The server the calls go to (None: a transport of the caller's); the runner's concurrency cap is per
+        endpoint."""
+        return self.transport.endpoint
+
+    @property
+    def base_url(self) -> str:
+        """Where the calls go, as messages and records show it (redacted; a custom transport's label)."""
+        return self.transport.shown
+
     def __repr__(self) -> str:  # never show the key
-        return f"LLMAgent(model={self.model!r}, base_url={self.transport.shown!r})"
+        return f"LLMAgent(model={self.model!r}, base_url={self.base_url!r})"
 
     def drain_records(self) -> list[dict[str, Any]]:
         records, self._records = self._records, []
@@ -176,7 +186,8 @@ class LLMAgent(Policy):
             fields = AHEAD_FIELDS[later]
             part = {f: action.pop(f) for f in fields if f in action}
             later_info = {"bid": {"max_bid": info.get(ASK_KEYS["bid"])},
-                          "vote": {"legal_targets": info.get(ASK_KEYS["vote"])}}.get(later, {})  # fmt: skip
+                          "vote": {"legal_targets": info.get(ASK_KEYS["vote"]), "players": info.get("players"),
+                                   "seat": info.get("seat")}}.get(later, {})  # fmt: skip
             error = self._check_ahead(later, part, later_info)
             ahead[later] = part if error is None else None
             if error is not None:
@@ -302,6 +313,22 @@ def cut_texts(value: Any, limit: int) -> Any:
     return value
 
 
+def target_name(value: Any, info: dict[str, Any]) -> str | None:
+    """The player an answer's target names, read as the engine reads it (``actions.resolve_target``, against the
+    turn's ``players`` and ``seat``: names, agent ids, "me"); None for a word for no one ("none", "abstain").
+    A name no player has comes back as written (so that it is refused). An info without ``players`` (a
+    hand-made one) is read by names alone."""
+    players, seat = info.get("players"), info.get("seat")
+    if not isinstance(players, (list, tuple)) or not isinstance(seat, int) or not 0 <= seat < len(players):
+        return str(value)
+    names = tuple(str(name) for name in players)
+    try:
+        found = resolve_target(str(value), names, seat)
+    except UnknownPlayerError:
+        return str(value)
+    return None if found is None else names[found]
+
+
 def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """The answer as an action dict if it is valid for this turn, else (None, the reason)."""
     obj, error = as_object(content, [])
@@ -317,12 +344,13 @@ def validate(content: str, kind: str, info: dict[str, Any]) -> tuple[dict[str, A
     key, null_ok = _TARGET_KEYS.get(kind, (None, True))
     if key is not None:
         value = obj.get(key)
+        named = target_name(value, info) if value is not None else None
         # Names are compared as the engine compares them (``name_key``): a decomposed "Inés" is Inés.
         legal = {name_key(n) for n in info.get("legal_targets", [])}
-        if value is not None and name_key(str(value)) not in legal and not (key == "target" and value == "me"):
+        if named is not None and name_key(named) not in legal:
             allowed = ", ".join(info.get("legal_targets", []))
             return None, f"{key}: {short_repr(value)} is not allowed; choose one of {allowed}"
-        if value is None and not null_ok:
+        if named is None and not null_ok:
             return None, "target: choose a player"
     if kind == "bid" and not 0 <= obj["bid"] <= int(info.get("max_bid", 10)):
         return None, f"bid: must be between 0 and {info.get('max_bid', 10)}"

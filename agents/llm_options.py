@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .credentials import check_key_variable, read_key_file, redact_url
+from .credentials import check_key_variable, read_key_file, redact_url, redacted
 
 ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
 SystemPromptMode = Literal["auto", "system", "user"]
@@ -150,7 +150,7 @@ class LLMOptions(BaseModel):
 
     def __repr_args__(self) -> Any:  # the base URL may carry a key: never in a repr
         for name, value in super().__repr_args__():
-            yield name, redact_url(value) if name == "base_url" and isinstance(value, str) else value
+            yield name, redacted(value)
 
     def endpoint(self) -> str:
         """The base URL this seat calls."""

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .cache import ResponseCache
+from .credentials import EndpointURL
 from .endpoints import Endpoint, EndpointPool, Reply
 from .llm_options import LLMOptions
 
@@ -43,7 +44,7 @@ class Transport:
 
     label = "custom"  # the model's name in call records
     shown = "custom"  # where the calls go, as records show it (never a secret)
-    endpoint: str | None = None  # the runner's concurrency cap is per endpoint (None: no cap of ours)
+    endpoint: EndpointURL | None = None  # the runner's concurrency cap is per endpoint (None: no cap of ours)
     passthrough: tuple[type[BaseException], ...] = ()  # exceptions that must reach the caller unchanged
 
     async def complete(self, messages: Messages, schema: dict[str, Any], *, kind: str = "answer") -> Reply:
@@ -122,12 +123,18 @@ class OpenAITransport(Transport):
         self.options = options
         self.connection: Endpoint = pool.endpoint(options)  # raises ValueError on an unreadable key file
         self.label = options.model
-        self.shown = self.connection.shown
-        self.endpoint = self.connection.base_url
         self.seed = seed
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self._rng = rng or random.Random(seed)
         self._calls = 0
+
+    @property
+    def endpoint(self) -> EndpointURL:  # type: ignore[override]  # derived: the connection holds the URL
+        return self.connection.url
+
+    @property
+    def shown(self) -> str:  # type: ignore[override]
+        return self.connection.url.shown
 
     def system_mode(self) -> str:
         return self.connection.system_mode(self.options)

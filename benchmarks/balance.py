@@ -22,6 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import play_game_sync
+from benchmarks.cli_values import game_option
 from benchmarks.game_workers import worker_pool
 from benchmarks.heuristic_winrates import wilson
 from werewolf_env.roles import Role
@@ -104,7 +105,7 @@ def run(games: int, players: int, seed: int, workers: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2000, help="games per role set")
-    parser.add_argument("--players", type=int, default=8)
+    game_option(parser, "num_players", help="seats per game")
     parser.add_argument("--seed", type=int, default=0, help="first seed; every role set plays the same seeds")
     parser.add_argument("--workers", type=int, default=2, help="processes (1: play in this process)")
     args = parser.parse_args(argv)

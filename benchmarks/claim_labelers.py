@@ -18,7 +18,8 @@ json_object -> none, the circuit breaker). Each answer is validated by
 ``werewolf_env.claims.normalize_claims``. A statement whose call fails, or whose answer is not a
 claims list, is ``None`` with its reason in ``calls``: it never falls back to the regex reader.
 
-``regex_labeler`` (the project's text reader) and ``union_claims`` are ``benchmarks.claims_eval``'s.
+``regex_labeler`` is the project's text reader (``werewolf_env.claim_text``) as a labeler; ``union_claims`` merges
+the claims of several labelings of one statement.
 """
 
 from __future__ import annotations
@@ -35,11 +36,13 @@ from agents.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, Endpoin
 from agents.llm_options import LLMOptions, redact_url, validate_options
 from agents.preflight import ProbeResult, probe
 from werewolf_env.actions import as_object
-from werewolf_env.claims import CLAIM_KINDS, normalize_claims
+from werewolf_env.claim_text import extractor_for
+from werewolf_env.claims import CLAIM_KINDS, claim_key, normalize_claims
 from werewolf_env.names import seat_finder
 from werewolf_env.roles import ROLE_SPECS, Role
 
-from .claims_eval import regex_labeler, union_claims
+from .claims_dev import seat_of
+from .transcripts import claimed_roles, known_roles
 
 __all__ = [
     "MARKER",
@@ -215,6 +218,34 @@ def seat_lookup(players: Sequence[str]) -> Callable[[object], int | None]:
 def as_names(claims: list[dict[str, Any]], players: Sequence[str]) -> list[dict[str, Any]]:
     """Claims in ``LABELING.md`` form: the player as a name (other fields as they are)."""
     return [{**c, "player": players[c["player"]]} for c in claims]
+
+
+def regex_labeler(games: dict[str, Any] | None = None) -> Labeler:
+    """The project's text reader; with the corpus at hand it also knows the roles revealed in public."""
+
+    def label(items: list[dict[str, Any]]) -> list[list[dict[str, Any]] | None]:
+        out: list[list[dict[str, Any]] | None] = []
+        for item in items:
+            speaker = seat_of(item, item["speaker"])
+            extractor = extractor_for(tuple(item["players"]))
+            known = known_roles(item, games)
+            claimed = claimed_roles(item, games)
+            out.append(extractor.extract(item["text"], speaker if speaker is not None else -1, known, claimed))
+        return out
+
+    return label
+
+
+def union_claims(*labelings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for claims in labelings:
+        for claim in claims:
+            key = claim_key(claim)
+            if key in merged:
+                merged[key]["hedged"] = merged[key]["hedged"] and claim.get("hedged", False)
+            else:
+                merged[key] = dict(claim)
+    return list(merged.values())
 
 
 def union_labels(first: Sequence[list[dict[str, Any]] | None], second: Sequence[list[dict[str, Any]] | None]) -> Labels:

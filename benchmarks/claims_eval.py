@@ -46,91 +46,13 @@ from typing import Any
 import numpy as np
 
 from agents.credentials import KEY_VARIABLE_HELP
-from benchmarks.transcripts import DEFAULT_CORPUS, claimed_roles, games_by_id, knowledge_of, known_roles, read_jsonl
-from werewolf_env.claim_text import extractor_for
+from benchmarks.claim_labelers import Labeler, LabelerUnavailableError, llm_labeler, regex_labeler, union_claims
+from benchmarks.claims_dev import dev_sets, gold_claims, seat_of
+from benchmarks.transcripts import DEFAULT_CORPUS, games_by_id, knowledge_of, read_jsonl, with_reveals
 from werewolf_env.claims import CLAIM_KINDS, claim_key
 from werewolf_env.judge import judge_claims
-from werewolf_env.names import seat_finder
 
 BOOTSTRAP = 1000
-Labeler = Callable[[list[dict[str, Any]]], list[list[dict[str, Any]] | None]]
-
-
-# ---------------------------------------------------------------------------------------- data
-
-
-def seat_of(item: dict[str, Any], name: Any) -> int | None:
-    """The seat of a player's name in a labelled item (compared by ``name_key``), else None."""
-    return seat_finder(item["players"])(name)
-
-
-def gold_claims(item: dict[str, Any]) -> list[dict[str, Any]]:
-    """The hand labels in seat form (claims about unknown players are dropped)."""
-    out = []
-    for claim in item.get("claims") or []:
-        seat = seat_of(item, claim.get("player"))
-        if seat is None:
-            continue
-        out.append(
-            {**claim, "player": seat, "hedged": bool(claim.get("hedged")), "negated": bool(claim.get("negated"))}
-        )
-    return out
-
-
-CORPUS_DEV_LABELS = Path(__file__).resolve().parent / "data" / "corpus_dev_claims.json"
-
-
-def dev_sets(corpus: Path = DEFAULT_CORPUS) -> dict[str, list[dict[str, Any]]]:
-    """The labelled sets of real speech: the corpus's dev sample, the project's random sample and the
-    stratified sample of every source (``benchmarks.claims_strata``; only where the corpus has them).
-
-    The corpus's dev items keep their text and metadata; their claims are the project's re-checked labels
-    (``benchmarks/data/corpus_dev_claims.json``, by ``docs/labeling.md``) where the project has them."""
-    from benchmarks import claims_strata
-    from benchmarks.claims_sample import build, items_from_labels
-    from benchmarks.transcripts import MORE_SOURCES, load_all_games, load_games
-
-    dev = list(read_jsonl(corpus / "dev_labeled.jsonl"))
-    if CORPUS_DEV_LABELS.is_file():
-        relabelled = json.loads(CORPUS_DEV_LABELS.read_text(encoding="utf-8"))
-        dev = [{**item, "claims": relabelled[item["id"]]["claims"]} if item["id"] in relabelled else item
-               for item in dev]  # fmt: skip
-    sets = {"corpus_dev": dev, "project_sample": build(load_games(corpus))}
-    if (corpus / MORE_SOURCES).is_file():
-        games = load_all_games(corpus)
-        sets["stratified"] = items_from_labels(claims_strata.draw(games, corpus), claims_strata.LABELS)
-    return sets
-
-
-# ---------------------------------------------------------------------------------------- labelers
-
-
-def regex_labeler(games: dict[str, Any] | None = None) -> Labeler:
-    """The project's text reader; with the corpus at hand it also knows the roles revealed in public."""
-
-    def label(items: list[dict[str, Any]]) -> list[list[dict[str, Any]] | None]:
-        out: list[list[dict[str, Any]] | None] = []
-        for item in items:
-            speaker = seat_of(item, item["speaker"])
-            extractor = extractor_for(tuple(item["players"]))
-            known = known_roles(item, games)
-            claimed = claimed_roles(item, games)
-            out.append(extractor.extract(item["text"], speaker if speaker is not None else -1, known, claimed))
-        return out
-
-    return label
-
-
-def union_claims(*labelings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for claims in labelings:
-        for claim in claims:
-            key = claim_key(claim)
-            if key in merged:
-                merged[key]["hedged"] = merged[key]["hedged"] and claim.get("hedged", False)
-            else:
-                merged[key] = dict(claim)
-    return list(merged.values())
 
 
 # ---------------------------------------------------------------------------------------- scores
@@ -402,8 +324,6 @@ class ModelLabeler:
         self.llm, self.regex, self.games, self.union = llm, regex, games, union
 
     def __call__(self, items: list[dict[str, Any]]) -> list[list[dict[str, Any]] | None]:
-        from benchmarks.relabel import with_reveals
-
         asked = self.llm([with_reveals(item, self.games) for item in items])
         if not self.union:
             return list(asked)
@@ -432,8 +352,6 @@ def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labe
         return claims_train.labeler(LearnedStage.load(), games)
     if not args.model:
         raise ValueError(f"--labeler {args.labeler} needs --model (and --base-url for a server other than OpenAI)")
-    from benchmarks.claim_labelers import llm_labeler
-
     options = {"retries": args.retries} if args.retries is not None else {}
     llm = llm_labeler(
         args.model, args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency, breaker=args.breaker,
@@ -476,7 +394,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # bad options, unreachable server, refused key: say so, score nothing
         print(f"claims_eval: {exc}", file=sys.stderr)
         return 2
-    from benchmarks.claim_labelers import LabelerUnavailableError
 
     if args.loso:
         items = [item for group in sets.values() for item in group]

@@ -28,7 +28,9 @@ try:  # the extractor's home since the real-speech reader; older checkouts keep 
 except ImportError:  # pragma: no cover - only for before/after comparisons on old checkouts
     from werewolf_env.claims import ClaimExtractor  # type: ignore[attr-defined,no-redef]
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "llm_werewolf_transcripts" / "games.jsonl"
+from benchmarks.shared_data import transcripts_corpus
+
+CORPUS = transcripts_corpus() / "games.jsonl"
 
 
 def real_speech(path: Path) -> list[tuple[tuple[str, ...], str, int]]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.claims_dev import dev_sets, gold_claims, seat_of
 from benchmarks.transcripts import DEFAULT_CORPUS, claimed_roles, games_by_id, known_roles
 from werewolf_env.claim_learned import (
     CLASSES,
@@ -47,8 +48,6 @@ KEEP = 1e-3  # weights smaller than this are left out of the shipped model (they
 def item_features(item: dict[str, Any], games: dict[str, Any] | None) -> dict[int, list[str]]:
     """The candidates of one labelled item and their features: the text, the public context and the pattern
     reader's claims (its first pass)."""
-    from benchmarks.claims_eval import seat_of
-
     speaker = seat_of(item, item["speaker"])
     speaker = -1 if speaker is None else speaker
     known, claimed = known_roles(item, games), claimed_roles(item, games)
@@ -70,8 +69,6 @@ def rows(items: Sequence[dict[str, Any]], games: dict[str, Any] | None,
          sources: list[str] | None = None) -> tuple[list[np.ndarray], np.ndarray]:  # fmt: skip
     """Hashed features and targets (candidates x heads; the hedge target: any of its claims hedged); with
     ``sources``, each row's source is appended to it."""
-    from benchmarks.claims_eval import gold_claims
-
     features, targets = [], []
     for item in items:
         gold: dict[int, list[dict[str, Any]]] = {}
@@ -171,8 +168,6 @@ def labeler(stage: LearnedStage, games: dict[str, Any] | None) -> Callable[[list
     modelled = {(kind, role, team, negated) for kind, role, team, negated in CLASSES}
 
     def label_items(items: list[dict[str, Any]]) -> list[Any]:
-        from benchmarks.claims_eval import seat_of
-
         out = []
         for item in items:
             speaker = seat_of(item, item["speaker"])
@@ -207,8 +202,6 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.corpus / "games.jsonl").exists():
         print(f"claims_train: no corpus at {args.corpus}", file=sys.stderr)
         return 3
-    from benchmarks.claims_eval import dev_sets
-
     items = [item for group in dev_sets(args.corpus).values() for item in group]
     features, targets = rows(items, games_by_id(args.corpus))
     heads = fit_heads(features, targets)

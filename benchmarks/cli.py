@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from agents import load_lineup
 from agents.endpoints import EndpointDownError
 from agents.lineup import AgentSpec
-from agents.llm_options import DEFAULT_BASE_URL, validate_options
+from agents.llm_options import DEFAULT_BASE_URL
 from werewolf_env import GameConfig, __version__
 from werewolf_env.config import MAX_PLAYERS, MIN_PLAYERS
 from werewolf_env.env import raw_env
@@ -40,9 +40,9 @@ from .cli_values import (
     SEED,
     WORKERS,
     game_config_of,
+    game_option,
     one_line,
     refuse,
-    rule_number,
     whole_number,
 )
 from .exit_codes import (
@@ -56,7 +56,7 @@ from .exit_codes import (
 )
 from .export import add_export_options, export_command
 from .game_workers import workers_stuck
-from .llm_flags import add_llm_flags, check_run_flags, llm_overrides
+from .llm_flags import add_llm_flags, check_run_flags, judge_settings
 from .llm_gate import preflight_gate, stopped
 from .play_cli import play_command
 from .relabel_cli import add_relabel_parser, relabel_command
@@ -124,15 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     rules = GameConfig.model_fields
     run = command("run", "play games, log and replay-check them, print a summary")
     run.add_argument("--games", type=GAMES, default=20, help=f"number of games, at most {MAX_GAMES:,} per run")
-    run.add_argument("--players", type=rule_number("num_players"), default=8,
-                     help=f"seats per game, {MIN_PLAYERS}-{MAX_PLAYERS} (a quarter of them werewolves)")  # fmt: skip
+    game_option(run, "num_players", help=f"seats per game, {MIN_PLAYERS}-{MAX_PLAYERS} (a quarter of them werewolves)")
     run.add_argument("--seed", type=SEED, default=0, help="first seed, 0 or more; game i uses seed + i")
     run.add_argument("--analysis", choices=["full", "self", "peer", "off"], default="full",
                      help="which deception analyses the players answer")  # fmt: skip
-    run.add_argument("--rounds", type=rule_number("max_rounds"), help="nights and days before the game ends undecided "
-                     f"(default {rules['max_rounds'].default})")  # fmt: skip
-    run.add_argument("--debate-turns", type=rule_number("max_debate_turns"),
-                     help=f"statements per day (default {rules['max_debate_turns'].default})")  # fmt: skip
+    game_option(run, "max_rounds", help="nights and days before the game ends undecided", unset=True)
+    game_option(run, "max_debate_turns", help="statements per day", unset=True)
     run.add_argument("--role-counts", metavar="ROLE=N,...",
                      help="seats per role, e.g. witch=1,hunter=1 (roles not named keep their default: "
                      "werewolves a quarter of the seats, one seer, one doctor; villagers fill the rest)")  # fmt: skip
@@ -168,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     play_cmd = command("play", "play one seat yourself, in the terminal, against agents")
     play_cmd.add_argument("--seat", default="player_0", help="your agent id")
-    play_cmd.add_argument("--players", type=rule_number("num_players"), default=8, help="seats in the game")
+    game_option(play_cmd, "num_players", help="seats in the game")
     play_cmd.add_argument("--seed", type=SEED, default=None, help="the game's seed (default: a random game)")
     play_cmd.add_argument("--agents", choices=["heuristic", "random"], default="heuristic", help="the other seats")
     play_cmd.add_argument("--lineup", help="a lineup file for the other seats (default: --agents for every seat)")
@@ -227,14 +224,18 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument("--train-games", type=GAMES, default=60, help="games to train on")
     detect.add_argument("--test-games", type=GAMES, default=40, help="held-out games to test on")
     detect.add_argument("--seed", type=SEED, default=0, help="train seeds seed.., held-out seeds seed+1000000..")
-    detect.add_argument("--players", type=rule_number("num_players"), default=8, help="seats per game")
+    game_option(detect, "num_players", help="seats per game")
     detect.add_argument("--determinizations", type=COUNT, default=8, help="role assignments sampled per listener")
     detect.add_argument("--rollouts", type=COUNT, default=3, help="rollouts per action pair and determinization")
     detect.add_argument("--workers", type=WORKERS, default=1, help="processes for the counterfactual values")
     detect.add_argument("--concurrency", type=IN_FLIGHT, default=8, help="games in flight")
     detect.add_argument("--out", type=Path, help="where to write (default runs/detect-eval[-DATASET])")
     detect.add_argument("--dataset", choices=["peskov2020"], help="instead of playing games: human Diplomacy lies")
-    detect.add_argument("--data-dir", type=Path, help="its folder (default ../shared/data/diplomacy_peskov2020)")
+    detect.add_argument(
+        "--data-dir",
+        type=Path,
+        help="its folder (default: diplomacy_peskov2020 in $WEREWOLF_SHARED_DATA, else in ../shared/data)",
+    )
     detect.add_argument(
         "--detector", action="append", metavar="NAME",
         help="a detector to evaluate (repeatable): peers, self, rules, text, values, text+values, llm-judge, or "
@@ -358,22 +359,6 @@ def detect_eval_command(args: argparse.Namespace) -> int:
               f"--max-fallback-rate {args.max_fallback_rate} went without a valid answer", file=sys.stderr)  # fmt: skip
         return EXIT_INVALID
     return 0
-
-
-def judge_settings(args: argparse.Namespace, specs: list[str]) -> dict[str, Any]:
-    """The LLM judge's options (``--judge-model``, ``--judge-base-url`` and the LLM flags), pool and cache."""
-    if "llm-judge" not in specs:
-        if args.judge_model or args.judge_base_url:
-            raise ValueError("--judge-model and --judge-base-url go with --detector llm-judge")
-        return {}
-    if not args.judge_model:
-        raise ValueError("--detector llm-judge needs --judge-model (and --judge-base-url for another server)")
-    options: dict[str, Any] = {"model": args.judge_model, **llm_overrides(args)}
-    if args.judge_base_url:
-        options["base_url"] = args.judge_base_url
-    validate_options(options, "llm-judge")
-    return {"options": options, "concurrency": args.concurrency, "breaker": args.breaker,
-            "cache_dir": None if args.no_cache else args.out / "llm-cache"}  # fmt: skip
 
 
 if __name__ == "__main__":

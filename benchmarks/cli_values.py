@@ -2,6 +2,7 @@
 
     parser.add_argument("--games", type=GAMES)     # "argument --games: must be from 1 to 100000 (got 0)"
     parser.add_argument("--rounds", type=rule_number("max_rounds"))  # GameConfig's own bounds
+    game_option(parser, "num_players", help="seats per game")   # --players: GameConfig's bounds and default
     config = game_config_of({"num_players": 5, ...})  # or a ValueError of one line naming the options, never a dump
 
 Every bound is a named constant here or a field's bound in ``werewolf_env.config.GameConfig`` (one place each);
@@ -25,7 +26,7 @@ from .exit_codes import EXIT_BAD_OPTIONS
 
 __all__ = ["BASELINE_GAMES", "COUNT", "GAMES", "IN_FLIGHT", "MAX_CONCURRENCY", "MAX_GAMES", "MAX_RESAMPLES",
            "MAX_SEED", "MAX_WORKERS", "RESAMPLES", "RULE_FLAGS", "SEED", "WORKERS", "field_bounds", "game_config_of",
-           "one_line", "refuse", "rule_number", "whole_number"]  # fmt: skip
+           "game_option", "one_line", "refuse", "rule_number", "whole_number"]  # fmt: skip
 
 MAX_GAMES = 100_000  # games per run: a run folder's results and the summary are read whole
 MAX_CONCURRENCY = 4096  # games and calls in flight
@@ -98,6 +99,16 @@ def field_bounds(model: type[BaseModel], field: str) -> tuple[int, int | None]:
 def rule_number(field: str) -> Callable[[str], int]:
     """An argparse ``type`` for a whole-number game rule, with the bounds the config sets for it."""
     return whole_number(*field_bounds(GameConfig, field))
+
+
+def game_option(parser: argparse.ArgumentParser, field: str, help: str, *, unset: bool = False) -> argparse.Action:
+    """Declare the option that sets the whole-number ``GameConfig`` rule ``field`` (its flag: ``RULE_FLAGS``), with
+    the field's bounds and the field's default. ``unset``: the option defaults to None (the config keeps its own
+    default, which the help names), so that a run can tell whether it was given."""
+    default = GameConfig.model_fields[field].default
+    if unset:
+        return parser.add_argument(RULE_FLAGS[field], type=rule_number(field), help=f"{help} (default {default})")
+    return parser.add_argument(RULE_FLAGS[field], type=rule_number(field), default=default, help=help)
 
 
 def game_config_of(fields: dict[str, Any], flags: dict[str, str] | None = None) -> GameConfig:

@@ -39,6 +39,7 @@ from werewolf_env.state import GameState, Statement
 
 from .logistic import best_threshold, fit_logistic, sigmoid
 
+Rows = list[dict[str, Any]]  # statement rows (``statement_rows``), what every detector fits on and predicts
 TEXT_BUCKETS = 128
 # 2: "claims_extracted" (read "extracted" claims_source values the engine no longer writes, so it was
 # always 0) became "claims_in_text"; a version-1 file's weights would misread that column.

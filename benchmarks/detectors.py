@@ -37,10 +37,9 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from .detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, fit
+from .detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, Rows, fit
 from .logistic import best_threshold
 
-Rows = list[dict[str, Any]]
 METHODS = ("fit", "predict", "save", "load")
 
 

@@ -19,6 +19,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import play_game_sync
+from benchmarks.cli_values import game_option
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -33,7 +34,7 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--players", type=int, default=8)
+    game_option(parser, "num_players", help="seats per game")
     args = parser.parse_args(argv)
     config = {"num_players": args.players}  # the default pack for that many players
     out: dict[str, Any] = {"games": args.games, "players": args.players, "werewolves": "heuristic"}

@@ -43,7 +43,6 @@ from agents.lineup import AgentSpec, make_policy
 from agents.llm import LLMAgent
 from agents.runner import Seat, play_game, play_game_sync
 from werewolf_env import GameConfig
-from werewolf_env.actions import as_object
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 
@@ -182,13 +181,6 @@ VERDICT_SCHEMA = {
     "required": ["reasoning", "is_deceptive", "confidence"],
     "additionalProperties": False,
 }
-
-
-def read_verdict(text: str) -> bool | None:
-    """The answer's ``is_deceptive`` if the answer is a JSON object holding a boolean one, else None."""
-    obj, _ = as_object(text, [])
-    value = obj.get("is_deceptive") if isinstance(obj, dict) else None
-    return value if isinstance(value, bool) else None
 
 
 def detect_prompt(names: list[str], before: list[dict[str, Any]], statement: dict[str, Any]) -> str:

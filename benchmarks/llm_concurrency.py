@@ -35,6 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import play_game_sync
+from benchmarks.cli_values import game_option
 
 BLOCK = 128  # tokens per reusable block (OpenAI's prompt caching grain)
 Encode = Callable[[str], list[Any]]  # text -> tokens
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--players", type=int, default=8)
+    game_option(parser, "num_players", help="seats per game")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
     args = parser.parse_args(argv)
     server = subprocess.Popen(

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.lineup import AgentSpec, Lineup
-from agents.llm_options import LLMOptions
+from agents.llm_options import LLMOptions, validate_options
 from agents.preflight import ProbeResult, preflight
 
 from .cli_values import COUNT, field_bounds, whole_number
@@ -93,6 +93,22 @@ def llm_overrides(args: argparse.Namespace) -> dict[str, Any]:
                                                           "self_analysis_in_statement"]
     return {field: getattr(args, f"llm_{field}") for field in fields
             if getattr(args, f"llm_{field}", None) is not None}  # fmt: skip
+
+
+def judge_settings(args: argparse.Namespace, specs: list[str]) -> dict[str, Any]:
+    """The LLM judge's options (``--judge-model``, ``--judge-base-url`` and the LLM flags), pool and cache."""
+    if "llm-judge" not in specs:
+        if args.judge_model or args.judge_base_url:
+            raise ValueError("--judge-model and --judge-base-url go with --detector llm-judge")
+        return {}
+    if not args.judge_model:
+        raise ValueError("--detector llm-judge needs --judge-model (and --judge-base-url for another server)")
+    options: dict[str, Any] = {"model": args.judge_model, **llm_overrides(args)}
+    if args.judge_base_url:
+        options["base_url"] = args.judge_base_url
+    validate_options(options, "llm-judge")
+    return {"options": options, "concurrency": args.concurrency, "breaker": args.breaker,
+            "cache_dir": None if args.no_cache else args.out / "llm-cache"}  # fmt: skip
 
 
 def check_run_flags(args: argparse.Namespace) -> None:

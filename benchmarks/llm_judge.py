@@ -33,8 +33,7 @@ from werewolf_env.log import game_of_header, read_log
 from werewolf_env.observe_text import Section
 from werewolf_env.transcript import Transcript
 
-from .detector import replayed_statements
-from .detectors import Rows
+from .detector import Rows, replayed_statements
 
 KIND = "self_analysis"  # the seats' analysis schema, without a suspicion score (a spectator scores no player)
 JUDGE_RULES = (

@@ -25,6 +25,7 @@ from agents.local_server import MODEL_NAME, LocalModelServer
 from werewolf_env.actions import echoes_template
 from werewolf_env.log import read_log
 
+from .cli_values import game_option
 from .validity import run_validity
 
 
@@ -71,7 +72,7 @@ def call_stats(logs: list[Path]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=1)
-    parser.add_argument("--players", type=int, default=8)
+    game_option(parser, "num_players", help="seats per game")
     parser.add_argument("--rounds", type=int, help="default: the CLI's")
     parser.add_argument("--debate-turns", type=int, help="default: the CLI's")
     parser.add_argument("--prompt-cache", action="store_true", help="llama-cpp-python's RAM prompt cache (leaks)")

@@ -41,6 +41,7 @@ from werewolf_env.stats import Bootstrap
 from .peskov import Message, read_split
 from .peskov_models import ALL_DETECTORS, make_detector
 from .progress import Bar
+from .shared_data import diplomacy_dir
 
 MIN_GAME_CLUSTERS = 5
 BASELINES = ("random", "all-lie")
@@ -329,7 +330,7 @@ def headline_text(head: dict[str, Any]) -> str:
             f"above both{missing}. Lie F1 minus {compared}")  # fmt: skip
 
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "diplomacy_peskov2020"
+DEFAULT_DATA_DIR = diplomacy_dir()  # $WEREWOLF_SHARED_DATA, else ../shared/data
 
 
 def dataset_command(args: Any) -> int:
@@ -337,9 +338,8 @@ def dataset_command(args: Any) -> int:
     from agents.endpoints import EndpointDownError
     from agents.lineup import AgentSpec
 
-    from .cli import judge_settings
     from .exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-    from .llm_flags import check_run_flags
+    from .llm_flags import check_run_flags, judge_settings
     from .llm_gate import preflight_gate, stopped
     from .peskov_judge import DiplomacyJudge
     from .run_folder import RunFolderError, check_out_folder

@@ -49,13 +49,13 @@ from werewolf_env.claims import public_role_claims
 from werewolf_env.judge import Knowledge, judge_claims
 from werewolf_env.log import ReplayError, game_of_header, read_log, replayed_actions
 
-from .claim_labelers import Labels, LLMLabeler, as_names, union_labels
-from .claims_eval import regex_labeler, score, union_claims
+from .claim_labelers import Labels, LLMLabeler, as_names, regex_labeler, union_claims, union_labels
+from .claims_eval import score
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
 from .label_agreement import agreement
 from .progress import Bar
 from .report import find_logs
-from .transcripts import claimed_roles, games_by_id, knowledge_of, public_reveals, read_jsonl
+from .transcripts import games_by_id, knowledge_of, read_jsonl, with_reveals
 
 # Its exit codes (their meanings for relabel: benchmarks.exit_codes.COMMANDS["relabel"]).
 EXIT_NOTHING = EXIT_FAILED_GAMES
@@ -232,19 +232,6 @@ def check_items(items: list[dict[str, Any]], path: Path) -> None:
             raise ValueError(f"{path}: statement {n}: 'players' must be a list of names")
         if item.get("speaker") not in players:
             raise ValueError(f"{path}: statement {n}: the speaker {item.get('speaker')!r} is not among the players")
-
-
-def with_reveals(item: dict[str, Any], games: dict[str, Any] | None) -> dict[str, Any]:
-    """The item as the labeler sees it: roles revealed to everyone and roles claimed in public before it (the
-    item's own, or read from the game's earlier statements) included."""
-    revealed = dict(item.get("revealed") or {})
-    game = games.get(item.get("game_id", "")) if games else None
-    if game is not None and "event_i" in item:
-        revealed.update(public_reveals(game, item["event_i"]))
-    players = item["players"]
-    claimed = {players[seat]: role for seat, role in claimed_roles(item, games)}
-    return {"speaker": item["speaker"], "players": players, "text": item["text"], "revealed": revealed,
-            "claimed": claimed}  # fmt: skip
 
 
 def named(claims: list[dict[str, Any]] | None, know: Knowledge, players: list[str]) -> list[dict[str, Any]] | None:

@@ -12,8 +12,7 @@ from typing import Any
 from agents.credentials import KEY_VARIABLE_HELP
 from werewolf_env.claims import CLAIM_KINDS
 
-from .claim_labelers import LabelerUnavailableError, LLMLabeler, llm_labeler
-from .claims_eval import regex_labeler
+from .claim_labelers import LabelerUnavailableError, LLMLabeler, llm_labeler, regex_labeler
 from .cli_values import COUNT, IN_FLIGHT
 from .exit_codes import exit_codes_text
 from .label_agreement import format_summary

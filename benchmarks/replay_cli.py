@@ -16,7 +16,7 @@ from werewolf_env.inert_text import terminal_safe
 from werewolf_env.log import ReplayResult, replay
 
 from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
-from .report import find_logs
+from .run_folder import find_logs
 
 NOT_A_LOG = "NOT A GAME LOG"
 

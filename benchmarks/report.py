@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -54,9 +53,11 @@ from werewolf_env.token_usage import Price
 from . import html_report
 from .claim_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_labels_message
 from .progress import Bar, track
+from .replay_cli import one_line_verdict
 from .report_stream import RunPass, read_run
 from .report_tables import TABLES, write_tables
 from .report_tokens import priced, run_prices
+from .run_folder import find_logs, natural_key
 from .validity import game_validity
 
 BASELINES = ("heuristic", "random")
@@ -69,20 +70,6 @@ Verify = Literal["refuse", "mark"]
 
 class UnverifiedLogsError(ValueError):
     """Logs that do not replay as whole, identical games, and a report that was told to refuse them."""
-
-
-def natural_key(name: str) -> tuple[Any, ...]:
-    """Sort key reading digit runs as numbers: ``seed2`` before ``seed10``, ``game-00000-seed9`` before ``-seed10``."""
-    parts = re.split(r"(\d+)", name)
-    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
-
-
-def find_logs(run_dir: str | Path) -> list[Path]:
-    """The run's game logs: ``RUN_DIR/games/*.ndjson`` if that folder exists, else ``RUN_DIR/*.ndjson``, in
-    numeric order of their names (seed2 before seed10), so every list of games in the report is too."""
-    run_dir = Path(run_dir)
-    folder = run_dir / "games" if (run_dir / "games").is_dir() else run_dir
-    return sorted(folder.glob("*.ndjson"), key=lambda path: natural_key(path.name))
 
 
 def iter_records(paths: Iterable[Path]) -> Iterator[GameRecord]:
@@ -157,8 +144,6 @@ def unverified_logs(paths: Iterable[Path], on_log: Callable[[], None] | None = N
     bar's). A log that ends cleanly before its game did and matches as far as it goes (a run interrupted or
     stopped by its breaker, which the same command resumes) is not among them: the report leaves it out as
     unfinished, as it always has. A log with a damaged line (cut mid-write, nested too deep) is."""
-    from .replay_cli import one_line_verdict  # replay_cli imports find_logs from here
-
     found = {}
     for path in paths:
         result = replay(path)

@@ -23,6 +23,7 @@ import atexit
 import errno
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.llm_options import redact_url
+from agents.credentials import redacted
 from werewolf_env import __version__
 from werewolf_env.config import without_new_defaults
 from werewolf_env.json_input import loads_bounded
@@ -61,6 +62,20 @@ _WRITE_ERRNOS = frozenset(code for code in (errno.ENOSPC, getattr(errno, "EDQUOT
                           if code is not None)  # fmt: skip
 
 
+def natural_key(name: str) -> tuple[Any, ...]:
+    """Sort key reading digit runs as numbers: ``seed2`` before ``seed10``, ``game-00000-seed9`` before ``-seed10``."""
+    parts = re.split(r"(\d+)", name)
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
+
+
+def find_logs(run_dir: str | Path) -> list[Path]:
+    """The run's game logs: ``RUN_DIR/games/*.ndjson`` if that folder exists, else ``RUN_DIR/*.ndjson``, in
+    numeric order of their names (seed2 before seed10), so every list of games in the report is too."""
+    run_dir = Path(run_dir)
+    folder = run_dir / "games" if (run_dir / "games").is_dir() else run_dir
+    return sorted(folder.glob("*.ndjson"), key=lambda path: natural_key(path.name))
+
+
 class RunMismatchError(ValueError):
     pass
 
@@ -87,15 +102,8 @@ def describe_os_error(exc: OSError) -> str:
     return f"{verb} {filename}: {exc.strerror or exc}" + (f" ({name})" if name else "")
 
 
-def redact_urls(data: Any) -> Any:
-    """``data`` with every URL redacted (``user:password@`` and query values shown as ***): fit for disk."""
-    if isinstance(data, dict):
-        return {key: redact_urls(value) for key, value in data.items()}
-    if isinstance(data, list):
-        return [redact_urls(value) for value in data]
-    if isinstance(data, str) and "://" in data:
-        return redact_url(data)
-    return data
+# ``data`` with every URL redacted (``user:password@`` and query values shown as ***): fit for disk.
+redact_urls = redacted
 
 
 def git_commit() -> str | None:

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents import RandomAgent
 from benchmarks.cli import play
+from benchmarks.cli_values import game_option
 from benchmarks.report_memory import machine
 from werewolf_env import Game, GameConfig, raw_env
 
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200, help="games per benchmark and round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; medians are reported")
-    parser.add_argument("--players", type=int, default=8)
+    game_option(parser, "num_players", help="seats per game")
     args = parser.parse_args(argv)
     benches: dict[str, Any] = {
         "analysis_off": lambda: bench_env(args.games, args.players, "off"),

@@ -17,10 +17,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from benchmarks.shared_data import transcripts_corpus
 from werewolf_env.judge import Knowledge
 from werewolf_env.roles import ROLE_SPECS, Role
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "llm_werewolf_transcripts"
+DEFAULT_CORPUS = transcripts_corpus()  # $WEREWOLF_SHARED_DATA, else ../shared/data
 
 # The corpus's role names (original and mapped) -> the project's roles (LABELING.md's mapping).
 _ROLE_NAMES = {
@@ -194,3 +195,16 @@ def sources(items: Iterable[dict[str, Any]]) -> dict[str, int]:
     for item in items:
         counts[item.get("source", "?")] = counts.get(item.get("source", "?"), 0) + 1
     return counts
+
+
+def with_reveals(item: dict[str, Any], games: dict[str, Any] | None) -> dict[str, Any]:
+    """The item as the labeler sees it: roles revealed to everyone and roles claimed in public before it (the
+    item's own, or read from the game's earlier statements) included."""
+    revealed = dict(item.get("revealed") or {})
+    game = games.get(item.get("game_id", "")) if games else None
+    if game is not None and "event_i" in item:
+        revealed.update(public_reveals(game, item["event_i"]))
+    players = item["players"]
+    claimed = {players[seat]: role for seat, role in claimed_roles(item, games)}
+    return {"speaker": item["speaker"], "players": players, "text": item["text"], "revealed": revealed,
+            "claimed": claimed}  # fmt: skip

@@ -29,7 +29,7 @@ from werewolf_env import GameConfig
 from werewolf_env.config import Role
 from werewolf_env.env_base import seat_form
 from werewolf_env.log import dumps, read_log, replay
-from werewolf_env.observe import _SLICES, NUM_ROLES
+from werewolf_env.observe_layout import NUM_ROLES, OBS_SLICES
 from werewolf_env.state import Event
 from werewolf_env.visibility import visible
 
@@ -230,7 +230,7 @@ def check_facts(text: str, seat: int, roles: list[Role], names: tuple[str, ...],
 
 
 def shown_roles(vector: np.ndarray, seat: int) -> set[Role]:
-    start = _SLICES["known_roles"][0] + seat * NUM_ROLES
+    start = OBS_SLICES["known_roles"][0] + seat * NUM_ROLES
     return {role for role in Role if vector[start + role.index]}
 
 

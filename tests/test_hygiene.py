@@ -155,13 +155,13 @@ def test_role_reveal_does_show_the_swap() -> None:
 
 
 def test_werewolves_see_their_pack_and_nobody_else_does() -> None:
-    from werewolf_env.observe import _SLICES, NUM_ROLES
+    from werewolf_env.observe_layout import NUM_ROLES, OBS_SLICES
 
     env = werewolf_env.raw_env(roles=(W, W, S, D, V, V, V, V))
     env.reset(seed=0)
     texts = {p: env.observe(f"player_{p}")["text"] for p in range(8)}
     assert "Your fellow werewolves: Bob." in texts[0] and "Your fellow werewolves: Alice." in texts[1]
-    base = _SLICES["known_roles"][0]
+    base = OBS_SLICES["known_roles"][0]
     for p in range(8):
         known = env.observe(f"player_{p}")["observation"]
         bob = known[base + NUM_ROLES : base + 2 * NUM_ROLES]  # what p knows of Bob's role

@@ -13,7 +13,9 @@ phase graph, and ``werewolf_env.log.replay`` to re-run a logged game.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import package_version
+
+__version__ = package_version()  # pyproject.toml holds it (werewolf_env/version.py)
 
 from .config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, Team
 from .engine import Game, GameOverError

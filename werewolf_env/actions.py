@@ -50,8 +50,8 @@ from .names import name_key
 from .state import ActionKind, GameState, Turn
 
 __all__ = [  # answer_format, echoes_template, placeholder_reason, as_object, to_jsonable: imported from here
-    "ACTION_MODELS", "ParseResult", "answer_format", "as_object", "echoes_template", "legal_targets", "parse",
-    "placeholder_reason", "resolver", "to_jsonable",
+    "ACTION_MODELS", "NO_TARGET_WORDS", "ParseResult", "UnknownPlayerError", "answer_format", "as_object",
+    "echoes_template", "legal_targets", "parse", "placeholder_reason", "resolve_target", "resolver", "to_jsonable",
 ]  # fmt: skip
 
 MAX_NOTE_CHARS = 2000
@@ -306,16 +306,37 @@ def _show(value: Any) -> str:
     return json.dumps(value)
 
 
+# Answers that name no one: read as null (an abstention, no target), not as an unknown player.
+NO_TARGET_WORDS = frozenset({"", "none", "nobody", "abstain", "null", "no one", "noone", "skip", "pass"})
+
+
+class UnknownPlayerError(LookupError):
+    """A target that names no player and is no word for oneself or for no one."""
+
+
+def resolve_target(value: str, names: tuple[str, ...], player: int) -> int | None:
+    """The seat an answer's target names: a player's name or agent id (``player_3``), compared by ``name_key``,
+    or ``player`` for a word for oneself ("me"); None for a word for no one ("none", "abstain"); else
+    ``UnknownPlayerError``. The engine reads targets with it, and policies check their answers with it."""
+    name = name_key(value)
+    if name in SELF_WORDS:
+        return player
+    seat = extractor_for(names).seat(value)
+    if seat is None and name not in NO_TARGET_WORDS:
+        raise UnknownPlayerError(value)
+    return seat
+
+
 def _target(value: Any, key: str, state: GameState, turn: Turn, fallbacks: list[str]) -> int | None:
     if value is None:
         return None
-    name = name_key(value)
-    seat = turn.player if name in SELF_WORDS else extractor_for(state.names).seat(value)
     fallback = "abstain" if key == "vote" else "no target"
-    if seat is None:
-        if name in ("", "none", "nobody", "abstain", "null", "no one", "noone", "skip", "pass"):
-            return None
+    try:
+        seat = resolve_target(value, state.names, turn.player)
+    except UnknownPlayerError:
         fallbacks.append(f"{key}: unknown player {short_repr(value)}; used {fallback}")
+        return None
+    if seat is None:
         return None
     if seat not in legal_targets(state, turn):
         refuse = ACTION_SPECS[turn.kind].refuse

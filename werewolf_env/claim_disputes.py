@@ -11,16 +11,14 @@ roles are rebuilt when the roles change (``claim_words``).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import claim_context as cc
 from . import claim_tokens as ct
 from . import claim_words as cw
+from .claim_reading import ReaderView
 from .claim_tokens import SEAT
 from .claims import make_claim
-
-if TYPE_CHECKING:
-    from .claim_reader import Reader
 
 FALSE_STRONG = (
     r"false|fake|bogus|a\s+lie|lies|a\s+fabrication|fabricated|made\s+up|a\s+bluff|untrue|not\s+true|nonsense|"
@@ -117,7 +115,7 @@ def _build() -> None:
 cw.on_words_changed(_build)
 
 
-def read_disputes(reader: Reader, s: str, words: set[str]) -> None:
+def read_disputes(reader: ReaderView, s: str, words: set[str]) -> None:
     """Someone's role claim called false: a negated claim of the role named, or of the one claimed before."""
     found: list[tuple[int, int, str | None, bool]] = []  # (at, seat, role word, weak)
     if not CLAIM_WORDS.isdisjoint(words):
@@ -141,7 +139,7 @@ def read_disputes(reader: Reader, s: str, words: set[str]) -> None:
         reader.add_predicate(s, at, [seat], role, negated=1, hedged=hedged)
 
 
-def read_wolf_play(reader: Reader, s: str, m: Any, topics_before: str) -> None:
+def read_wolf_play(reader: ReaderView, s: str, m: Any, topics_before: str) -> None:
     """A hedged accusation of whoever's play is called a werewolf's (named in this sentence, else the last)."""
     if cc.blocked(s, m.start()) or cc.count_negations(cc.clause_before(s, m.start())) % 2:
         return

@@ -11,16 +11,13 @@ is no claim. The result patterns hold the role words, so they are rebuilt when t
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from . import claim_context as cc
 from . import claim_tokens as ct
 from . import claim_words as cw
+from .claim_reading import ReaderView
 from .claim_tokens import GROUP, SEAT
 from .claims import make_claim
-
-if TYPE_CHECKING:
-    from .claim_reader import Reader
 
 # A seer's own check: the player checked is the target of the verb.
 CHECK_VERB = (
@@ -107,7 +104,7 @@ def _build() -> None:
 cw.on_words_changed(_build)
 
 
-def result_after(reader: Reader, s: str, start: int, targets: list[int]) -> None:
+def result_after(reader: ReaderView, s: str, start: int, targets: list[int]) -> None:
     """The result of a check of ``targets`` said after ``start``: "... he came up as mafia", "Bob HUMAN"."""
     direct = DIRECT_RESULT_RE.match(s, start)
     if direct is not None and len(targets) == 1:
@@ -133,7 +130,7 @@ def result_after(reader: Reader, s: str, start: int, targets: list[int]) -> None
         emit_result(reader, s, start, seat, m.group("pred"), negated)
 
 
-def emit_result(reader: Reader, s: str, at: int, seat: int, pred: str, negated: bool) -> None:
+def emit_result(reader: ReaderView, s: str, at: int, seat: int, pred: str, negated: bool) -> None:
     kind, value, _ = cw.predicate(pred)
     if kind == "team":
         reader.emit(make_claim("seer_result", seat, None, value, negated))
@@ -143,7 +140,7 @@ def emit_result(reader: Reader, s: str, at: int, seat: int, pred: str, negated: 
         reader.emit(make_claim("seer_result", seat, value, None, negated))
 
 
-def read_night_actions(reader: Reader, s: str, words: set[str]) -> None:
+def read_night_actions(reader: ReaderView, s: str, words: set[str]) -> None:
     """The speaker's protections and heals (``protected``) and poisonings (``poisoned``), and denials of potions."""
     denying = not _DENIAL_WORDS.isdisjoint(words)
     for kind, pattern, trigger, negated in _NIGHT_PATTERNS:

@@ -15,16 +15,13 @@ rules of ``claim_context`` apply as to every other pattern. Nothing here names a
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from . import claim_context as cc
 from . import claim_tokens as ct
 from . import claim_words as cw
+from .claim_reading import ReaderView
 from .claim_tokens import SEAT, WORD_I
 from .claims import make_claim
-
-if TYPE_CHECKING:
-    from .claim_reader import Reader
 
 # A list of players as written in notes: "A, B and C", "A/B/C", "A + B", "A or B".
 LIST = rf"(?P<group>{SEAT}(?:\s*(?:,\s*and|,|\band\b|&|/|\+|\bor\b)\s*{SEAT}|\s+{SEAT})*)"
@@ -201,7 +198,7 @@ def _negated(s: str, at: int, matched: str) -> bool:
     return bool(cc.count_negations(matched) % 2 or cc.NEGATED_BELIEF_RE.search(cc.clause_before(s, at)))
 
 
-def read_reads(reader: Reader, s: str, words: set[str]) -> None:
+def read_reads(reader: ReaderView, s: str, words: set[str]) -> None:
     """The reads of one sentence (in seat-token form), emitted as team claims on the reader."""
     reads: list[tuple[int, str, list[int], str, bool]] = []  # (at, matched text, seats, team, hedged)
     if not words.isdisjoint(_SUSPECT_GATE):

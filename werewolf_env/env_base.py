@@ -20,6 +20,7 @@ from .config import GameConfig
 from .engine import Game
 from .log import EventLog, dumps
 from .observe import OBS_SIZE, ObservationRenderer, Transcript
+from .observe_layout import KIND_INDEX
 from .parallel_state import global_state, state_space
 from .spaces import FreeText, JsonActionSpace
 from .state import ACTION_KINDS, KIND_NAME, ActionKind, Turn
@@ -285,6 +286,9 @@ class WerewolfBase:
             info = template.copy()
             names = state.names
             info["legal_targets"] = [names[p] for p in legal_targets(state, turn)]  # a new list: policies may edit it
+            # Who the seat is and the names by seat: what ``actions.resolve_target`` reads an answer's target
+            # against ("player_3", "me"), so that a policy can check its answer as the engine will read it.
+            info["players"], info["seat"] = names, seat
             if kind is ActionKind.PEER_ANALYSIS and state.config.subject_suspicion:
                 subjects = state.analysis_subjects(seat)
                 if subjects:  # the players the statement spoke of, to score in ``suspicion_of``
@@ -306,14 +310,13 @@ class WerewolfBase:
             legal[legal_targets(state, turn)] = 1
         fallback = self._last_fallbacks.get(self.possible_agents[seat])
         return {
-            "action_kind": _KIND_INDEX[turn.kind] if turn is not None else NO_ACTION,
+            "action_kind": KIND_INDEX[turn.kind] if turn is not None else NO_ACTION,
             "round": state.round,
             "legal_targets": legal,
             "fallbacks": len(fallback["reasons"]) if fallback is not None else 0,
         }
 
 
-_KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
 # The turns whose info says ``debate_ends``: a statement and its analyses.
 _DEBATE_KINDS = frozenset({ActionKind.STATEMENT, ActionKind.SELF_ANALYSIS, ActionKind.PEER_ANALYSIS})
 NO_ACTION = len(ACTION_KINDS)  # numeric_info's action_kind when the seat has nothing to answer

@@ -14,7 +14,9 @@ never enters them.
 A *collect* node opens turns for players; the engine waits until the whole simultaneous group has
 answered before it runs the next node, except where ``joins_next`` is set: the three night nodes
 add their turns to one group (werewolves, doctor and seer act at the same time, none seeing the
-others), which ``resolve_night`` then resolves.
+others), which ``resolve_night`` then resolves. A collect node with ``pause_when_empty`` (the witch's two)
+takes a step even when it asks nobody, in an env that steps every group (the parallel env reads
+``PAUSE_NODES``), so that how long a night takes never tells who can still act in it.
 
 Run ``python -m werewolf_env.graph`` to print the graph as a Mermaid diagram.
 """
@@ -75,6 +77,9 @@ class Node:
     kind: str  # "collect" (asks players) or "resolve" (engine only)
     routes: tuple[tuple[Guard, str, str], ...]  # (guard, label, next node): the first true guard wins
     joins_next: bool = False
+    # A step of its own every time the game enters it, even when it asks nobody (``GameState.pause_when_empty``,
+    # ``PAUSE_NODES``): how many steps a night takes must not tell who can still act there.
+    pause_when_empty: bool = False
 
 
 PHASE_GRAPH: dict[str, Node] = {
@@ -85,8 +90,8 @@ PHASE_GRAPH: dict[str, Node] = {
         (_witch_in_game, "a witch plays", "heal"),
         (_always, "", "resolve_night"),
     )),
-    "heal": Node(rules.open_heal, "collect", ((_always, "", "poison"),)),
-    "poison": Node(rules.open_poison, "collect", ((_always, "", "resolve_night"),)),
+    "heal": Node(rules.open_heal, "collect", ((_always, "", "poison"),), pause_when_empty=True),
+    "poison": Node(rules.open_poison, "collect", ((_always, "", "resolve_night"),), pause_when_empty=True),
     "resolve_night": Node(rules.resolve_night, "resolve", (
         (_hunter_shoots, "a hunter died", "shoot"),
         (_always, "", "check_winner_night"),
@@ -129,6 +134,9 @@ PHASE_GRAPH: dict[str, Node] = {
     "summarize": Node(rules.open_summaries, "collect", ((_always, "", "end"),)),
     "end": Node(rules.end_game, "resolve", ()),
 }  # fmt: skip
+
+# The nodes that take a step even when they ask nobody, for an env that steps every node (the parallel env).
+PAUSE_NODES = frozenset(name for name, node in PHASE_GRAPH.items() if node.pause_when_empty)
 
 
 def route(state: GameState) -> str | None:

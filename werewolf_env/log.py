@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from . import __version__
 from .config import GameConfig, without_new_defaults
 from .engine import Game
 from .json_input import TooDeepError, loads_bounded
+from .version import package_version
 
 SCHEMA_VERSION = 1
+# From the version's owner, not the package's ``__version__``: the package's ``__init__`` imports this module.
+PACKAGE_VERSION = package_version()
 # Bounds on what a log reader takes in (a log is a file anyone can edit). What the engine writes nests about 35
 # levels (an answer is cut at ``json_input.MAX_DEPTH``); the longest game the rules allow (16 players, 100 rounds,
 # 50 statements a day: about 1,200 actions and 2,200 events a round, each action with its LLM records) writes
@@ -60,7 +62,7 @@ class EventLog:
             {
                 "type": "header",
                 "schema_version": SCHEMA_VERSION,
-                "package_version": __version__,
+                "package_version": PACKAGE_VERSION,
                 "seed": state.seed,
                 "config": state.config.model_dump(mode="json"),
             }

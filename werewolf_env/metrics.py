@@ -3,7 +3,7 @@
 Everything here reads the events the engine emits (the log's format: ``read_log(path)`` or
 ``[e.to_json() for e in game.state.events]``), so a live game, a log file and a re-scored log give
 the same figures. Pure: no I/O. This module is the public face; the code lives in
-``werewolf_env.game_record`` (one game), ``werewolf_env.record_rows`` (its tidy tables),
+``werewolf_env.game_record`` (one game and its tidy tables), ``werewolf_env.statement_record`` (its statements),
 ``werewolf_env.aggregate`` (over games, fed one game at a time by ``RunAggregator``),
 ``werewolf_env.columns`` (the table columns it keeps), ``werewolf_env.suspicion`` (suspicion by role
 pair and round, and ``GameOverview``: one game as run pages read it) and

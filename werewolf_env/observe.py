@@ -23,17 +23,17 @@ import numpy as np
 from .names import DEAD_MARK, SELF_MARK
 from .observation import Observation
 from .observe_layout import (
-    _ALIVE_START,
-    _KIND_INDEX,
-    _KNOWN_START,
-    _MASK_ROWS,
-    _PUBLIC,
-    _SLICES,
-    _SUSPICION_START,
+    ALIVE_START,
+    KIND_INDEX,
+    KNOWN_START,
     NUM_KINDS,
     NUM_ROLES,
     OBS_LAYOUT,
     OBS_SIZE,
+    OBS_SLICES,
+    PUBLIC_START,
+    ROLE_MASK_ROWS,
+    SUSPICION_START,
     layout_slices,
 )  # fmt: skip
 from .observe_public import PublicBlocks, TurnRow
@@ -114,10 +114,10 @@ class ObservationRenderer:
         self._public = PublicBlocks(state)
         self._seats = []
         for seat in range(n):
-            vec = np.zeros(_PUBLIC, dtype=np.float32)
-            vec[_SLICES["role"][0] + state.roles[seat].index] = 1.0
-            vec[_SLICES["seat"][0] + seat] = 1.0
-            vec[_SLICES["present"][0] : _SLICES["present"][0] + n] = 1.0
+            vec = np.zeros(PUBLIC_START, dtype=np.float32)
+            vec[OBS_SLICES["role"][0] + state.roles[seat].index] = 1.0
+            vec[OBS_SLICES["seat"][0] + seat] = 1.0
+            vec[OBS_SLICES["present"][0] : OBS_SLICES["present"][0] + n] = 1.0
             self._seats.append(_Seat(vec))
 
     def observe(self, seat: int, turn: Turn | None, legal: list[int]) -> Observation:
@@ -322,13 +322,13 @@ class ObservationRenderer:
                 if self._alive_version != state.facts_version:
                     self._alive = np.array(state.alive, dtype=np.float32)
                     self._alive_version = state.facts_version
-                start = _ALIVE_START
+                start = ALIVE_START
                 vec[start : start + n] = self._alive
             cache.sources = head_sources
             cache.head_base = self._head(seat)
         if state.config.show_suspicion:
             if cache.scores_version != state.suspicion_version:  # the block, and "Name 0.50" for every seat
-                start = _SUSPICION_START
+                start = SUSPICION_START
                 vec[start : start + n] = state.suspicion[seat]
                 vec[start + seat] = 0.0
                 row = state.suspicion[seat].tolist()
@@ -343,13 +343,13 @@ class ObservationRenderer:
         if masks != cache.masks:
             old_masks = cache.masks or (-1,) * n
             cache.masks = masks
-            start = _KNOWN_START
+            start = KNOWN_START
             for p in range(n):  # after a night, usually only the victim's row changes
                 if masks[p] != old_masks[p]:
-                    vec[start + p * NUM_ROLES : start + (p + 1) * NUM_ROLES] = _MASK_ROWS[masks[p]]
+                    vec[start + p * NUM_ROLES : start + (p + 1) * NUM_ROLES] = ROLE_MASK_ROWS[masks[p]]
 
     def _public_row(self, turn: Turn | None, legal: list[int]) -> TurnRow:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
         targets: the same for every seat asked the same thing in one group. Made when first read."""
-        return TurnRow(self._public, self._public.key(), _KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS,
+        return TurnRow(self._public, self._public.key(), KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS,
                        tuple(legal))  # fmt: skip

@@ -14,7 +14,7 @@ from .state import ACTION_KINDS
 
 NUM_ROLES = MAX_ROLES  # room for every role, registered ones too (``roles.register_role``): the layout is fixed
 NUM_KINDS = len(ACTION_KINDS)
-_KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
+KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
 
 # Blocks of the numeric observation, in order: own role, own seat, seats present, alive, possible
 # roles per seat as this player knows them, own suspicion scores, roles publicly claimed per seat,
@@ -27,7 +27,7 @@ OBS_LAYOUT: tuple[tuple[str, int], ...] = (
     ("claimed_roles", MAX_PLAYERS * NUM_ROLES), ("accused", MAX_PLAYERS), ("last_votes", MAX_PLAYERS),
     ("kind", NUM_KINDS + 1), ("round", 1), ("debate_turn", 1), ("legal", MAX_PLAYERS),
 )  # fmt: skip
-_MASK_ROWS = np.array(
+ROLE_MASK_ROWS = np.array(
     [[float(mask >> i & 1) for i in range(NUM_ROLES)] for mask in range(1 << NUM_ROLES)], dtype=np.float32
 )  # row ``mask``: which of ROLES the bitmask allows
 
@@ -42,13 +42,13 @@ def layout_slices(layout: tuple[tuple[str, int], ...]) -> tuple[dict[str, tuple[
     return slices, offset
 
 
-_SLICES, OBS_SIZE = layout_slices(OBS_LAYOUT)
-_PUBLIC = _SLICES["claimed_roles"][0]  # blocks from here on are the same for every seat
-_KIND_START = _SLICES["kind"][0] - _PUBLIC  # offsets in the public part
-_CLAIMED_START = _SLICES["claimed_roles"][0] - _PUBLIC
-_ACCUSED_START = _SLICES["accused"][0] - _PUBLIC
-_VOTES_START = _SLICES["last_votes"][0] - _PUBLIC
-_LEGAL_START = _SLICES["legal"][0] - _PUBLIC
-_ALIVE_START = _SLICES["alive"][0]  # offsets in a seat's private part
-_SUSPICION_START = _SLICES["suspicion"][0]
-_KNOWN_START = _SLICES["known_roles"][0]
+OBS_SLICES, OBS_SIZE = layout_slices(OBS_LAYOUT)
+PUBLIC_START = OBS_SLICES["claimed_roles"][0]  # blocks from here on are the same for every seat
+KIND_START = OBS_SLICES["kind"][0] - PUBLIC_START  # offsets in the public part
+CLAIMED_START = OBS_SLICES["claimed_roles"][0] - PUBLIC_START
+ACCUSED_START = OBS_SLICES["accused"][0] - PUBLIC_START
+VOTES_START = OBS_SLICES["last_votes"][0] - PUBLIC_START
+LEGAL_START = OBS_SLICES["legal"][0] - PUBLIC_START
+ALIVE_START = OBS_SLICES["alive"][0]  # offsets in a seat's private part
+SUSPICION_START = OBS_SLICES["suspicion"][0]
+KNOWN_START = OBS_SLICES["known_roles"][0]

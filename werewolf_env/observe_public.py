@@ -14,15 +14,15 @@ import numpy as np
 
 from .claims import ROLE_OF_RESULT
 from .observe_layout import (
-    _ACCUSED_START,
-    _CLAIMED_START,
-    _KIND_START,
-    _LEGAL_START,
-    _PUBLIC,
-    _SLICES,
-    _VOTES_START,
+    ACCUSED_START,
+    CLAIMED_START,
+    KIND_START,
+    LEGAL_START,
     NUM_ROLES,
     OBS_SIZE,
+    OBS_SLICES,
+    PUBLIC_START,
+    VOTES_START,
 )  # fmt: skip
 from .roles import Role
 from .state import GameState
@@ -30,8 +30,8 @@ from .state import GameState
 # (statements, vote records, round, debate turn): everything the public blocks show, as of one moment.
 PublicKey = tuple[int, int, int, int]
 
-_ROUND = _SLICES["round"][0] - _PUBLIC
-_DEBATE_TURN = _SLICES["debate_turn"][0] - _PUBLIC
+_ROUND = OBS_SLICES["round"][0] - PUBLIC_START
+_DEBATE_TURN = OBS_SLICES["debate_turn"][0] - PUBLIC_START
 
 
 class PublicBlocks:
@@ -41,7 +41,7 @@ class PublicBlocks:
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self._base = np.zeros(OBS_SIZE - _PUBLIC, dtype=np.float32)  # kind and legal left at 0
+        self._base = np.zeros(OBS_SIZE - PUBLIC_START, dtype=np.float32)  # kind and legal left at 0
         self._counts = [0] * state.num_players  # public accusations received, as of ``_key``
         self._key: PublicKey | None = None  # nothing built yet
 
@@ -56,7 +56,7 @@ class PublicBlocks:
             return self._base
         done = self._key
         if done is None or key[0] < done[0] or key[1] < done[1]:  # before the latest built: from scratch
-            base, counts = np.zeros(OBS_SIZE - _PUBLIC, dtype=np.float32), [0] * self.state.num_players
+            base, counts = np.zeros(OBS_SIZE - PUBLIC_START, dtype=np.float32), [0] * self.state.num_players
             self._bring(base, counts, (0, 0, -1, -1), key)
             if done is not None:
                 return base  # an old row read late: the latest blocks stay as they are
@@ -89,16 +89,16 @@ class PublicBlocks:
                 subject = claim["player"]
                 kind = claim["kind"]
                 if kind == "role" and subject == st.speaker:
-                    base[_CLAIMED_START + subject * NUM_ROLES + Role(claim["role"]).index] = 1.0
+                    base[CLAIMED_START + subject * NUM_ROLES + Role(claim["role"]).index] = 1.0
                 elif (kind == "team" or kind == "seer_result") and claim["team"] == "werewolf":
                     counts[subject] += 1
                     accused = True
                 acting = ROLE_OF_RESULT.get(kind)  # a night result claims the role that acts so
                 if acting is not None:
-                    base[_CLAIMED_START + st.speaker * NUM_ROLES + Role(acting).index] = 1.0
+                    base[CLAIMED_START + st.speaker * NUM_ROLES + Role(acting).index] = 1.0
         if accused:
             top = max(counts)
-            base[_ACCUSED_START : _ACCUSED_START + len(counts)] = [c / top for c in counts]
+            base[ACCUSED_START : ACCUSED_START + len(counts)] = [c / top for c in counts]
 
     def _write_votes(self, base: np.ndarray, records: int) -> None:
         """Share of the votes each seat received in the latest of the first ``records`` vote records."""
@@ -109,7 +109,7 @@ class PublicBlocks:
         block = [0.0] * self.state.num_players
         for target, count in last["tally"].items():
             block[int(target)] = count / voters
-        base[_VOTES_START : _VOTES_START + len(block)] = block
+        base[VOTES_START : VOTES_START + len(block)] = block
 
 
 class TurnRow:
@@ -124,8 +124,8 @@ class TurnRow:
     def made(self) -> np.ndarray:
         if self.row is None:
             row = self.blocks.base(self.key).copy()
-            row[_KIND_START + self.kind] = 1.0
+            row[KIND_START + self.kind] = 1.0
             for p in self.legal:
-                row[_LEGAL_START + p] = 1.0
+                row[LEGAL_START + p] = 1.0
             self.row = row
         return self.row

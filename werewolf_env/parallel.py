@@ -28,7 +28,7 @@ action is ignored (it may be left out of ``actions``); a member of the group lef
 which the engine replaces with its recorded fallback (as ``raw_env.step(None)`` would). In a game with a
 witch, her heal and poison steps come every night even when she is dead, out of potions or has no victim
 to heal: then nobody answers (every seat idles, nothing is logged), so how long a night takes never tells
-her state.
+her state (the phase graph marks such nodes: ``graph.PAUSE_NODES``).
 
 Same game as the AEC env: the same seed and the same answers give the same events, log file,
 ``ground_truth()`` and ``snapshot()`` byte for byte (``tests/test_parallel_env.py`` plays heuristic
@@ -62,13 +62,9 @@ from pettingzoo import ParallelEnv
 from .actions import legal_targets
 from .config import GameConfig
 from .env_base import METADATA, NO_ACTION, WerewolfBase
-from .graph import advance
-from .roles import ActionKind
+from .graph import PAUSE_NODES, advance
 
 __all__ = ["NO_ACTION", "WerewolfParallelEnv", "parallel_env"]
-
-# A witch's nodes: stepped every night in a game with a witch, asking her or nobody (``GameState.pause_when_empty``).
-_WITCH_NODES = frozenset({"heal", "poison"})
 
 
 class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
@@ -93,8 +89,8 @@ class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         game = self._start_game(seed)
-        if ActionKind.HEAL in game.state.kinds_in_game:  # every night takes the witch's two steps
-            game.state.pause_when_empty = _WITCH_NODES
+        # The graph's pausing nodes take a step whenever the game enters them (a game that never does: no step).
+        game.state.pause_when_empty = PAUSE_NODES
         self.agents = self.possible_agents[:]
         self._update_infos()
         return self._observations(), dict(self.infos)
@@ -107,7 +103,7 @@ class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
         if state.over:
             return {}, {}, {}, {}, {}
         fallbacks = self._last_fallbacks
-        if state.paused:  # the step of a witch's node that asked nobody (dead, no potion, no victim)
+        if state.paused:  # the step of a pausing node that asked nobody (``graph.PAUSE_NODES``)
             state.paused = False
             advance(state)
         else:

@@ -41,6 +41,7 @@ from gymnasium import spaces
 
 from .config import MAX_PLAYERS
 from .observe import OBS_LAYOUT, ObservationRenderer, layout_slices
+from .observe_layout import KIND_INDEX
 from .roles import MAX_ROLES, Team
 from .state import ACTION_KINDS, GameState
 
@@ -48,7 +49,6 @@ __all__ = ["STATE_LAYOUT", "STATE_SIZE", "STATE_SLICES", "global_state", "state_
 
 NUM_KINDS = len(ACTION_KINDS)
 _TEAMS = tuple(Team)
-_KIND_INDEX = {kind: i for i, kind in enumerate(ACTION_KINDS)}
 
 STATE_LAYOUT: tuple[tuple[str, int], ...] = (
     ("roles", MAX_PLAYERS * MAX_ROLES), ("present", MAX_PLAYERS), ("alive", MAX_PLAYERS),
@@ -103,7 +103,7 @@ def global_state(state: GameState, renderer: ObservationRenderer) -> np.ndarray:
     vec[_STATE_PUBLIC[0] : _STATE_PUBLIC[1]] = public[_OBS_PUBLIC[0] : _OBS_PUBLIC[1]]
     start = STATE_SLICES["pending"][0]
     for turn in state.pending:
-        vec[start + turn.player * NUM_KINDS + _KIND_INDEX[turn.kind]] = 1.0
+        vec[start + turn.player * NUM_KINDS + KIND_INDEX[turn.kind]] = 1.0
     config = state.config
     vec[STATE_SLICES["round"][0]] = min(state.round / config.max_rounds, 1.0)
     vec[STATE_SLICES["debate_turn"][0]] = min(state.debate_turn / max(config.max_debate_turns, 1), 1.0)

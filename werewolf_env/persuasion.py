@@ -44,14 +44,25 @@ count (an analysis with ``fallbacks`` is the env's default): the others are left
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from .roles import Role, Team
+from .statement_record import Label, StatementRecord
 
-if TYPE_CHECKING:
-    from .game_record import GameRecord, Label, StatementRecord
+
+class RecordView(Protocol):
+    """What the figures read of a game's record (``game_record.GameRecord``, which builds its rows from them)."""
+
+    statements: list[StatementRecord]
+    polls: list[dict[str, Any]]
+
+    @property
+    def num_players(self) -> int: ...
+
+    def team(self, seat: int) -> str: ...
+
 
 WOLF, VILLAGE = Team.WEREWOLF.value, Team.VILLAGE.value
 LISTENER_TEAMS = (VILLAGE, WOLF)
@@ -156,11 +167,11 @@ def control_shift(label: Label, control: int | None) -> float | None:
     return score - prior
 
 
-def truth_sign(record: GameRecord, seat: int) -> int:
+def truth_sign(record: RecordView, seat: int) -> int:
     return 1 if record.team(seat) == WOLF else -1
 
 
-def listener_figures(record: GameRecord, st: StatementRecord, label: Label) -> dict[str, Any]:
+def listener_figures(record: RecordView, st: StatementRecord, label: Label) -> dict[str, Any]:
     """The ``analyses`` columns of one analysis (``LISTENER_FIGURES``): null unless an answered peer's."""
     if label.kind != "peer" or not label.answered:
         return dict.fromkeys(LISTENER_FIGURES)
@@ -176,7 +187,7 @@ def listener_figures(record: GameRecord, st: StatementRecord, label: Label) -> d
     }  # fmt: skip
 
 
-def statement_figures(record: GameRecord) -> dict[int, dict[str, Any]]:
+def statement_figures(record: RecordView) -> dict[int, dict[str, Any]]:
     """Each statement's ``STATEMENT_FIGURES`` columns, by statement id."""
     swings = poll_waves(record)
     firsts = {min((st for st in record.statements if st.round == rnd), key=lambda st: st.turn).id
@@ -185,7 +196,7 @@ def statement_figures(record: GameRecord) -> dict[int, dict[str, Any]]:
             for st in record.statements}  # fmt: skip
 
 
-def _statement(record: GameRecord, st: StatementRecord, waves: Waves | None) -> dict[str, Any]:
+def _statement(record: RecordView, st: StatementRecord, waves: Waves | None) -> dict[str, Any]:
     p = st.speaker
     listeners = [
         (lb, shifts(lb, p, st.controls.get(lb.observer)), record.team(lb.observer)) for lb in st.answered_peers
@@ -224,7 +235,7 @@ def _statement(record: GameRecord, st: StatementRecord, waves: Waves | None) -> 
     return out
 
 
-def seat_figures(record: GameRecord, figures: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+def seat_figures(record: RecordView, figures: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     """``SEAT_FIGURES`` of every seat, from the game's ``statement_figures``."""
     out = []
     for seat in range(record.num_players):
@@ -260,7 +271,7 @@ PollAnswer = tuple[int | None, ...]
 Waves = tuple[list[PollAnswer] | None, list[PollAnswer], int]
 
 
-def poll_waves(record: GameRecord) -> dict[int, Waves]:
+def poll_waves(record: RecordView) -> dict[int, Waves]:
     """Per statement followed by a poll wave: the day's previous wave's answered targets, its own, and how many
     polls it asked. A wave is the polls of one moment (day start, after a statement, after the debate)."""
     waves: dict[tuple[int, str, int | None], list[dict[str, Any]]] = {}

@@ -26,7 +26,7 @@ from typing import Any
 from .roles import Role
 from .rollouts import RolloutPolicy, counts_as_forced, force_votes, fork, play_out, rollout
 from .rules import open_vote
-from .rules_base import _count
+from .rules_base import count_choices
 from .state import GameState
 
 
@@ -46,7 +46,7 @@ class SharedFork:
         self.policy = RolloutPolicy(game, scores)
         self.planned = {voter: answer["vote"] for voter, answer in self.policy.votes().items()}
         self.alive = list(game.alive)  # before the vote: whose forced votes count (``force_votes``)
-        self.tally = _count(self.planned.values())
+        self.tally = count_choices(self.planned.values())
         self.voters = len(self.planned)
         self.round = game.round
         # The fork, its first vote open and drawn: the first rollout played goes on from here instead of

@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from .action_specs import TARGET_KEYS
+from .actions import legal_targets
 from .graph import advance
-from .roles import ActionKind, Role
+from .roles import ActionKind, Role, Team
 from .rules import open_vote
 from .state import GameState, Turn
 from .visibility import knowledge_masks, role_bit
@@ -111,10 +113,12 @@ def fork(state: GameState, roles: list[Role], seed: int, keep_memory_of: int | N
         statements=state.statements,  # read only: public accusations
     )
     copy.rollout = True  # no debate in a rollout: the night is followed by the vote (``graph``)
-    if keep_memory_of is not None and roles[keep_memory_of] is Role.SEER and own_checks:
-        copy.seer_results[keep_memory_of] = list(own_checks)
-    if keep_memory_of is not None and roles[keep_memory_of] is Role.DOCTOR:
-        copy.last_protected[keep_memory_of] = own_guard
+    if keep_memory_of is not None:  # the memories the listener's night actions left it
+        own_kinds = roles[keep_memory_of].spec.night_kinds
+        if ActionKind.UNMASK in own_kinds and own_checks:
+            copy.seer_results[keep_memory_of] = list(own_checks)
+        if ActionKind.PROTECT in own_kinds:
+            copy.last_protected[keep_memory_of] = own_guard
     for seat, role in enumerate(roles):  # a witch's potions: her own as she knows them, anyone else's unknown: full
         if ActionKind.HEAL in role.spec.night_kinds:
             known = state.potions.get(seat) if seat == keep_memory_of and state.roles[seat] is role else None
@@ -148,14 +152,16 @@ def counts_as_forced(alive: list[bool], voter: int, target: int | None) -> bool:
 
 
 class RolloutPolicy:
-    """Simple, fast play on a forked state: werewolves kill a random non-werewolf, the doctor guards a
-    random living player, the seer checks someone unchecked; votes go to the seer's found werewolf,
-    else the most publicly accused (werewolves: the most accused non-werewolf), ties at random."""
+    """Simple, fast play on a forked state, always within the engine's legal actions (``actions.legal_targets``):
+    a night action or a last shot names one of its legal targets, whatever role takes it. Eliminations and
+    protections go to a random legal target, checks to one not checked yet; votes go to the seer's found
+    werewolf, else the most publicly accused (the werewolf team: the most accused of the others), ties at random."""
 
     def __init__(self, state: GameState, scores: list[float] | None = None) -> None:
         self.state = state
         self.rng: RolloutRandom = state.rng  # type: ignore[assignment]
         self.scores = scores if scores is not None else public_scores(state)
+        self.wolves = [role.team is Team.WEREWOLF for role in state.roles]  # the roles of a fork never change
 
     def choice(self, options: list[int]) -> int | None:
         return options[self.rng.randrange(len(options))] if options else None
@@ -166,24 +172,23 @@ class RolloutPolicy:
         living = s.living()
         if not living:
             return {}
-        roles = s.roles
+        wolves = self.wolves
         scores = self.scores
-        wolf = Role.WEREWOLF
         randrange = self.rng.randrange
         # The most accused of all the living and of the prey, found once: a voter's options (everyone but
         # itself) lead with the same players unless it is among them, and only alone at the top does
         # leaving it out change who leads. Same candidates in the same order, so the same draws.
         top = max(scores[p] for p in living)
         leaders = [p for p in living if scores[p] == top]
-        prey = [p for p in living if roles[p] is not wolf]
+        prey = [p for p in living if not wolves[p]]
         prey_top = max((scores[p] for p in prey), default=0.0)
         prey_leaders = [p for p in prey if scores[p] == prey_top]
         out: dict[int, dict[str, Any]] = {}
         for voter in living:
-            if roles[voter] is wolf and prey:
+            if wolves[voter] and prey:
                 pick = prey_leaders
             else:
-                if roles[voter] is not wolf:
+                if not wolves[voter]:
                     checks = s.seer_results.get(voter)
                     found = [t for _r, t, res in checks if res == "werewolf" and s.alive[t]] if checks else None
                     if found:
@@ -201,46 +206,42 @@ class RolloutPolicy:
         return out
 
     def answer(self, turns: list[Turn], forced: dict[int, int | None] | None) -> dict[int, dict[str, Any]]:
-        """Answers for a whole group of turns (draws in seat order, as the rules' own ties do)."""
-        kind = turns[0].kind
-        if kind is ActionKind.VOTE:
+        """Answers for a whole group of turns, drawn in seat order (as the rules' own ties are)."""
+        if turns[0].kind is ActionKind.VOTE:
             return force_votes(self.state.alive, self.votes(), forced)
-        if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK):
-            return self.night()
-        return {turn.player: self.last_act(turn) for turn in turns}
+        return {turn.player: self.act(turn) for turn in sorted(turns, key=_seat)}
 
-    def last_act(self, turn: Turn) -> dict[str, Any]:
-        """The witch's potions and the hunter's shot: the most accused player (a known werewolf first)."""
+    def act(self, turn: Turn) -> dict[str, Any]:
+        """One turn's answer: a target among the engine's legal ones (or none)."""
+        kind = turn.kind
+        key = TARGET_KEYS.get(kind)
+        if key is None:  # a rollout has no debate: only actions that name a player are asked
+            raise ValueError(f"rollouts answer only actions that name a player, not {kind.value!r}")
+        legal = legal_targets(self.state, turn)
+        if kind is ActionKind.HEAL:  # heal the pack's victim (the one legal target) half the time; once a game
+            heal = self.rng.random() < 0.5
+            return {key: legal[0] if heal and legal else None}
+        if kind in (ActionKind.POISON, ActionKind.SHOOT):
+            return {key: self.last_act(turn, legal)}
+        if kind is ActionKind.UNMASK:  # someone not checked yet
+            checked = {t for _r, t, _res in self.state.seer_results.get(turn.player, ())}
+            legal = [p for p in legal if p not in checked]
+        return {key: self.choice(legal)}
+
+    def last_act(self, turn: Turn, legal: list[int]) -> int | None:
+        """The witch's poison and the hunter's shot: a known werewolf, else the most accused legal target."""
         s = self.state
-        if turn.kind is ActionKind.HEAL:  # heal the pack's victim half the time (the potion is once a game)
-            return {"target": s.night.target if self.rng.random() < 0.5 else None}
-        options = [p for p in s.living() if p != turn.player]
-        found = [t for _r, t, res in s.seer_results.get(turn.player, ()) if res == "werewolf" and s.alive[t]]
+        found = [t for _r, t, res in s.seer_results.get(turn.player, ()) if res == "werewolf" and t in legal]
         if found:
-            return {"target": found[-1]}
-        if not options or (turn.kind is ActionKind.POISON and self.rng.random() < 0.7):
-            return {"target": None}  # the poison is kept most nights
-        best = max(self.scores[p] for p in options)
-        return {"target": self.choice([p for p in options if self.scores[p] == best])}
+            return found[-1]
+        if not legal or (turn.kind is ActionKind.POISON and self.rng.random() < 0.7):
+            return None  # the poison is kept most nights
+        best = max(self.scores[p] for p in legal)
+        return self.choice([p for p in legal if self.scores[p] == best])
 
-    def night(self) -> dict[int, dict[str, Any]]:
-        s = self.state
-        living = s.living()
-        answers: dict[int, dict[str, Any]] = {}
-        prey = [p for p in living if s.roles[p] is not Role.WEREWOLF]
-        for p in living:
-            role = s.roles[p]
-            if role is Role.WEREWOLF:
-                answers[p] = {"target": self.choice(prey)}
-            elif role is Role.DOCTOR:
-                options = living
-                if not s.config.doctor_repeat_protect and s.last_protected.get(p) is not None:
-                    options = [q for q in living if q != s.last_protected[p]] or living
-                answers[p] = {"target": self.choice(options)}
-            elif role is Role.SEER:
-                checked = {t for _r, t, _res in s.seer_results.get(p, ())}
-                answers[p] = {"target": self.choice([q for q in living if q != p and q not in checked])}
-        return answers
+
+def _seat(turn: Turn) -> int:
+    return turn.player
 
 
 def rollout(game: GameState, forced_votes: dict[int, int | None], scores: list[float] | None = None) -> str | None:

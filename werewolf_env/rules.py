@@ -13,11 +13,12 @@ The primitives both handler modules share (opening turns, taking answers, tie-br
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .action_specs import ACTION_SPECS
 from .roles import ROLE_SPECS, ActionKind
-from .rules_base import _acting, _count, _die, _draw, _open, _take, winner_of
+from .rules_base import acting_seats, count_choices, die, draw_seat, open_turns, take_answers, winner_of
 from .rules_day import (
     exile,
     next_round,
@@ -34,7 +35,7 @@ from .state import PUBLIC, GameState, NightChoices
 from .visibility import public_config
 
 __all__ = [
-    "check_winner", "decide_pack", "end_game", "exile", "next_round", "open_analyses", "open_bid",
+    "check_winner", "decide_pack", "end_game", "exile", "next_round", "night_deaths", "open_analyses", "open_bid",
     "open_eliminate", "open_heal", "open_poison", "open_poll", "open_protect", "open_shoot", "open_statement",
     "open_summaries", "open_unmask", "open_vote", "poll_moment", "record_poll", "resolve_night",
     "resolve_shot", "rewards", "score_analyses", "start_game", "winner_of",
@@ -61,15 +62,15 @@ def start_game(state: GameState) -> None:
 def open_eliminate(state: GameState) -> None:
     state.night = NightChoices()
     state.emit("night_start", None, PUBLIC)
-    _open(state, _acting(state, ActionKind.ELIMINATE), ActionKind.ELIMINATE)
+    open_turns(state, acting_seats(state, ActionKind.ELIMINATE), ActionKind.ELIMINATE)
 
 
 def open_protect(state: GameState) -> None:
-    _open(state, _acting(state, ActionKind.PROTECT), ActionKind.PROTECT)
+    open_turns(state, acting_seats(state, ActionKind.PROTECT), ActionKind.PROTECT)
 
 
 def open_unmask(state: GameState) -> None:
-    _open(state, _acting(state, ActionKind.UNMASK), ActionKind.UNMASK)
+    open_turns(state, acting_seats(state, ActionKind.UNMASK), ActionKind.UNMASK)
 
 
 # The night group's kinds, and where each answer goes (the witch's come in groups of their own).
@@ -84,17 +85,17 @@ def decide_pack(state: GameState) -> None:
         return
     choices = {ActionKind.ELIMINATE: night.proposals, ActionKind.PROTECT: night.protections,
                ActionKind.UNMASK: night.checks}  # fmt: skip
-    for seat, action in _take(state).items():
+    for seat, action in take_answers(state).items():
         kinds = ROLE_SPECS[state.roles[seat]].night_kinds
         for kind in _NIGHT_GROUP:  # the first of the role's night kinds that the night group asks for
             if kind in kinds:
                 choices[kind][seat] = action.get("target")
                 break
-    votes = _count(night.proposals.values())
+    votes = count_choices(night.proposals.values())
     target: int | None = None
     if votes:
         top = max(votes.values())
-        target = _draw(state, sorted(t for t, c in votes.items() if c == top))
+        target = draw_seat(state, sorted(t for t, c in votes.items() if c == top))
     pack = tuple(sorted(night.proposals))
     if pack:
         state.emit(
@@ -111,7 +112,7 @@ def decide_pack(state: GameState) -> None:
 def open_heal(state: GameState) -> None:
     """The witch learns the pack's victim (whether or not she still has the potion) and may heal them."""
     decide_pack(state)
-    witches = _acting(state, ActionKind.HEAL)
+    witches = acting_seats(state, ActionKind.HEAL)
     for witch in witches:
         state.attacks_seen.setdefault(witch, []).append((state.round, state.night.target))
         state.emit("attack_seen", None, (witch,), target=state.night.target)
@@ -121,13 +122,13 @@ def open_heal(state: GameState) -> None:
     target = state.night.target
     refuse = ACTION_SPECS[ActionKind.HEAL].refuse
     assert refuse is not None
-    _open(state, [w for w in witches if target is not None and refuse(state, w, target) is None], ActionKind.HEAL)
+    open_turns(state, [w for w in witches if target is not None and refuse(state, w, target) is None], ActionKind.HEAL)
 
 
 def open_poison(state: GameState) -> None:
-    for witch, action in _take(state).items():
+    for witch, action in take_answers(state).items():
         state.night.heals[witch] = action.get("target")
-    _open(state, [w for w in _acting(state, ActionKind.POISON) if "poison" in state.potions.get(w, ())],
+    open_turns(state, [w for w in acting_seats(state, ActionKind.POISON) if "poison" in state.potions.get(w, ())],
           ActionKind.POISON)  # fmt: skip
 
 
@@ -135,7 +136,7 @@ def resolve_night(state: GameState) -> None:
     night = state.night
     witch_night = night.decided  # the witch's nodes ran: her answers are in
     if witch_night:
-        for witch, action in _take(state).items():
+        for witch, action in take_answers(state).items():
             night.poisons[witch] = action.get("target")
     decide_pack(state)
     target = night.target
@@ -160,17 +161,30 @@ def resolve_night(state: GameState) -> None:
     saved = target is not None and (target in protected or target in healed)
     victim = target if target is not None and not saved else None
     potions = {"healed": sorted(healed), "poisoned": sorted(poisoned)} if witch_night else {}
-    state.emit("night_outcome", None, (), target=target, protected=sorted(protected), saved=saved, **potions)
+    outcome = {"target": target, "protected": sorted(protected), "saved": saved, **potions}
+    state.emit("night_outcome", None, (), **outcome)
     state.night_deaths.append((state.round, victim))
     # The night's dead in seat order, whatever killed them: neither the cause nor the order of the
     # announcements tells the pack's victim from the witch's poison.
-    dead = sorted({seat for seat in poisoned if state.alive[seat]} | ({victim} if victim is not None else set()))
+    dead = [seat for seat in night_deaths(outcome) if state.alive[seat]]
     if not dead:
         state.emit("death", None, PUBLIC, victim=None, cause="night")
     for seat in dead:
-        _die(state, seat, "night")
+        die(state, seat, "night")
     state.night = NightChoices()
     state.facts_version += 1
+
+
+def night_deaths(outcome: Mapping[str, Any]) -> dict[int, str]:
+    """Who dies of a night and of what, from its ``night_outcome`` (the event's data), in seat order: "night" for
+    the pack's victim (its kill stood), "poison" for the witch's other victims. The one reading of a night's
+    deaths: ``resolve_night`` kills them and ``game_record`` names their causes. The public ``death`` events
+    say "night" for both: nobody is told which death was the poison."""
+    deaths = {int(seat): "poison" for seat in outcome.get("poisoned") or ()}
+    target = outcome.get("target")
+    if target is not None and not outcome.get("saved"):
+        deaths[int(target)] = "night"
+    return dict(sorted(deaths.items()))
 
 
 def _use_potions(
@@ -190,17 +204,17 @@ def _use_potions(
 
 def open_shoot(state: GameState) -> None:
     """The first dead hunter still to shoot takes aim (a shot hunter shoots in turn)."""
-    _open(state, [state.shooters[0]], ActionKind.SHOOT)
+    open_turns(state, [state.shooters[0]], ActionKind.SHOOT)
 
 
 def resolve_shot(state: GameState) -> None:
-    ((hunter, action),) = _take(state).items()
+    ((hunter, action),) = take_answers(state).items()
     state.shooters.pop(0)
     target = action.get("target")
     state.shots.append((state.round, hunter, target))
     state.emit("shot", hunter, PUBLIC, hunter=hunter, target=target)
     if target is not None and state.alive[target]:
-        _die(state, target, "shot")
+        die(state, target, "shot")
     state.facts_version += 1
 
 
@@ -215,11 +229,11 @@ def check_winner(state: GameState) -> None:
 
 
 def open_summaries(state: GameState) -> None:
-    _open(state, state.living(), ActionKind.SUMMARY)
+    open_turns(state, state.living(), ActionKind.SUMMARY)
 
 
 def end_game(state: GameState) -> None:
-    for seat, action in sorted(_take(state).items()):
+    for seat, action in sorted(take_answers(state).items()):
         state.emit("summary", seat, PUBLIC, text=action["summary"])
     state.over = True
     state.emit(

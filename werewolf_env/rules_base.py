@@ -34,12 +34,12 @@ def winner_of(state: GameState) -> Team | None:
 _TURNS: dict[ActionKind, list[Turn]] = {kind: [Turn(seat, kind) for seat in range(MAX_PLAYERS)] for kind in ActionKind}
 
 
-def _open(state: GameState, seats: list[int], kind: ActionKind) -> None:
+def open_turns(state: GameState, seats: list[int], kind: ActionKind) -> None:
     turns = _TURNS[kind]
     state.pending.extend([turns[seat] for seat in seats])
 
 
-def _take(state: GameState) -> dict[int, dict[str, Any]]:
+def take_answers(state: GameState) -> dict[int, dict[str, Any]]:
     """The answers of the group that just finished, and a fresh group."""
     answers = state.group_actions
     state.group_actions = {}
@@ -47,7 +47,7 @@ def _take(state: GameState) -> dict[int, dict[str, Any]]:
     return answers
 
 
-def _count(choices: Any) -> dict[int, int]:
+def count_choices(choices: Any) -> dict[int, int]:
     """How often each seat was chosen (``None``, no choice, not counted), in order of first choice."""
     counts: dict[int, int] = {}
     for seat in choices:
@@ -56,7 +56,7 @@ def _count(choices: Any) -> dict[int, int]:
     return counts
 
 
-def _draw(state: GameState, candidates: list[int], weights: list[float] | None = None) -> int:
+def draw_seat(state: GameState, candidates: list[int], weights: list[float] | None = None) -> int:
     """Seeded tie-break; no draw (and no RNG use) when there is a single candidate."""
     if len(candidates) == 1:
         return candidates[0]
@@ -78,7 +78,7 @@ def _reveal(state: GameState, seat: int) -> dict[str, Any]:
     return {}
 
 
-def _die(state: GameState, seat: int, cause: str) -> None:
+def die(state: GameState, seat: int, cause: str) -> None:
     """``seat`` dies (cause "night", "exile" or "shot"): the public death event; a role that acts on its
     death (the hunter) is queued to act before the game goes on."""
     state.kill(seat)
@@ -87,6 +87,6 @@ def _die(state: GameState, seat: int, cause: str) -> None:
         state.shooters.append(seat)
 
 
-def _acting(state: GameState, kind: ActionKind) -> list[int]:
+def acting_seats(state: GameState, kind: ActionKind) -> list[int]:
     """Living seats whose role is asked for ``kind`` at night (the table says who: ``RoleSpec.night``)."""
     return [p for p in state.living() if kind in ROLE_SPECS[state.roles[p]].night_kinds]

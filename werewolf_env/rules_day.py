@@ -13,7 +13,7 @@ from .claim_text import extractor_for
 from .claims import add_role_claims, merge_claims
 from .judge import judge
 from .roles import ROLE_SPECS, ActionKind, Role
-from .rules_base import _count, _die, _draw, _open, _take
+from .rules_base import count_choices, die, draw_seat, open_turns, take_answers
 from .state import PUBLIC, GameState, Statement
 
 CONTROL_STREAM = 0xC0  # the control subjects' generators: a stream no other draw of the game uses
@@ -22,12 +22,12 @@ CONTROL_STREAM = 0xC0  # the control subjects' generators: a stream no other dra
 def open_bid(state: GameState) -> None:
     if state.debate_turn == 0:
         state.emit("day_start", None, PUBLIC, max_debate_turns=state.config.max_debate_turns)
-    _open(state, [p for p in state.living() if p != state.last_speaker], ActionKind.BID)
+    open_turns(state, [p for p in state.living() if p != state.last_speaker], ActionKind.BID)
 
 
 def open_statement(state: GameState) -> None:
     top, tied = -1, []
-    for seat, action in _take(state).items():
+    for seat, action in take_answers(state).items():
         bid = action["bid"]
         if bid > top:
             top, tied = bid, [seat]
@@ -38,9 +38,9 @@ def open_statement(state: GameState) -> None:
         speaker = tied[0]
     else:
         weights = [2.0 if seat in state.last_mentioned else 1.0 for seat in tied]
-        speaker = _draw(state, tied, weights if len(set(weights)) > 1 else None)
+        speaker = draw_seat(state, tied, weights if len(set(weights)) > 1 else None)
     state.emit("floor", speaker, PUBLIC, speaker=speaker, bid=top, tied=tied)
-    _open(state, [speaker], ActionKind.STATEMENT)
+    open_turns(state, [speaker], ActionKind.STATEMENT)
 
 
 def _publicly_known_roles(state: GameState) -> tuple[tuple[str, int], ...]:
@@ -67,7 +67,7 @@ def _public_role_claims(state: GameState) -> tuple[tuple[int, str], ...]:
 
 
 def open_analyses(state: GameState) -> None:
-    ((speaker, action),) = _take(state).items()
+    ((speaker, action),) = take_answers(state).items()
     text = action["statement"]
     # The public context is worked out only if the reader needs it (``ClaimExtractor.scan_with``).
     extracted, mentioned = extractor_for(state.names).scan_with(
@@ -126,9 +126,9 @@ def open_analyses(state: GameState) -> None:
         **controls,
     )
     if state.config.analysis_self:
-        _open(state, [speaker], ActionKind.SELF_ANALYSIS)
+        open_turns(state, [speaker], ActionKind.SELF_ANALYSIS)
     if state.config.analysis_peer:
-        _open(state, [p for p in state.living() if p != speaker], ActionKind.PEER_ANALYSIS)
+        open_turns(state, [p for p in state.living() if p != speaker], ActionKind.PEER_ANALYSIS)
 
 
 def _draw_control_subjects(state: GameState, statement: Statement, mentioned: frozenset[int]) -> dict[int, int]:
@@ -153,7 +153,7 @@ def _draw_control_subjects(state: GameState, statement: Statement, mentioned: fr
 
 
 def score_analyses(state: GameState) -> None:
-    answers = _take(state)
+    answers = take_answers(state)
     if state.current_statement is None:
         return
     statement = state.statements[state.current_statement]
@@ -207,12 +207,12 @@ def poll_moment(state: GameState) -> str | None:
 
 def open_poll(state: GameState) -> None:
     state.poll_moment = poll_moment(state)
-    _open(state, state.living(), ActionKind.POLL)
+    open_turns(state, state.living(), ActionKind.POLL)
 
 
 def record_poll(state: GameState) -> None:
     """Each answer as a ``poll`` event that no seat sees (the log keeps it): a poll never changes the game."""
-    answers = _take(state)
+    answers = take_answers(state)
     moment, state.poll_moment = state.poll_moment, None
     said = state.statements[-1].id if moment == "statement" else None
     fell_back = _poll_fallbacks(state, len(answers))
@@ -238,12 +238,12 @@ def _poll_fallbacks(state: GameState, answers: int) -> set[int]:
 
 
 def open_vote(state: GameState) -> None:
-    _open(state, state.living(), ActionKind.VOTE)
+    open_turns(state, state.living(), ActionKind.VOTE)
 
 
 def exile(state: GameState) -> None:
-    votes = {seat: a["vote"] for seat, a in sorted(_take(state).items())}
-    tally = _count(votes.values())
+    votes = {seat: a["vote"] for seat, a in sorted(take_answers(state).items())}
+    tally = count_choices(votes.values())
     voters = len(votes)
     exiled = None
     if tally:
@@ -261,7 +261,7 @@ def exile(state: GameState) -> None:
     state.emit("votes", None, PUBLIC, **{k: v for k, v in record.items() if k != "round"})
     state.exiles.append((state.round, exiled))
     if exiled is not None:
-        _die(state, exiled, "exile")
+        die(state, exiled, "exile")
     else:
         state.emit("no_exile", None, PUBLIC, needed=voters // 2 + 1)
     state.facts_version += 1

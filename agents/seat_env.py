@@ -1,0 +1,205 @@
+"""``SeatEnv``: one seat of a game, driven turn by turn from outside in text; the other seats play inside.
+
+For trainers of language models: the seat reads the env's text observation (its role card, what it knows,
+the history, the turn and the JSON answer it asks for) and answers with that JSON; between two of its turns,
+every other seat is played by its lineup policy (heuristic by default; random, or any OpenAI-compatible
+model, a frozen one or the policy being trained behind its own server). The episode ends with the game: a
+seat that dies watches the rest, so that the team's result is known. Its rewards are read from the game's
+log by the ground truth (``werewolf_env.rewards``).
+
+    env = SeatEnv({"num_players": 7}, lineup="heuristic", weights={"win": 1, "detection": 0.5})
+    text = env.reset(seed=3, seat=2)
+    while not env.done:
+        text = env.act(my_model(text, env.turn))      # the JSON the turn asks for, as a dict or a string
+    env.rewards(), env.reward()
+
+``new_text`` is what the seat has not seen yet (the history since its last turn, its scores and the turn):
+for trainers that append each observation to one growing conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from werewolf_env import GameConfig
+from werewolf_env.env import raw_env
+from werewolf_env.game_record import GameRecord
+from werewolf_env.observe_text import Section
+from werewolf_env.rewards import RewardWeights, reward, rewards
+
+from .base import Policy
+from .endpoints import EndpointDownError
+from .lineup import Lineup, load_lineup, make_policy
+from .prompts import history_of
+from .runner import seat_seed
+
+# What a turn is, as the env's info gives it to a policy.
+TURN_KEYS = ("action_kind", "legal_targets", "answer_format", "round", "phase")
+
+
+class SeatEnv:
+    """One seat of one game at a time; ``reset`` starts the next (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: GameConfig | Mapping[str, Any] | None = None,
+        lineup: Lineup | Mapping[str, Any] | str | Path | None = "heuristic",
+        weights: RewardWeights | Mapping[str, float] | None = None,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        game_config = config if isinstance(config, GameConfig) else GameConfig(**dict(config or {}))
+        self.raw = raw_env(config=game_config, log_dir=log_dir, info_events=True)
+        self.lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup))
+        self.weights = weights if isinstance(weights, RewardWeights) else RewardWeights(**dict(weights or {}))
+        self.seat = 0
+        self.observation = ""  # the seat's whole text observation now (its turn's, or the end of the game)
+        self.new_text = ""  # what of it the seat had not seen at its previous turn
+        self.policy_errors = 0  # other seats' policies that raised (the env's fallback answered for them)
+        self._policies: dict[str, Policy] = {}
+        self._record: GameRecord | None = None
+
+    @property
+    def agent(self) -> str:
+        return f"player_{self.seat}"
+
+    @property
+    def done(self) -> bool:
+        """The game is over (the seat has nothing more to answer)."""
+        return not self.raw.agents
+
+    @property
+    def turn(self) -> dict[str, Any] | None:
+        """The seat's pending turn (``action_kind``, ``legal_targets``, ``answer_format``, ``round``,
+        ``phase``); None once the game is over."""
+        if self.done:
+            return None
+        info = self.raw.infos[self.agent]
+        return {key: info[key] for key in TURN_KEYS if key in info}
+
+    def reset(self, seed: int | None = None, seat: int | str | None = None) -> str:
+        """A new game, the seat's view of its first turn. ``seat``: an index, ``"player_<i>"`` or a player's
+        name; by default the seed's seat (``seed % players``), so that a seed names one deal and one seat."""
+        self._close_policies()
+        self.raw.reset(seed=seed)
+        game = self.raw.game
+        assert game is not None
+        state = game.state
+        self.seat = _seat_index(seat, state.names, default=(state.seed or 0) % state.num_players)
+        self._policies = {
+            agent: make_policy(self.lineup.spec_for(agent, state.roles[i]), seat_seed(state.seed, i))
+            for i, agent in enumerate(self.raw.possible_agents)
+            if i != self.seat
+        }
+        self.observation = self.new_text = ""
+        self.policy_errors = 0
+        self._record = None
+        self._advance()
+        return self.observation
+
+    def act(self, answer: Mapping[str, Any] | str | None) -> str:
+        """Answer the seat's turn (the JSON it asks for; anything else is recorded as a fallback, as for
+        any policy), play the other seats until the seat's next turn, and return its observation then."""
+        if self.done:
+            raise ValueError("the game is over: nothing is waiting for an answer (call reset)")
+        self.raw.step(dict(answer) if isinstance(answer, Mapping) else answer)
+        self._advance()
+        return self.observation
+
+    # ------------------------------------------------------------------ results
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The game's events, hidden ones included: for rewards and logs, never for the seat's model."""
+        game = self.raw.game
+        return [] if game is None else [event.to_json() for event in game.state.events]
+
+    @property
+    def record(self) -> GameRecord:
+        if self._record is None or not self.done:
+            self._record = GameRecord.from_events(self.events)
+        return self._record
+
+    def rewards(self) -> dict[str, float]:
+        """Every reward of the seat so far (``werewolf_env.rewards``); final once ``done``."""
+        return rewards(self.record, self.seat)
+
+    def reward(self) -> float:
+        """The weighted reward of the seat (``weights``)."""
+        return reward(self.record, self.seat, self.weights)
+
+    def close(self) -> None:
+        self._close_policies()
+        self.raw.close()
+
+    # ------------------------------------------------------------------ playing the others
+
+    def _advance(self) -> None:
+        raw = self.raw
+        while raw.agents:
+            agent = raw.agent_selection
+            if raw.terminations[agent] or raw.truncations[agent]:
+                raw.step(None)
+            elif agent == self.agent:
+                break
+            else:
+                raw.step(self._other(agent))
+        previous = self.observation
+        if raw.agents:
+            self.observation = str(raw.observe(self.agent)["text"])
+        else:
+            self.observation = _end_text(self.record, self.seat)
+        self.new_text = _new_text(previous, self.observation)
+
+    def _other(self, agent: str) -> Any:
+        """Another seat's answer; a policy that raises is absorbed as the runner absorbs it (the env's
+        fallback answers), but for a server that can no longer answer, which stops the game."""
+        try:
+            return self._policies[agent].act(self.raw.observe(agent), self.raw.infos[agent])
+        except (KeyboardInterrupt, SystemExit, EndpointDownError):
+            raise
+        except Exception as exc:  # any policy failure is a recorded fallback, as in the runner
+            self.policy_errors += 1
+            return {"policy_error": type(exc).__name__}
+
+    def _close_policies(self) -> None:
+        policies, self._policies = self._policies, {}
+        for policy in policies.values():
+            if type(policy).aclose is not Policy.aclose:  # only LLM seats hold connections
+                asyncio.run(policy.aclose())
+
+
+def _seat_index(seat: int | str | None, names: Sequence[str], default: int) -> int:
+    if seat is None:
+        return default
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(names):
+        return seat
+    if isinstance(seat, str):
+        if seat.startswith("player_") and seat[7:].isdigit() and int(seat[7:]) < len(names):
+            return int(seat[7:])
+        if seat in names:
+            return names.index(seat)
+    raise ValueError(f"seat {seat!r} is not a seat of this game: an index 0-{len(names) - 1}, player_<i> or a name")
+
+
+def _end_text(record: GameRecord, seat: int) -> str:
+    if record.winner is None:
+        return "The game is over: it ended undecided."
+    outcome = "won" if record.team(seat) == record.winner else "lost"
+    return f"The game is over: the {record.winner} team won. You ({record.roles[seat]}) {outcome}."
+
+
+def _new_text(previous: str, current: str) -> str:
+    """What ``current`` shows that ``previous`` did not: the history lines since, the seat's scores and the
+    sections after the history (its notes, the turn); all of ``current`` when there was nothing before."""
+    if not previous or Section.HISTORY not in current:
+        return current
+    before, now = history_of(previous), history_of(current)
+    lines = now[len(before) :] if before and now.startswith(before) else now
+    scores = next((line for line in current.splitlines() if line.startswith(Section.SUSPICION)), "")
+    after_history = current.find(now) + len(now) if now else current.find("\n\n" + Section.TASK)
+    tail = current[max(after_history, 0) :]
+    parts = [part.strip("\n") for part in (lines, scores, tail) if part.strip()]
+    return "\n\n".join(parts)

@@ -1,0 +1,254 @@
+"""The import graph of the three packages: no cycles, no cross-module private imports, imports point down.
+
+Read from the source (no import runs) by a small graph check of our own:
+- every ``import`` and ``from ... import`` counts, wherever it stands: at module level, deferred inside a
+  function, or under ``if TYPE_CHECKING:``. A deferred import only hides a cycle from the interpreter, and a
+  type-only import is still a dependency of the design, so neither may close a cycle;
+- ``import a.b.c`` is an edge to ``a.b.c`` alone: the parent packages it also loads are facades, not
+  dependencies (an explicit ``from a import name`` is an edge to ``a``'s ``__init__``);
+- a private name is one with a single leading underscore (dunders are public protocol). Taking one from
+  another module, by ``from x import _name`` or by ``x._name`` on an imported module, is refused;
+- the layers: ``werewolf_env`` imports nothing from ``agents`` or ``benchmarks``, ``agents`` nothing from
+  ``benchmarks``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("werewolf_env", "agents", "benchmarks")
+# Each package and the packages it may import (besides itself).
+MAY_IMPORT = {"werewolf_env": frozenset(), "agents": frozenset({"werewolf_env"}),
+              "benchmarks": frozenset({"werewolf_env", "agents"})}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    line: int
+    target: str  # the imported module (one of the graph's)
+    name: str = ""  # the name taken from it, for ``from target import name`` and ``target.name``
+
+    def __str__(self) -> str:
+        taken = f" {self.name}" if self.name else ""
+        return f"{self.source}:{self.line} imports {self.target}{taken}"
+
+
+def module_names(root: Path, packages: Iterable[str]) -> dict[str, Path]:
+    """Every module of ``packages`` under ``root`` by dotted name (a package by its own name)."""
+    modules = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str:
+    """The absolute module named by a relative ``from`` of ``level`` dots inside ``module``."""
+    if level == 0:
+        return name or ""
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    base = parts[: len(parts) - (level - 1)]
+    return ".".join([*base, name] if name else base)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else None
+    return None
+
+
+def imports_of(module: str, path: Path, modules: dict[str, Path]) -> Iterator[Import]:
+    """Every import of a graph module by ``module``, and every private attribute read on one."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    is_package = path.name == "__init__.py"
+    bound: dict[str, str] = {}  # a local name -> the graph module it is bound to (for ``x._name``)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in modules:
+                    yield Import(module, node.lineno, alias.name)
+                # ``import a.b as x`` binds x to a.b; ``import a.b`` binds a (a.b._x is read through the dots)
+                local, target = (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2
+                if target in modules:
+                    bound[local] = target
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(module, is_package, node.level, node.module)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                if submodule in modules:
+                    yield Import(module, node.lineno, submodule)
+                    bound[alias.asname or alias.name] = submodule
+                elif base in modules:
+                    yield Import(module, node.lineno, base, alias.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_private(node.attr):
+            owner = _dotted(node.value)
+            if owner is None:
+                continue
+            head, _, rest = owner.partition(".")
+            target = ".".join(filter(None, [bound.get(head, ""), rest]))
+            if target in modules and target != module:
+                yield Import(module, node.lineno, target, node.attr)
+
+
+def graph(root: Path, packages: Iterable[str]) -> list[Import]:
+    modules = module_names(root, packages)
+    return [edge for module, path in modules.items() for edge in imports_of(module, path, modules)]
+
+
+def cycles(edges: Iterable[Import]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm, iteratively)."""
+    successors: dict[str, set[str]] = {}
+    for edge in edges:
+        successors.setdefault(edge.source, set()).add(edge.target)
+        successors.setdefault(edge.target, set())
+    index: dict[str, int] = {}
+    lowlink: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components = []
+    for start in sorted(successors):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(successors[start])))]
+        index[start] = lowlink[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    lowlink[work[-1][0]] = min(lowlink[work[-1][0]], lowlink[node])
+                if lowlink[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        components.append(sorted(component))
+            elif child not in index:
+                index[child] = lowlink[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(successors[child]))))
+            elif child in on_stack:
+                lowlink[node] = min(lowlink[node], index[child])
+    return sorted(components)
+
+
+def cycle_report(edges: list[Import]) -> list[str]:
+    """Each cycle with the imports inside it, so the message says which lines to change."""
+    lines = []
+    for component in cycles(edges):
+        members = set(component)
+        inside = sorted({f"  {e.source}:{e.line} -> {e.target}" for e in edges
+                         if e.source in members and e.target in members and e.source != e.target})  # fmt: skip
+        lines += [f"cycle of {len(component)}: {' <-> '.join(component)}", *inside]
+    return lines
+
+
+def private_imports(edges: Iterable[Import]) -> list[str]:
+    return sorted({str(e) for e in edges if is_private(e.name) and e.target != e.source})
+
+
+def upward_imports(edges: Iterable[Import]) -> list[str]:
+    wrong = []
+    for edge in edges:
+        source, target = edge.source.split(".")[0], edge.target.split(".")[0]
+        if source != target and target not in MAY_IMPORT.get(source, frozenset()):
+            wrong.append(f"{edge}: {source} may import only {sorted(MAY_IMPORT[source]) or 'itself'}")
+    return sorted(set(wrong))
+
+
+EDGES = graph(ROOT, PACKAGES)
+
+
+def test_the_graph_sees_the_packages() -> None:
+    # Guards against a check that passes because it reads nothing.
+    sources = {edge.source.split(".")[0] for edge in EDGES}
+    assert sources == set(PACKAGES)
+    assert len(EDGES) > 500
+
+
+def test_no_import_cycles() -> None:
+    found = cycle_report(EDGES)
+    assert not found, "\n".join(found)
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    found = private_imports(EDGES)
+    assert not found, "\n".join(found)
+
+
+def test_imports_point_down_the_layers() -> None:
+    found = upward_imports(EDGES)
+    assert not found, "\n".join(found)
+
+
+PROBES = {
+    "a deferred cycle": ({"werewolf_env/one.py": "from werewolf_env import two\n",
+                          "werewolf_env/two.py": "def f():\n    from . import one\n"}, "cycle of 2"),
+    "a type-only cycle": ({"werewolf_env/one.py": "from werewolf_env.two import X\n",
+                           "werewolf_env/two.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                                  "    from .one import Y\n"}, "cycle of 2"),
+    "a three-module cycle": ({"werewolf_env/one.py": "import werewolf_env.two\n",
+                              "werewolf_env/two.py": "from .three import x\n",
+                              "werewolf_env/three.py": "from werewolf_env import one\n"}, "cycle of 3"),
+    "a private from-import": ({"werewolf_env/one.py": "_x = 1\n",
+                               "werewolf_env/two.py": "from .one import _x\n"}, "imports werewolf_env.one _x"),
+    "a private attribute": ({"werewolf_env/one.py": "_x = 1\n",
+                             "werewolf_env/two.py": "import werewolf_env.one\nwerewolf_env.one._x\n"},
+                            "imports werewolf_env.one _x"),
+    "a private attribute by alias": ({"werewolf_env/one.py": "_x = 1\n",
+                                      "werewolf_env/two.py": "from werewolf_env import one as o\no._x\n"},
+                                     "imports werewolf_env.one _x"),
+    "an upward import": ({"werewolf_env/one.py": "def f():\n    from agents.two import y\n",
+                          "agents/two.py": "y = 1\n"}, "werewolf_env may import only itself"),
+    "agents importing benchmarks": ({"agents/one.py": "import benchmarks.two\n",
+                                     "benchmarks/two.py": ""}, "agents may import only ['werewolf_env']"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=list(PROBES))
+def test_the_checks_catch_what_they_are_for(tmp_path: Path, probe: str) -> None:
+    files, finds = PROBES[probe]
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    edges = graph(tmp_path, PACKAGES)
+    found = [*cycle_report(edges), *private_imports(edges), *upward_imports(edges)]
+    assert any(finds in line for line in found), found
+
+
+def test_a_package_using_its_own_private_names_and_dunders_is_fine(tmp_path: Path) -> None:
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "werewolf_env" / "one.py").write_text("_x = 1\nprint(_x)\n", encoding="utf-8")
+    (tmp_path / "werewolf_env" / "two.py").write_text(
+        "from werewolf_env import one\nfrom .one import __doc__\nprint(one.__name__)\n", encoding="utf-8"
+    )
+    edges = graph(tmp_path, PACKAGES)
+    assert [*cycle_report(edges), *private_imports(edges), *upward_imports(edges)] == []

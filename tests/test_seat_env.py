@@ -1,0 +1,157 @@
+"""One seat driven from outside (``agents.seat_env``) and in TRL's shape (``agents.trl_seat``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+import pytest
+
+from agents import play_game_sync
+from agents.fake_openai import FakeOpenAIServer
+from agents.heuristic import HeuristicAgent
+from agents.prompts import build_messages
+from agents.runner import seat_seed
+from agents.seat_env import SeatEnv
+from agents.trl_seat import (
+    TOOL_OF,
+    WerewolfSeat,
+    as_tool_call,
+    reward_component,
+    reward_from_env,
+    seat_environment,
+)
+from werewolf_env.game_record import GameRecord
+from werewolf_env.rewards import REWARDS, rewards
+from werewolf_env.roles import ActionKind
+
+CONFIG = {"num_players": 7}
+
+
+def test_a_seat_played_from_outside_gives_the_runners_game() -> None:
+    """The seat answered by the heuristic the runner would give it: the same game, event for event."""
+    for seed, seat in ((3, 1), (4, 5), (11, 0)):
+        env = SeatEnv(CONFIG)
+        env.reset(seed=seed, seat=seat)
+        me = HeuristicAgent(seed=seat_seed(seed, seat))
+        while not env.done:
+            env.act(me.act({"text": env.observation}, env.raw.infos[env.agent]))
+        expected = play_game_sync(CONFIG, "heuristic", seed).events
+        assert env.events == [e for e in expected if e.get("type") not in ("header", "snapshot", "agent_record")]
+        assert env.rewards() == rewards(GameRecord.from_events(expected), seat)
+        assert env.observation.startswith("The game is over")
+
+
+def test_new_text_is_what_the_seat_had_not_seen() -> None:
+    env = SeatEnv(CONFIG)
+    first = env.reset(seed=3, seat=1)
+    assert env.new_text == first and "RULES:" in first
+    me = HeuristicAgent(seed=0)
+    seen = first
+    while not env.done:
+        env.act(me.act({"text": env.observation}, env.raw.infos[env.agent]))
+        if env.done:
+            break
+        new = env.new_text
+        assert "RULES:" not in new and "NOW:" in new and new.endswith(env.observation.split("\n\nNOW:")[1])
+        history = env.observation.split("HISTORY:\n")[1].split("\n\n")[0].splitlines()
+        old = seen.split("HISTORY:\n")[1].split("\n\n")[0].splitlines()
+        assert history[: len(old)] == old  # the history only grows
+        for line in history[len(old) :]:
+            assert line in new
+        seen = env.observation
+
+
+def test_seats_and_seeds() -> None:
+    env = SeatEnv(CONFIG)
+    env.reset(seed=9)
+    assert env.seat == 9 % 7  # the seed names the seat
+    names = env.raw.game.state.names  # type: ignore[union-attr]
+    env.reset(seed=9, seat=names[4])
+    assert env.seat == 4
+    env.reset(seed=9, seat="player_6")
+    assert env.seat == 6
+    for bad in (7, -1, "player_9", "Nobody", True, 2.0):
+        with pytest.raises(ValueError, match="not a seat"):
+            env.reset(seed=9, seat=bad)  # type: ignore[arg-type]
+
+
+def _drive(seat: WerewolfSeat, answer_of: Any) -> int:
+    """Play the seat's turns through its tools, each from ``answer_of(observation, turn)``; the calls made."""
+    calls = 0
+    while not seat.done:
+        turn = seat._env.turn
+        assert turn is not None
+        tool, arguments = as_tool_call(answer_of(seat._env.observation, turn), str(turn["action_kind"]))
+        getattr(seat, tool)(**arguments)
+        calls += 1
+    return calls
+
+
+def test_tools_answer_only_their_turn_and_nothing_after_the_game() -> None:
+    seat_class = seat_environment(CONFIG, weights={"win": 1.0, "detection": 0.5})
+    seat = seat_class()
+    text = seat.reset(prompt=[{"role": "user", "content": "play"}], seed=3, seat=1)
+    assert text.startswith("You play one seat") and "NOW:" in text
+    turn = seat._env.turn
+    assert turn is not None and turn["action_kind"] == "bid"
+    before = list(seat._env.events)
+    with pytest.raises(ValueError, match="call bid"):
+        seat.speak("I am the seer.")
+    assert seat._env.events == before and seat.wrong_tool_calls == 1  # nothing happened
+    me = HeuristicAgent(seed=0)
+    _drive(seat, lambda text, turn: me.act({"text": text}, {**seat._env.raw.infos[seat._env.agent]}))
+    assert seat.done and seat.reward == pytest.approx(seat.rewards["win"] + 0.5 * seat.rewards["detection"])
+    with pytest.raises(ValueError, match="game is over"):
+        seat.vote("Alice")
+    assert reward_from_env([seat]) == [seat.reward]
+    assert reward_component("detection")([seat]) == [seat.rewards["detection"]]
+    with pytest.raises(ValueError, match="unknown reward"):
+        reward_component("happiness")
+
+
+def test_every_kind_of_turn_has_a_tool_with_its_arguments() -> None:
+    tools = {name for name in dir(WerewolfSeat) if not name.startswith("_") and callable(getattr(WerewolfSeat, name))}
+    assert set(TOOL_OF.values()) <= tools and set(TOOL_OF) == {kind.value for kind in ActionKind}
+    for tool in set(TOOL_OF.values()):
+        doc = getattr(WerewolfSeat, tool).__doc__ or ""
+        assert "Args:" in doc and "Returns:" in doc, tool  # TRL builds the tool's schema from these
+    assert as_tool_call({"confidence": 0.8, "is_deceptive": True, "junk": 1}, "peer_analysis") == (
+        "analyse", {"probability": 0.8, "is_deceptive": True})  # fmt: skip
+    with pytest.raises(ValueError, match="unknown action kind"):
+        as_tool_call({}, "dance")
+
+
+def test_bad_rows_and_options_are_refused_up_front() -> None:
+    with pytest.raises(ValueError):
+        seat_environment({"num_players": 2})
+    with pytest.raises(ValueError):
+        seat_environment(CONFIG, weights={"wins": 1.0})
+    seat = seat_environment(CONFIG)()
+    for bad in (-1, "3", True):
+        with pytest.raises(ValueError, match="seed"):
+            seat.reset(seed=bad)
+
+
+def test_a_rollout_against_a_model_server_with_frozen_model_seats() -> None:
+    """The trained seat's answers come from an OpenAI-compatible server (the project's fake one, over HTTP),
+    as TRL's generations would, turned into tool calls; the other seats are frozen LLM seats on that server."""
+    with FakeOpenAIServer() as server:
+        lineup = {"default": {"kind": "llm", "model": "fake", "base_url": server.base_url, "timeout": 5.0,
+                              "backoff": 0.01, "max_backoff": 0.05, "max_wait": 5.0}}  # fmt: skip
+        seat_class = seat_environment(CONFIG, lineup=lineup, weights={"win": 1.0, "validity": 1.0})
+        seat = seat_class()
+        seat.reset(seed=5, seat=2)
+        client = openai.OpenAI(base_url=server.base_url, api_key="unused", max_retries=0)
+
+        def model(text: str, turn: dict[str, Any]) -> dict[str, Any]:
+            reply = client.chat.completions.create(model="fake", messages=build_messages(text))  # type: ignore[arg-type]
+            return dict(json.loads(reply.choices[0].message.content or "{}"))
+
+        calls = _drive(seat, model)
+        client.close()
+        requests = len(server.requests)
+    assert seat.done and calls > 0 and requests > calls  # the frozen seats asked the server too
+    assert set(seat.rewards) == set(REWARDS) and seat.rewards["validity"] == 1.0
+    assert seat._env.policy_errors == 0
