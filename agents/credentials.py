@@ -123,12 +123,15 @@ def redact_url(url: str) -> str:
 
 
 def redacted(data: Any) -> Any:
-    """``data`` with every URL in it redacted (``redact_url``), through dicts and lists: what messages, reprs and
-    run folders may show of options, lineups and manifests. The one place that decides what of a URL is shown."""
+    """``data`` with every URL in it redacted (``redact_url``), through dicts, lists and tuples: what messages,
+    reprs and run folders may show of options, lineups and manifests. The one place that decides what of a URL
+    is shown."""
     if isinstance(data, dict):
         return {key: redacted(value) for key, value in data.items()}
     if isinstance(data, list):
         return [redacted(value) for value in data]
+    if isinstance(data, tuple):
+        return tuple(redacted(value) for value in data)
     if isinstance(data, str) and "://" in data:
         return redact_url(data)
     if isinstance(data, EndpointURL):
@@ -175,8 +178,12 @@ def scrub(text: str, secrets: Iterable[str] = ()) -> str:
     text = _URL.sub(lambda m: redact_url(m.group(0)), text)
     text = _QUERY_VALUE.sub(r"\1***", text)
     text = _AUTH_HEADER.sub(lambda m: f"{m.group(1) or m.group(2)} ***", text)
-    forms = {form for secret in secrets if len(secret) >= MIN_SCRUBBED_LENGTH
-             for form in (secret, quote(secret, safe=""), quote_plus(secret))}  # fmt: skip
+    forms = {
+        form
+        for secret in secrets
+        if len(secret) >= MIN_SCRUBBED_LENGTH
+        for form in (secret, quote(secret, safe=""), quote_plus(secret))
+    }
     for form in sorted(forms, key=len, reverse=True):  # longest first: a secret inside another goes with it
         text = text.replace(form, "***")
     return text

@@ -302,8 +302,14 @@ class Endpoint:
                 raise
             except (ValueError, TypeError, RecursionError) as exc:
                 errors.append(f"unparseable response: {self.scrub(str(exc))[:200]}")
-                return self._failed(fmt, started, retries, errors, "the server's response is not a chat completion",
-                                    "unparseable responses")  # fmt: skip
+                return self._failed(
+                    fmt,
+                    started,
+                    retries,
+                    errors,
+                    "the server's response is not a chat completion",
+                    "unparseable responses",
+                )
             except Exception as exc:  # classified below; anything unknown ends the call
                 status = getattr(exc, "status_code", None)
                 if status is not None:
@@ -311,11 +317,16 @@ class Endpoint:
                 text = self.scrub(f"{type(exc).__name__}: {exc}")
                 errors.append(text)
                 if status in FATAL_STATUSES:
-                    why = {401: "authentication failed (HTTP 401)", 403: "access denied (HTTP 403)",
-                           404: "model or path not found (HTTP 404)"}[status]  # fmt: skip
+                    why = {
+                        401: "authentication failed (HTTP 401)",
+                        403: "access denied (HTTP 403)",
+                        404: "model or path not found (HTTP 404)",
+                    }[status]
                     raise self.circuit.trip(f"{why}: {text[:200]}") from None
-                if fmt != "none" and (status in (400, 422) or (status is not None and status >= 500)) and (
-                    _FORMAT_ERROR.search(str(exc))
+                if (
+                    fmt != "none"
+                    and (status in (400, 422) or (status is not None and status >= 500))
+                    and (_FORMAT_ERROR.search(str(exc)))
                 ):
                     fmt = STEP_DOWN[fmt]  # the server cannot do this format: step down, remember, try again
                     if options.response_format == "auto":
@@ -383,11 +394,13 @@ class Endpoint:
                 self.circuit.failed(useless, f"{useless} (finish_reason {str(finish)[:40]!r})")
             meta = self._meta(fmt, started, retries, errors)
             meta.update(
-                usage=usage, finish_reason=finish, cut_off=cut_off,
+                usage=usage,
+                finish_reason=finish,
+                cut_off=cut_off,
                 call_latency_s=round(time.monotonic() - attempt_started, 4),
                 request_id=raw.headers.get("x-request-id") or response.get("id"),
                 rate_limit={h: raw.headers[h] for h in _RATE_HEADERS if h in raw.headers} or None,
-            )  # fmt: skip
+            )
             if useless is not None:
                 meta["useless"] = useless
             if not isinstance(content, str):

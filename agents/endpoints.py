@@ -28,7 +28,7 @@ from .endpoint import (
     EndpointDownError,
     Reply,
     useless_answer,
-)  # fmt: skip
+)
 from .llm_options import LLMOptions
 
 __all__ = [
@@ -76,15 +76,25 @@ class EndpointPool:
         for e in self._endpoints.values():
             models = sorted(set(e.formats) | set(e.system_modes) | set(e.chars_per_token))
             limit = e.limit
-            out.append({
-                "endpoint": e.shown, "calls": e.calls, "unanswered": e.unanswered, "useless": e.useless,
-                "tripped": e.tripped,
-                "concurrency": limit and {"cap": limit.cap, "final": limit.limit, "overloads": limit.overloads},
-                "models": {m: {"response_format": e.formats.get(m), "system_prompt": e.system_modes.get(m),
-                               "token_param": e.token_param.get(m, "max_tokens"),
-                               "chars_per_token": round(e.chars_per_token[m], 3) if m in e.chars_per_token else None}
-                           for m in models},
-            })  # fmt: skip
+            out.append(
+                {
+                    "endpoint": e.shown,
+                    "calls": e.calls,
+                    "unanswered": e.unanswered,
+                    "useless": e.useless,
+                    "tripped": e.tripped,
+                    "concurrency": limit and {"cap": limit.cap, "final": limit.limit, "overloads": limit.overloads},
+                    "models": {
+                        m: {
+                            "response_format": e.formats.get(m),
+                            "system_prompt": e.system_modes.get(m),
+                            "token_param": e.token_param.get(m, "max_tokens"),
+                            "chars_per_token": round(e.chars_per_token[m], 3) if m in e.chars_per_token else None,
+                        }
+                        for m in models
+                    },
+                }
+            )
         return out
 
     async def aclose(self) -> None:

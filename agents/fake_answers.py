@@ -126,18 +126,32 @@ def label_answer(prompt: str) -> dict[str, Any]:
     for name, role in revealed.items():
         holders.setdefault(role, []).append(name)
     # As the game and the transcripts do: a seer / doctor everyone knows, when exactly one is known.
-    known = tuple(sorted((role, players.index(names[0])) for role, names in holders.items()
-                         if role in ("seer", "doctor") and len(names) == 1 and names[0] in players))  # fmt: skip
+    known = tuple(
+        sorted(
+            (role, players.index(names[0]))
+            for role, names in holders.items()
+            if role in ("seer", "doctor") and len(names) == 1 and names[0] in players
+        )
+    )
     seat = players.index(speaker) if speaker in players else -1
     claimed_m = _LABEL_CLAIMED.search(prompt)
     claimed_names: dict[str, str] = json.loads(claimed_m.group(1)) if claimed_m else {}
     claimed = tuple(sorted((players.index(p), r) for p, r in claimed_names.items() if p in players))
     claims = extractor_for(tuple(players)).extract(text_m.group(1), seat, known, claimed)
-    return {"claims": [
-        {"quote": "", "kind": c["kind"], "player": players[c["player"]], "role": c["role"], "team": c["team"],
-         "negated": c["negated"], "hedged": c["hedged"]}
-        for c in claims
-    ]}  # fmt: skip
+    return {
+        "claims": [
+            {
+                "quote": "",
+                "kind": c["kind"],
+                "player": players[c["player"]],
+                "role": c["role"],
+                "team": c["team"],
+                "negated": c["negated"],
+                "hedged": c["hedged"],
+            }
+            for c in claims
+        ]
+    }
 
 
 def task_prompt(messages: list[dict[str, Any]]) -> str:
@@ -192,7 +206,11 @@ class PrefixCache:
 
 
 def completion(
-    index: int, body: dict[str, Any], fault: str | None, answer: Answer, drop_system: bool,
+    index: int,
+    body: dict[str, Any],
+    fault: str | None,
+    answer: Answer,
+    drop_system: bool,
     cache: PrefixCache | None = None,
 ) -> dict[str, Any]:
     """The chat-completion body for request ``index``, with its answer fault (if any) applied."""
@@ -226,8 +244,22 @@ def completion(
                              "prompt_tokens_details": {"cached_tokens": cached}}  # fmt: skip
     if fault == "bad_usage":  # a server's own idea of a count
         usage.update(prompt_tokens="lots", completion_tokens="some", total_tokens=None)
-    choices = [] if fault == "no_choices" else [{"index": 0, "finish_reason": finish_reason,
-                                                 "message": {"role": "assistant", "content": content,
-                                                             "refusal": refusal}}]  # fmt: skip
-    return {"id": f"chatcmpl-{index}", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
-            "choices": choices, "usage": usage}  # fmt: skip
+    choices = (
+        []
+        if fault == "no_choices"
+        else [
+            {
+                "index": 0,
+                "finish_reason": finish_reason,
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+            }
+        ]
+    )
+    return {
+        "id": f"chatcmpl-{index}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": choices,
+        "usage": usage,
+    }

@@ -55,8 +55,9 @@ class HttpReply:
     trickle: float = 0.0  # seconds per body byte for this reply; 0: the server-wide rate
 
 
-def error_reply(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
-                param: str | None = None) -> HttpReply:  # fmt: skip
+def error_reply(
+    status: int, message: str, kind: str = "invalid_request_error", code: str | None = None, param: str | None = None
+) -> HttpReply:
     return HttpReply(status, {"error": {"message": message, "type": kind, "param": param, "code": code}})
 
 

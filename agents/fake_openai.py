@@ -103,11 +103,25 @@ class FakeOpenAIServer:
     """Serves on its own asyncio loop in a background thread (one loop, no thread per connection, so
     many calls in flight all get their latency on time)."""
 
-    def __init__(self, latency: float = 0.0, faults: FaultPlan | None = None, hang: float = 5.0,
-                 retry_after: float = 0.05, reject_response_format: bool = False, answer: Any = None, *,
-                 api_key: str | None = None, models: tuple[str, ...] | None = None, schema_error: bool = False,
-                 schema_error_status: int = 500, trickle: float = 0.0, drop_system: bool = False,
-                 headers: bool = True, port: int = 0, echo_path: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        latency: float = 0.0,
+        faults: FaultPlan | None = None,
+        hang: float = 5.0,
+        retry_after: float = 0.05,
+        reject_response_format: bool = False,
+        answer: Any = None,
+        *,
+        api_key: str | None = None,
+        models: tuple[str, ...] | None = None,
+        schema_error: bool = False,
+        schema_error_status: int = 500,
+        trickle: float = 0.0,
+        drop_system: bool = False,
+        headers: bool = True,
+        port: int = 0,
+        echo_path: bool = False,
+    ) -> None:
         self.latency = latency
         self.faults = faults or FaultPlan()
         self.hang = hang
@@ -324,8 +338,12 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description="A scripted OpenAI-compatible server on 127.0.0.1.")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
-    parser.add_argument("--fault-rate", type=float, default=0.0,
-                        help=f"share of requests given a random fault among {', '.join(CLASSIC_FAULTS)}")  # fmt: skip
+    parser.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        help=f"share of requests given a random fault among {', '.join(CLASSIC_FAULTS)}",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--api-key", default=None, help="require 'Authorization: Bearer KEY' (else 401)")
     parser.add_argument("--schema-error", action="store_true", help="answer json_schema response formats with 500")
@@ -334,9 +352,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     # the classic faults only: the newer ones (401, trickle, ...) would stall or stop an interactive trial
     rates = {fault: args.fault_rate / len(CLASSIC_FAULTS) for fault in CLASSIC_FAULTS} if args.fault_rate else {}
-    server = FakeOpenAIServer(latency=args.latency, faults=FaultPlan(rates=rates, seed=args.seed),
-                              api_key=args.api_key, schema_error=args.schema_error, trickle=args.trickle,
-                              drop_system=args.drop_system).start()  # fmt: skip
+    server = FakeOpenAIServer(
+        latency=args.latency,
+        faults=FaultPlan(rates=rates, seed=args.seed),
+        api_key=args.api_key,
+        schema_error=args.schema_error,
+        trickle=args.trickle,
+        drop_system=args.drop_system,
+    ).start()
     print(server.base_url, flush=True)
     try:
         threading.Event().wait()

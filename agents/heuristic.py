@@ -252,8 +252,11 @@ class HeuristicAgent(HeuristicSpeech, Policy):
             "reasoning": why,
             "suspicion": round(suspicion, 3),
             # The players the statement spoke of, when the env asks (``config.subject_suspicion``).
-            **({"suspicion_of": {name: round(probs[m.names.index(name)], 3) for name in info["subjects"]}}
-               if info.get("subjects") else {}),
+            **(
+                {"suspicion_of": {name: round(probs[m.names.index(name)], 3) for name in info["subjects"]}}
+                if info.get("subjects")
+                else {}
+            ),
         }
 
     def _check(self, st: Statement) -> tuple[str, float, str]:

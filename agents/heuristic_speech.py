@@ -153,8 +153,11 @@ class HeuristicSpeech:
         return max(villagers, key=lambda p: (self._accusations(p), self.rng.random()))
 
     def _fake_scripts(self) -> dict[ActionKind, Callable[[Role, list[int]], Speech]]:
-        return {ActionKind.UNMASK: self._fake_seer, ActionKind.HEAL: self._fake_witch,
-                ActionKind.SHOOT: self._fake_hunter}  # fmt: skip
+        return {
+            ActionKind.UNMASK: self._fake_seer,
+            ActionKind.HEAL: self._fake_witch,
+            ActionKind.SHOOT: self._fake_hunter,
+        }
 
     def _fake_seer(self, role: Role, villagers: list[int]) -> Speech:
         m = self.memory

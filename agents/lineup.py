@@ -128,8 +128,10 @@ class Lineup(BaseModel):
         unknown = [seat for seat in self.seats if seat not in seats]
         if unknown:
             shown = ", ".join(repr(seat[:40]) for seat in unknown[:3]) + (", ..." if len(unknown) > 3 else "")
-            raise ValueError(f"lineup seats {shown}: not a seat of a {num_players}-player game (its seats are "
-                             f"player_0 ... player_{num_players - 1})")  # fmt: skip
+            raise ValueError(
+                f"lineup seats {shown}: not a seat of a {num_players}-player game (its seats are "
+                f"player_0 ... player_{num_players - 1})"
+            )
 
     def spec_for(self, agent: str, role: Role) -> AgentSpec:
         return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default

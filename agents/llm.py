@@ -185,9 +185,14 @@ class LLMAgent(Policy):
         for later in asked:
             fields = AHEAD_FIELDS[later]
             part = {f: action.pop(f) for f in fields if f in action}
-            later_info = {"bid": {"max_bid": info.get(ASK_KEYS["bid"])},
-                          "vote": {"legal_targets": info.get(ASK_KEYS["vote"]), "players": info.get("players"),
-                                   "seat": info.get("seat")}}.get(later, {})  # fmt: skip
+            later_info = {
+                "bid": {"max_bid": info.get(ASK_KEYS["bid"])},
+                "vote": {
+                    "legal_targets": info.get(ASK_KEYS["vote"]),
+                    "players": info.get("players"),
+                    "seat": info.get("seat"),
+                },
+            }.get(later, {})
             error = self._check_ahead(later, part, later_info)
             ahead[later] = part if error is None else None
             if error is not None:
@@ -195,8 +200,17 @@ class LLMAgent(Policy):
                 continue
             statement = str(action.get("statement", "")) if later == "self_analysis" else None
             targets = tuple(str(n) for n in info[ASK_KEYS["vote"]]) if later == "vote" else None
-            self._ahead[later] = AskedAhead(later, kind, info.get("round"), history_of(text), part, outcome,
-                                            bool(record.get("cached")), statement, targets)  # fmt: skip
+            self._ahead[later] = AskedAhead(
+                later,
+                kind,
+                info.get("round"),
+                history_of(text),
+                part,
+                outcome,
+                bool(record.get("cached")),
+                statement,
+                targets,
+            )
         record["ahead"] = ahead
         if errors:
             record["ahead_errors"] = errors
@@ -240,9 +254,11 @@ class LLMAgent(Policy):
         repaired once): the action, or what the env falls back on. Records as any turn
         (``drain_records``); the LLM judge (``benchmarks.llm_judge``) asks its own prompt through this."""
         messages, budget = fit(
-            messages, self.options.context_budget, self.options.max_tokens,
+            messages,
+            self.options.context_budget,
+            self.options.max_tokens,
             self.transport.estimate_tokens,
-        )  # fmt: skip
+        )
         answer, error, cached = await self._ask(messages, kind, info, "answer", budget)
         if error is None:
             self._outcome(kind, "answered", cached)

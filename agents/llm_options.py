@@ -62,9 +62,10 @@ class LLMOptions(BaseModel):
     model: str = Field(min_length=1, description="the model name the server knows")
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint (default $OPENAI_BASE_URL or OpenAI)")
     api_key_env: str = Field(
-        "OPENAI_API_KEY", min_length=1, description="environment variable holding the key (its name ends in _API_KEY "
-        "or _TOKEN)",
-    )  # fmt: skip
+        "OPENAI_API_KEY",
+        min_length=1,
+        description="environment variable holding the key (its name ends in _API_KEY or _TOKEN)",
+    )
     api_key_file: str | None = Field(
         None, description="a small file holding one key, on one line (wins over api_key_env)"
     )
@@ -82,9 +83,12 @@ class LLMOptions(BaseModel):
     connect_timeout: float = Field(5.0, gt=0.0, le=300.0, allow_inf_nan=False, description="limit to connect (s)")
     retries: int = Field(4, ge=0, le=50, description="retries after a timeout, a dropped connection, 408/409/429/5xx")
     max_wait: float = Field(
-        120.0, gt=0.0, le=86_400.0, allow_inf_nan=False,
+        120.0,
+        gt=0.0,
+        le=86_400.0,
+        allow_inf_nan=False,
         description="most seconds one call may spend in retries and server-requested waits",
-    )  # fmt: skip
+    )
     backoff: float = Field(0.5, ge=0.0, le=60.0, allow_inf_nan=False, description="first retry delay (s), doubling")
     max_backoff: float = Field(8.0, ge=0.0, le=600.0, allow_inf_nan=False, description="largest backoff delay (s)")
     system_prompt: SystemPromptMode = Field(
@@ -94,17 +98,20 @@ class LLMOptions(BaseModel):
         4096, ge=512, le=10_000_000, description="tokens for prompt + answer; the oldest history is dropped to fit"
     )
     bid_in_analysis: bool = Field(
-        True, description="ask for the next bid inside each peer analysis (one call fewer per listener and "
+        True,
+        description="ask for the next bid inside each peer analysis (one call fewer per listener and "
         "statement); a missing or invalid one, or news in between, gets its own bid call",
-    )  # fmt: skip
+    )
     vote_in_analysis: bool = Field(
-        True, description="ask for the vote inside the analyses of the day's last statement and that statement's "
+        True,
+        description="ask for the vote inside the analyses of the day's last statement and that statement's "
         "own call (the vote comes next); a missing or invalid one gets its own vote call",
-    )  # fmt: skip
+    )
     self_analysis_in_statement: bool = Field(
-        True, description="ask the speaker's self-analysis inside its statement call (it comes next); a missing "
+        True,
+        description="ask the speaker's self-analysis inside its statement call (it comes next); a missing "
         "or invalid one, or a statement the env cut, gets its own call",
-    )  # fmt: skip
+    )
     extra_body: dict[str, Any] = Field(default_factory=dict, description="server-specific request fields, as they are")
 
     @field_validator("base_url")

@@ -55,10 +55,12 @@ class ProbeResult:
         seats = ", ".join(self.sections)
         if not self.ok:
             return f"{seats}: {self.endpoint} model {self.model!r}: {self.cause}"
-        return (f"{self.endpoint} model {self.model!r} ({seats}): answered in {self.latency_s:.1f}s; "
-                f"response format {self.response_format}; system prompt {self.system_prompt}"
-                f"{f' ({self.system_prompt_evidence})' if self.system_prompt_evidence else ''}"
-                f"{f'; {self.note}' if self.note else ''}")  # fmt: skip
+        return (
+            f"{self.endpoint} model {self.model!r} ({seats}): answered in {self.latency_s:.1f}s; "
+            f"response format {self.response_format}; system prompt {self.system_prompt}"
+            f"{f' ({self.system_prompt_evidence})' if self.system_prompt_evidence else ''}"
+            f"{f'; {self.note}' if self.note else ''}"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "learned"}
@@ -90,8 +92,9 @@ async def probe(options: LLMOptions, sections: list[str], pool: EndpointPool) ->
     """One (endpoint, model): can it answer, in which format, and does its template keep system messages?"""
     result = ProbeResult(redact_url(options.endpoint()), options.model, sections, ok=False)
     # Few retries and a short budget: a preflight must fail within seconds, not minutes.
-    quick = options.model_copy(update={"retries": min(options.retries, 1), "max_wait": min(options.max_wait, 20.0),
-                                       "max_tokens": 32})  # fmt: skip
+    quick = options.model_copy(
+        update={"retries": min(options.retries, 1), "max_wait": min(options.max_wait, 20.0), "max_tokens": 32}
+    )
     try:
         endpoint = pool.endpoint(options)
     except ValueError as exc:
@@ -141,8 +144,9 @@ async def _system_mode(endpoint: Any, options: LLMOptions, rng: random.Random) -
     tiny = options.model_copy(update={"max_tokens": 1})
     user = {"role": "user", "content": "Say OK."}
     try:
-        with_system = await endpoint.complete(tiny, [{"role": "system", "content": _FILLER}, user], None, "p", rng,
-                                              fmt="none", allow_longer=False)  # fmt: skip
+        with_system = await endpoint.complete(
+            tiny, [{"role": "system", "content": _FILLER}, user], None, "p", rng, fmt="none", allow_longer=False
+        )
         without = await endpoint.complete(tiny, [user], None, "p", rng, fmt="none", allow_longer=False)
     except EndpointDownError as exc:
         return "system", f"not detected: {exc.reason[:120]}"
@@ -180,11 +184,15 @@ def _explain(reason: str, options: LLMOptions) -> str:
     if "403" in text:
         return f"access denied (HTTP 403) for this key or model: check {key_source}"
     if "404" in text:
-        return (f"the server does not know model {options.model!r} (HTTP 404), or "
-                f"{redact_url(options.endpoint())} is not an OpenAI-compatible /v1 URL")  # fmt: skip
+        return (
+            f"the server does not know model {options.model!r} (HTTP 404), or "
+            f"{redact_url(options.endpoint())} is not an OpenAI-compatible /v1 URL"
+        )
     if "connect timeout" in lowered:
-        return (f"unreachable: no connection to {redact_url(options.endpoint())} within {options.connect_timeout:g} s "
-                f"(--connect-timeout) ({text[:160]})")  # fmt: skip
+        return (
+            f"unreachable: no connection to {redact_url(options.endpoint())} within {options.connect_timeout:g} s "
+            f"(--connect-timeout) ({text[:160]})"
+        )
     if "connect" in lowered or "refused" in lowered or "unreachable" in lowered:
         return f"unreachable: nothing answered at {redact_url(options.endpoint())} ({text[:160]})"
     if "deadline" in lowered or "timeout" in lowered or "timed out" in lowered:

@@ -38,14 +38,17 @@ none (honest)."""
 # What each analysis field means is said once, where it is asked: the analysis task's answer line
 # (``answer_line``); every other call would carry it for nothing. The system message is sent with every
 # call, so each word here is paid for about 200 times a game: it says only what no other part does.
-SYSTEM_RULES = """\
+SYSTEM_RULES = (
+    """\
 You play Werewolf: stay in your role and play to win for your team. Reply with exactly one JSON object \
 with the keys the task asks for: no prose, no code fences. Say statements in your own words, never a \
 placeholder such as <what you say>.
 Only you see your analyses, polls, night actions and notes; statements and votes are public. Bids for \
 the floor: 0 = stay quiet, the highest bid speaks next.
 
-""" + DECEPTION_DEFINITIONS
+"""
+    + DECEPTION_DEFINITIONS
+)
 
 
 # The user message's sections in the order that keeps a seat's prompt growing only at its end (the
@@ -71,13 +74,19 @@ def answer_line(kind: str, info: dict[str, Any]) -> str:
     names = ", ".join(str(n) for n in info.get("legal_targets") or [])
     spec = ACTION_SPECS[ActionKind(kind) if kind in _KINDS else ActionKind.SUMMARY]
     fields = spec.answer_words.format(
-        names=names, max_bid=int(info.get("max_bid", 10)), words=words, chars=chars, probability=_PROBABILITY,
+        names=names,
+        max_bid=int(info.get("max_bid", 10)),
+        words=words,
+        chars=chars,
+        probability=_PROBABILITY,
         types=_TYPES,
     )
     subjects = [str(n) for n in info.get("subjects") or []] if kind == "peer_analysis" else []
     if subjects:  # the players the statement spoke of (``config.subject_suspicion``)
-        fields += (f'; "suspicion_of": an object with one key per player, {", ".join(subjects)}, each '
-                   f"{_PROBABILITY} that the player is a werewolf")
+        fields += (
+            f'; "suspicion_of": an object with one key per player, {", ".join(subjects)}, each '
+            f"{_PROBABILITY} that the player is a werewolf"
+        )
     # Later turns asked with this call (``agents.folding``).
     if info.get(ASK_KEYS["self_analysis"]):  # ``LLMOptions.self_analysis_in_statement``
         own = ACTION_SPECS[ActionKind.SELF_ANALYSIS].answer_words.format(probability=_PROBABILITY, types=_TYPES)
@@ -85,8 +94,10 @@ def answer_line(kind: str, info: dict[str, Any]) -> str:
     if info.get(ASK_KEYS["bid"]) is not None:  # ``LLMOptions.bid_in_analysis``
         fields += f'; "bid": your bid for the next statement\'s floor, 0-{int(info[ASK_KEYS["bid"]])} (0 = stay quiet)'
     if info.get(ASK_KEYS["vote"]):  # ``LLMOptions.vote_in_analysis``
-        fields += ('; "vote": the debate ends with this statement, so your vote to exile: the name of one of '
-                   f'{", ".join(str(n) for n in info[ASK_KEYS["vote"]])}, or null to abstain')
+        fields += (
+            '; "vote": the debate ends with this statement, so your vote to exile: the name of one of '
+            f"{', '.join(str(n) for n in info[ASK_KEYS['vote']])}, or null to abstain"
+        )
     return ANSWER_PREFIX + "{" + fields + "}"
 
 

@@ -234,8 +234,15 @@ async def play_game(
             else:
                 policies = []
                 for seat, agent in enumerate(env.possible_agents):
-                    where = Seat(seat, agent, game.state.names[seat], roles[seat], roles[seat].team,
-                                 seat_seed(seed, seat), specs[seat])  # fmt: skip
+                    where = Seat(
+                        seat,
+                        agent,
+                        game.state.names[seat],
+                        roles[seat],
+                        roles[seat].team,
+                        seat_seed(seed, seat),
+                        specs[seat],
+                    )
                     policies.append(policy_factory(where))
                 labels = [p.name for p in policies]
         else:
@@ -319,19 +326,35 @@ async def _play(
     rewards = game.rewards()
     players = [
         PlayerOutcome(
-            seat=seat, agent=env.possible_agents[seat], name=state.names[seat], role=roles[seat].value,
-            team=roles[seat].team.value, policy=labels[seat], alive=state.alive[seat], reward=rewards[seat],
+            seat=seat,
+            agent=env.possible_agents[seat],
+            name=state.names[seat],
+            role=roles[seat].value,
+            team=roles[seat].team.value,
+            policy=labels[seat],
+            alive=state.alive[seat],
+            reward=rewards[seat],
             won=state.winner is not None and roles[seat].team is state.winner,
         )
         for seat in range(config.num_players)
-    ]  # fmt: skip
+    ]
     fallbacks = sum(1 for e in state.events if e.type == "action" and "fallbacks" in e.data)
     return GameResult(
-        seed=seed, winner=state.winner.value if state.winner else None, truncated=state.truncated,
-        rounds=state.round, steps=steps, fallbacks=fallbacks, seconds=round(time.perf_counter() - started, 4),
-        log_path=str(env.log_path) if env.log_path else None, players=players, policy_errors=errors, groups=groups,
-        tokens=_flat(tally), token_usage=tally.to_json(), trail=trail,
-    )  # fmt: skip
+        seed=seed,
+        winner=state.winner.value if state.winner else None,
+        truncated=state.truncated,
+        rounds=state.round,
+        steps=steps,
+        fallbacks=fallbacks,
+        seconds=round(time.perf_counter() - started, 4),
+        log_path=str(env.log_path) if env.log_path else None,
+        players=players,
+        policy_errors=errors,
+        groups=groups,
+        tokens=_flat(tally),
+        token_usage=tally.to_json(),
+        trail=trail,
+    )
 
 
 def _flat(tally: TokenTally) -> dict[str, int]:
@@ -383,10 +406,14 @@ async def _ask(
             raise  # the caller's (a limit of an evaluation framework): ends the game, never a fallback
         except Exception as exc:
             records = policy.drain_records()
-            records.append({
-                "type": "policy_error", "policy": policy.name, "error": f"{type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc(limit=5),
-            })  # fmt: skip
+            records.append(
+                {
+                    "type": "policy_error",
+                    "policy": policy.name,
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "traceback": traceback.format_exc(limit=5),
+                }
+            )
             return {"policy_error": type(exc).__name__}, records, 1
         finally:
             _Activity.in_flight -= 1

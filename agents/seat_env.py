@@ -20,9 +20,10 @@ for trainers that append each observation to one growing conversation.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import concurrent.futures
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from werewolf_env import GameConfig
 from werewolf_env.env import raw_env
@@ -38,6 +39,8 @@ from .runner import seat_seed
 
 # What a turn is, as the env's info gives it to a policy.
 TURN_KEYS = ("action_kind", "legal_targets", "answer_format", "round", "phase")
+
+T = TypeVar("T")
 
 
 class SeatEnv:
@@ -60,6 +63,11 @@ class SeatEnv:
         self.policy_errors = 0  # other seats' policies that raised (the env's fallback answered for them)
         self._policies: dict[str, Policy] = {}
         self._record: GameRecord | None = None
+        self._record_events = -1  # how many events the log held when ``_record`` was read
+        # One event loop for every call of the other seats' policies: an LLM seat's client keeps its
+        # connections across turns, and they belong to the loop that opened them (a new loop per call, as
+        # ``asyncio.run`` gives, finds them closed: "Event loop is closed", and the env's fallback plays).
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def agent(self) -> str:
@@ -118,8 +126,12 @@ class SeatEnv:
 
     @property
     def record(self) -> GameRecord:
-        if self._record is None or not self.done:
-            self._record = GameRecord.from_events(self.events)
+        """The game's record so far: read again whenever the log has grown since (a record read before the
+        game ended must not stand for the whole game)."""
+        game = self.raw.game
+        logged = -1 if game is None else len(game.state.events)
+        if self._record is None or logged != self._record_events:
+            self._record, self._record_events = GameRecord.from_events(self.events), logged
         return self._record
 
     def rewards(self) -> dict[str, float]:
@@ -133,6 +145,9 @@ class SeatEnv:
     def close(self) -> None:
         self._close_policies()
         self.raw.close()
+        loop, self._loop = self._loop, None
+        if loop is not None:
+            loop.close()
 
     # ------------------------------------------------------------------ playing the others
 
@@ -151,13 +166,17 @@ class SeatEnv:
             self.observation = str(raw.observe(self.agent)["text"])
         else:
             self.observation = _end_text(self.record, self.seat)
+            self._close_policies()  # the game is over: its model seats' connections are not needed any more
         self.new_text = _new_text(previous, self.observation)
 
     def _other(self, agent: str) -> Any:
         """Another seat's answer; a policy that raises is absorbed as the runner absorbs it (the env's
         fallback answers), but for a server that can no longer answer, which stops the game."""
         try:
-            return self._policies[agent].act(self.raw.observe(agent), self.raw.infos[agent])
+            policy, observation, info = self._policies[agent], self.raw.observe(agent), self.raw.infos[agent]
+            if type(policy).aact is Policy.aact:  # a policy of plain ``act`` (heuristic, random): no loop
+                return policy.act(observation, info)
+            return self._run(policy.aact(observation, info))
         except (KeyboardInterrupt, SystemExit, EndpointDownError):
             raise
         except Exception as exc:  # any policy failure is a recorded fallback, as in the runner
@@ -168,7 +187,20 @@ class SeatEnv:
         policies, self._policies = self._policies, {}
         for policy in policies.values():
             if type(policy).aclose is not Policy.aclose:  # only LLM seats hold connections
-                asyncio.run(policy.aclose())
+                self._run(policy.aclose())
+
+    def _run(self, work: Coroutine[Any, Any, T]) -> T:
+        """``work`` run to its end on the env's own loop (in a worker thread when the caller's thread is
+        already running a loop, as a notebook's is)."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        loop = self._loop
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return loop.run_until_complete(work)
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="seat_env") as worker:
+            return worker.submit(loop.run_until_complete, work).result()
 
 
 def _seat_index(seat: int | str | None, names: Sequence[str], default: int) -> int:

@@ -59,10 +59,12 @@ class LearnerSeats(AECEnv):
         if unknown:
             raise ValueError(f"no such seats: {sorted(unknown)}; seats are {self.raw.possible_agents}")
         n = self.discrete.num_actions
-        space = spaces.Dict({
-            "observations": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-            "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
-        })  # fmt: skip
+        space = spaces.Dict(
+            {
+                "observations": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
+            }
+        )
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(n) for a in self.possible_agents}
         self._policies: dict[str, Policy] = {}

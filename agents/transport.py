@@ -162,10 +162,18 @@ class OpenAITransport(Transport):
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                return Reply(hit["content"], {"cached": True, "usage": hit.get("usage"), "latency_s": 0.0,
-                                              "retries": 0, "response_format": fmt,
-                                              "finish_reason": hit.get("finish_reason"),
-                                              "cut_off": bool(hit.get("cut_off"))})  # fmt: skip
+                return Reply(
+                    hit["content"],
+                    {
+                        "cached": True,
+                        "usage": hit.get("usage"),
+                        "latency_s": 0.0,
+                        "retries": 0,
+                        "response_format": fmt,
+                        "finish_reason": hit.get("finish_reason"),
+                        "cut_off": bool(hit.get("cut_off")),
+                    },
+                )
         reply = await self.connection.complete(o, messages, schema, kind, self._rng, seed=self.seed, fmt=fmt)
         if reply.content is not None and not reply.meta.get("useless") and self.cache is not None:
             kept = {k: reply.meta.get(k) for k in ("usage", "finish_reason", "cut_off")}

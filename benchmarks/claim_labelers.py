@@ -75,11 +75,14 @@ def _role_lines(roles: tuple[Role, ...]) -> tuple[str, str, str]:
     named = [r for r in roles if not ROLE_SPECS[r].knows_fellows]
     holders = ", ".join(f"the {r.value}" if ROLE_SPECS[r].unique else f"a {r.value}" for r in named)
     synonyms = "; ".join(
-        f"{', '.join(ROLE_SPECS[r].words[1:])} {'are' if len(ROLE_SPECS[r].words) > 2 else 'is'} role \"{r.value}\""
-        for r in named if len(ROLE_SPECS[r].words) > 1 and ROLE_SPECS[r].unique
-    )  # fmt: skip
-    words = (f"- Role words: {', '.join(pack)} are team \"werewolf\"; {_VILLAGE_WORDS} are team \"village\"; "
-             f"{synonyms}; \"villager\" and any other town role are role \"villager\".")  # fmt: skip
+        f'{", ".join(ROLE_SPECS[r].words[1:])} {"are" if len(ROLE_SPECS[r].words) > 2 else "is"} role "{r.value}"'
+        for r in named
+        if len(ROLE_SPECS[r].words) > 1 and ROLE_SPECS[r].unique
+    )
+    words = (
+        f'- Role words: {", ".join(pack)} are team "werewolf"; {_VILLAGE_WORDS} are team "village"; '
+        f'{synonyms}; "villager" and any other town role are role "villager".'
+    )
     return holders, words, "|".join(r.value for r in roles)
 
 
@@ -274,9 +277,13 @@ class LLMLabeler:
     name = "llm"
 
     def __init__(
-        self, options: LLMOptions, concurrency: int = 8, breaker: int = 8, preflight: bool = True,
+        self,
+        options: LLMOptions,
+        concurrency: int = 8,
+        breaker: int = 8,
+        preflight: bool = True,
         where: str = "relabel",
-    ) -> None:  # fmt: skip
+    ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if breaker < 1:
@@ -351,8 +358,14 @@ class LLMLabeler:
         messages = build_messages(item, merge_system=endpoint.system_mode(options) == "user")
         rng = random.Random(record["index"])
         try:
-            reply = await endpoint.complete(options, messages, claims_schema(item["players"]), "claims", rng,
-                                            seed=options.seed if options.seed is not None else 0)  # fmt: skip
+            reply = await endpoint.complete(
+                options,
+                messages,
+                claims_schema(item["players"]),
+                "claims",
+                rng,
+                seed=options.seed if options.seed is not None else 0,
+            )
         except EndpointDownError as exc:
             self.down = self.down or exc.reason
             record["reason"], record["error"] = "endpoint_down", f"the endpoint stopped answering: {exc.reason}"

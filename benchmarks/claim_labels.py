@@ -115,18 +115,33 @@ def relabelled(
                 reasons[why] += 1
                 if why == "labeler error" and row is not None:
                     errors[str(row["error"]).split(":", 1)[0].strip()[:60] or "?"] += 1
-                statements.append(replace(st, claims=[], claims_source="unlabelled", lie=False, lie_type=None,
-                                          lie_strict=False, labelled=False))  # fmt: skip
+                statements.append(
+                    replace(
+                        st,
+                        claims=[],
+                        claims_source="unlabelled",
+                        lie=False,
+                        lie_type=None,
+                        lie_strict=False,
+                        labelled=False,
+                    )
+                )
                 continue
             assert row is not None
             verdicts = row.get("verdicts")
             claims: list[dict[str, Any]] = verdicts if isinstance(verdicts, list) else row["claims"]
             lie = bool(row["lie"])
-            statements.append(replace(
-                st, claims=list(claims), claims_source=labeler if claims else "none", lie=lie,
-                lie_type=(row.get("type") or None) if lie else None, lie_strict=bool(row.get("lie_strict")),
-                labelled=True,
-            ))  # fmt: skip
+            statements.append(
+                replace(
+                    st,
+                    claims=list(claims),
+                    claims_source=labeler if claims else "none",
+                    lie=lie,
+                    lie_type=(row.get("type") or None) if lie else None,
+                    lie_strict=bool(row.get("lie_strict")),
+                    labelled=True,
+                )
+            )
         out.append(replace(record, statements=statements, labeler=labeler))
     unlabelled = sum(reasons.values())
     summary = {
@@ -140,8 +155,15 @@ def relabelled(
 def logs_own(records: list[GameRecord]) -> dict[str, Any]:
     """The same summary for the logs' own labels (every statement labelled)."""
     total = sum(len(r.statements) for r in records)
-    return {"labeler": DEFAULT_LABELER, "statements": total, "labelled": total, "unlabelled": 0,
-            "unlabelled_by_reason": {}, "labeler_errors": {}, "unmatched_lines": 0}  # fmt: skip
+    return {
+        "labeler": DEFAULT_LABELER,
+        "statements": total,
+        "labelled": total,
+        "unlabelled": 0,
+        "unlabelled_by_reason": {},
+        "labeler_errors": {},
+        "unmatched_lines": 0,
+    }
 
 
 def format_unlabelled(summary: dict[str, Any]) -> str | None:
@@ -158,9 +180,7 @@ def format_unlabelled(summary: dict[str, Any]) -> str | None:
     return "; ".join(parts) or None
 
 
-def load_labeling(
-    records: list[GameRecord], run_dir: Path, labeler: str
-) -> tuple[list[GameRecord], dict[str, Any]]:
+def load_labeling(records: list[GameRecord], run_dir: Path, labeler: str) -> tuple[list[GameRecord], dict[str, Any]]:
     """``records`` labelled by ``labeler`` (regex: as they are), with the summary of ``relabelled``."""
     if labeler == DEFAULT_LABELER:
         return records, logs_own(records)

@@ -47,8 +47,9 @@ def dev_sets(corpus: Path = DEFAULT_CORPUS) -> dict[str, list[dict[str, Any]]]:
     dev = list(read_jsonl(corpus / "dev_labeled.jsonl"))
     if CORPUS_DEV_LABELS.is_file():
         relabelled = json.loads(CORPUS_DEV_LABELS.read_text(encoding="utf-8"))
-        dev = [{**item, "claims": relabelled[item["id"]]["claims"]} if item["id"] in relabelled else item
-               for item in dev]  # fmt: skip
+        dev = [
+            {**item, "claims": relabelled[item["id"]]["claims"]} if item["id"] in relabelled else item for item in dev
+        ]
     sets = {"corpus_dev": dev, "project_sample": build(load_games(corpus))}
     if (corpus / MORE_SOURCES).is_file():
         games = load_all_games(corpus)

@@ -138,11 +138,17 @@ def score(
             (int(gold_lie and gold_judged), int(gold_judged and not gold_lie), int(gold_lie and not gold_judged))
         )
         if rows["claims"][-1][1] or rows["claims"][-1][2] or gold_lie != pred_lie:
-            errors.append({
-                "id": item.get("id"), "speaker": item["speaker"], "text": item["text"][:300],
-                "gold": sorted(map(_show(item), gold)), "predicted": sorted(map(_show(item), pred)),
-                "gold_lie": gold_lie, "predicted_lie": pred_lie,
-            })  # fmt: skip
+            errors.append(
+                {
+                    "id": item.get("id"),
+                    "speaker": item["speaker"],
+                    "text": item["text"][:300],
+                    "gold": sorted(map(_show(item), gold)),
+                    "predicted": sorted(map(_show(item), pred)),
+                    "gold_lie": gold_lie,
+                    "predicted_lie": pred_lie,
+                }
+            )
     n = len(items) - unlabelled
     out: dict[str, Any] = {"statements": len(items), "labelled": n}
     for name, r in rows.items():
@@ -247,13 +253,23 @@ def loso(items: Sequence[dict[str, Any]], fit: LabelerFit, games: dict[str, Any]
     figures = {"claim_f1": ("claims", "f1"), "claim_precision": ("claims", "precision"),
                "claim_recall": ("claims", "recall"), "lie_f1": ("lies", "f1")}  # fmt: skip
     macro = {name: _macro(rows, figure_of) for name, figure_of in figures.items()}
-    return {"sources": len(groups), "statements": len(held_items), "macro": macro,
-            "recall_by_kind_pooled": pooled["recall_by_kind"], "gold_claims_by_kind": pooled["gold_claims_by_kind"],
-            "pooled": {k: pooled[k] for k in ("claims", "lies", "coverage")}, "by_source": per_source}  # fmt: skip
+    return {
+        "sources": len(groups),
+        "statements": len(held_items),
+        "macro": macro,
+        "recall_by_kind_pooled": pooled["recall_by_kind"],
+        "gold_claims_by_kind": pooled["gold_claims_by_kind"],
+        "pooled": {k: pooled[k] for k in ("claims", "lies", "coverage")},
+        "by_source": per_source,
+    }
 
 
-def _rows(items: Sequence[dict[str, Any]], predicted: Sequence[list[dict[str, Any]] | None],
-          games: dict[str, Any] | None, what: str) -> np.ndarray:  # fmt: skip
+def _rows(
+    items: Sequence[dict[str, Any]],
+    predicted: Sequence[list[dict[str, Any]] | None],
+    games: dict[str, Any] | None,
+    what: str,
+) -> np.ndarray:
     """Per-statement (tp, fp, fn) of claims or of lie statements, for resampling."""
     out = []
     for item, pred in zip(items, predicted, strict=True):
@@ -286,22 +302,30 @@ def _macro(rows: dict[str, dict[str, np.ndarray]], figure_of: tuple[str, str]) -
             value = _prf(*r[rng.integers(0, len(r), len(r))].sum(axis=0))[figure]
             values.append(points[s] if value is None else float(value))  # a draw with no case keeps the point
         draws.append(float(np.mean(values)))
-    return {"mean": round(float(np.mean([points[s] for s in defined])), 4),
-            "ci": [round(float(np.percentile(draws, 2.5)), 4), round(float(np.percentile(draws, 97.5)), 4)],
-            "sources": defined, "undefined": sorted(set(all_points) - set(defined)),
-            "per_source": {s: round(points[s], 4) for s in defined}}  # fmt: skip
+    return {
+        "mean": round(float(np.mean([points[s] for s in defined])), 4),
+        "ci": [round(float(np.percentile(draws, 2.5)), 4), round(float(np.percentile(draws, 97.5)), 4)],
+        "sources": defined,
+        "undefined": sorted(set(all_points) - set(defined)),
+        "per_source": {s: round(points[s], 4) for s in defined},
+    }
 
 
 def loso_targets(result: dict[str, Any]) -> dict[str, bool]:
     """The issue's leave-one-source-out targets: macro claim F1 >= 0.80 with precision >= 0.85, macro lie F1
     >= 0.80, no claim kind (with at least 5 gold claims) below recall 0.70."""
     macro = result["macro"]
-    kinds = {k: r for k, r in result["recall_by_kind_pooled"].items()
-             if r is not None and result["gold_claims_by_kind"][k] >= 5}  # fmt: skip
-    return {"claim_f1": (macro["claim_f1"]["mean"] or 0) >= 0.80,
-            "claim_precision": (macro["claim_precision"]["mean"] or 0) >= 0.85,
-            "lie_f1": (macro["lie_f1"]["mean"] or 0) >= 0.80,
-            "kind_recall": all(r >= 0.70 for r in kinds.values())}  # fmt: skip
+    kinds = {
+        k: r
+        for k, r in result["recall_by_kind_pooled"].items()
+        if r is not None and result["gold_claims_by_kind"][k] >= 5
+    }
+    return {
+        "claim_f1": (macro["claim_f1"]["mean"] or 0) >= 0.80,
+        "claim_precision": (macro["claim_precision"]["mean"] or 0) >= 0.85,
+        "lie_f1": (macro["lie_f1"]["mean"] or 0) >= 0.80,
+        "kind_recall": all(r >= 0.70 for r in kinds.values()),
+    }
 
 
 def targets(result: dict[str, Any]) -> dict[str, Any]:
@@ -354,9 +378,15 @@ def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labe
         raise ValueError(f"--labeler {args.labeler} needs --model (and --base-url for a server other than OpenAI)")
     options = {"retries": args.retries} if args.retries is not None else {}
     llm = llm_labeler(
-        args.model, args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency, breaker=args.breaker,
-        preflight=not args.no_preflight, where="claims_eval", **options,
-    )  # fmt: skip
+        args.model,
+        args.base_url,
+        api_key_env=args.api_key_env,
+        concurrency=args.concurrency,
+        breaker=args.breaker,
+        preflight=not args.no_preflight,
+        where="claims_eval",
+        **options,
+    )
     return ModelLabeler(llm, regex, games, union=args.labeler == "union")
 
 
@@ -364,21 +394,36 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.claims_eval", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, action="append", help="a labelled JSONL (repeatable); default: dev sets")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the transcripts corpus (night logs)")
-    parser.add_argument("--labeler", choices=("regex", "learned", "llm", "union"), default="regex",
-                        help="regex: the pattern reader; learned: it and the learned stage (default regex)")
+    parser.add_argument(
+        "--labeler",
+        choices=("regex", "learned", "llm", "union"),
+        default="regex",
+        help="regex: the pattern reader; learned: it and the learned stage (default regex)",
+    )
     parser.add_argument("--model", help="llm / union: the model that labels")
     parser.add_argument("--base-url", help="llm / union: its OpenAI-compatible endpoint (default: OpenAI)")
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help=f"{KEY_VARIABLE_HELP} (default OPENAI_API_KEY)")
     parser.add_argument("--concurrency", type=int, default=8, help="llm / union: calls at once (default 8)")
     parser.add_argument("--retries", type=int, help="llm / union: retries per call (default 4)")
-    parser.add_argument("--breaker", type=int, default=8, help="llm / union: stop (exit 3) after N calls in a row "
-                        "without a usable answer (default 8)")  # fmt: skip
+    parser.add_argument(
+        "--breaker",
+        type=int,
+        default=8,
+        help="llm / union: stop (exit 3) after N calls in a row without a usable answer (default 8)",
+    )
     parser.add_argument("--no-preflight", action="store_true", help="llm / union: skip the probe of the endpoint")
-    parser.add_argument("--max-failure-rate", type=float, default=0.10,
-                        help="llm / union: exit 4 above this share of statements unlabelled (default 0.1)")  # fmt: skip
+    parser.add_argument(
+        "--max-failure-rate",
+        type=float,
+        default=0.10,
+        help="llm / union: exit 4 above this share of statements unlabelled (default 0.1)",
+    )
     parser.add_argument("--errors", type=int, default=0, help="print this many misread statements to stderr")
-    parser.add_argument("--loso", action="store_true",
-                        help="leave one source out: fit on the other sources, score on each, macro over sources")
+    parser.add_argument(
+        "--loso",
+        action="store_true",
+        help="leave one source out: fit on the other sources, score on each, macro over sources",
+    )
     args = parser.parse_args(argv)
     corpus_ok = (args.corpus / "games.jsonl").exists()
     if args.data:
@@ -418,12 +463,15 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(labeler, ModelLabeler):
         report["llm"] = labeler.summary()
         if labeler.down:  # its circuit breaker tripped: exit 3, as every model-calling command
-            print(f"claims_eval: STOPPED: {labeler.llm.endpoint_shown}: {labeler.down}; scores would rest on too "
-                  "little", file=sys.stderr)  # fmt: skip
+            print(
+                f"claims_eval: STOPPED: {labeler.llm.endpoint_shown}: {labeler.down}; scores would rest on too little",
+                file=sys.stderr,
+            )
             print(json.dumps(report, indent=2))
             return 3
     incomplete = isinstance(labeler, ModelLabeler) and report["llm"]["failed"] > args.max_failure_rate * max(
-        1, report["llm"]["statements"])  # fmt: skip
+        1, report["llm"]["statements"]
+    )
     report["corpus"] = str(args.corpus) if corpus_ok else None
     for set_name, result in report["sets"].items():
         result["targets_met"] = targets(result)
@@ -433,9 +481,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(e, ensure_ascii=False), file=sys.stderr)
     print(json.dumps(report, indent=2))
     if incomplete:
-        print(f"claims_eval: INCOMPLETE LABELS: the labeler failed {report['llm']['failed']} of "
-              f"{report['llm']['statements']} statements, more than --max-failure-rate {args.max_failure_rate}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"claims_eval: INCOMPLETE LABELS: the labeler failed {report['llm']['failed']} of "
+            f"{report['llm']['statements']} statements, more than --max-failure-rate {args.max_failure_rate}",
+            file=sys.stderr,
+        )
         return 4
     return 0
 

@@ -87,8 +87,7 @@ def plan(games: list[dict[str, Any]], corpus: Path = DEFAULT_CORPUS) -> dict[str
     pool = Counter(g["source"] for g, _ in claims_sample.speech_pool(games))
     had = Counter(g["source"] for g, e in claims_sample.speech_pool(games) if item_id(g, e) in earlier)
     drawn = Counter(g["source"] for g, _ in draw(games, corpus))
-    return {s: {"statements": pool[s], "earlier": had[s], "drawn": drawn[s], "total": had[s] + drawn[s]}
-            for s in pool}  # fmt: skip
+    return {s: {"statements": pool[s], "earlier": had[s], "drawn": drawn[s], "total": had[s] + drawn[s]} for s in pool}
 
 
 KINDS = {"role": "role", "team": "team", "seer_result": "team", "protected": None}  # kind -> its value field
@@ -106,7 +105,7 @@ def problems(labels: dict[str, Any], games: list[dict[str, Any]], corpus: Path =
             continue
         game, _ = drawn[iid]
         if not isinstance(label, dict) or not isinstance(label.get("claims"), list):
-            found.append(f"{iid}: a label is {{\"claims\": [...], \"note\": optional}}")
+            found.append(f'{iid}: a label is {{"claims": [...], "note": optional}}')
             continue
         for claim in label["claims"]:
             kind = claim.get("kind")
@@ -144,11 +143,15 @@ def annotator_agreement(first: dict[str, Any], second: dict[str, Any]) -> dict[s
 
         return agreement(claims(first), lies(first), claims(second), lies(second), names=("second", "first"))
 
-    differ = [i for i in shared
-              if {claim_key(c) for c in first[i]["claims"]} != {claim_key(c) for c in second[i]["claims"]}]  # fmt: skip
-    return {"items": len(shared), "all": compare(shared),
-            "by_source": {prefix: compare(ids) for prefix, ids in sorted(by_source.items())},
-            "items_that_differ": len(differ)}  # fmt: skip
+    differ = [
+        i for i in shared if {claim_key(c) for c in first[i]["claims"]} != {claim_key(c) for c in second[i]["claims"]}
+    ]
+    return {
+        "items": len(shared),
+        "all": compare(shared),
+        "by_source": {prefix: compare(ids) for prefix, ids in sorted(by_source.items())},
+        "items_that_differ": len(differ),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

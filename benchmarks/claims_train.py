@@ -65,8 +65,9 @@ def item_features(item: dict[str, Any], games: dict[str, Any] | None) -> dict[in
     return candidate_features(item["text"], item["players"], speaker, context)
 
 
-def rows(items: Sequence[dict[str, Any]], games: dict[str, Any] | None,
-         sources: list[str] | None = None) -> tuple[list[np.ndarray], np.ndarray]:  # fmt: skip
+def rows(
+    items: Sequence[dict[str, Any]], games: dict[str, Any] | None, sources: list[str] | None = None
+) -> tuple[list[np.ndarray], np.ndarray]:
     """Hashed features and targets (candidates x heads; the hedge target: any of its claims hedged); with
     ``sources``, each row's source is appended to it."""
     features, targets = [], []
@@ -107,8 +108,10 @@ def fit_heads(features: list[np.ndarray], targets: np.ndarray, l2: float = L2) -
         z = np.add.reduceat(weights[local], starts, axis=0) if n else np.zeros((0, heads))
         z[lengths == 0] = 0.0
         error = (1.0 / (1.0 + np.exp(-(z + bias))) - targets) * mask / counts
-        grad_w = np.stack([np.bincount(local, weights=error[row_of, h], minlength=len(used)) for h in range(heads)],
-                          axis=1) + penalty * weights  # fmt: skip
+        grad_w = (
+            np.stack([np.bincount(local, weights=error[row_of, h], minlength=len(used)) for h in range(heads)], axis=1)
+            + penalty * weights
+        )
         grad_b = error.sum(axis=0)
         for param, grad, m, v in ((weights, grad_w, m_w, v_w), (bias, grad_b, m_b, v_b)):
             m *= 0.9
@@ -207,8 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     heads = fit_heads(features, targets)
     save(heads, args.out)
     kept = sum(len(h.slots) for h in heads.values())
-    print(f"claims_train: {len(items)} statements, {len(targets)} candidates, {len(heads)} heads, "
-          f"{kept} weights kept -> {args.out}", file=sys.stderr)  # fmt: skip
+    print(
+        f"claims_train: {len(items)} statements, {len(targets)} candidates, {len(heads)} heads, "
+        f"{kept} weights kept -> {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -111,34 +111,50 @@ def play(env: raw_env, policies: list[Any], seed: int, read_text: bool = False) 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
-        prog="werewolf-bench", description="Werewolf deception benchmark.", epilog=exit_codes_text(),
+        prog="werewolf-bench",
+        description="Werewolf deception benchmark.",
+        epilog=exit_codes_text(),
         formatter_class=HelpWithDefaults,
-    )  # fmt: skip
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=text, description=text, epilog=exit_codes_text(name),
-                                   formatter_class=HelpWithDefaults)  # fmt: skip
+        return commands.add_parser(
+            name, help=text, description=text, epilog=exit_codes_text(name), formatter_class=HelpWithDefaults
+        )
 
     rules = GameConfig.model_fields
     run = command("run", "play games, log and replay-check them, print a summary")
     run.add_argument("--games", type=GAMES, default=20, help=f"number of games, at most {MAX_GAMES:,} per run")
     game_option(run, "num_players", help=f"seats per game, {MIN_PLAYERS}-{MAX_PLAYERS} (a quarter of them werewolves)")
     run.add_argument("--seed", type=SEED, default=0, help="first seed, 0 or more; game i uses seed + i")
-    run.add_argument("--analysis", choices=["full", "self", "peer", "off"], default="full",
-                     help="which deception analyses the players answer")  # fmt: skip
+    run.add_argument(
+        "--analysis",
+        choices=["full", "self", "peer", "off"],
+        default="full",
+        help="which deception analyses the players answer",
+    )
     game_option(run, "max_rounds", help="nights and days before the game ends undecided", unset=True)
     game_option(run, "max_debate_turns", help="statements per day", unset=True)
-    run.add_argument("--role-counts", metavar="ROLE=N,...",
-                     help="seats per role, e.g. witch=1,hunter=1 (roles not named keep their default: "
-                     "werewolves a quarter of the seats, one seer, one doctor; villagers fill the rest)")  # fmt: skip
-    run.add_argument("--vote-polls", choices=["off", "after_statement", "after_debate"],
-                     help="private vote polls: whom each player would exile now, after each statement or after the "
-                     f"debate (default {rules['vote_polls'].default}; each poll is a call per model seat)")  # fmt: skip
-    run.add_argument("--subject-suspicion", action=argparse.BooleanOptionalAction,
-                     help="peers also score the players a statement speaks of, which the persuasion figures rest "
-                     f"on (default {'on' if rules['subject_suspicion'].default else 'off'})")  # fmt: skip
+    run.add_argument(
+        "--role-counts",
+        metavar="ROLE=N,...",
+        help="seats per role, e.g. witch=1,hunter=1 (roles not named keep their default: "
+        "werewolves a quarter of the seats, one seer, one doctor; villagers fill the rest)",
+    )
+    run.add_argument(
+        "--vote-polls",
+        choices=["off", "after_statement", "after_debate"],
+        help="private vote polls: whom each player would exile now, after each statement or after the "
+        f"debate (default {rules['vote_polls'].default}; each poll is a call per model seat)",
+    )
+    run.add_argument(
+        "--subject-suspicion",
+        action=argparse.BooleanOptionalAction,
+        help="peers also score the players a statement speaks of, which the persuasion figures rest "
+        f"on (default {'on' if rules['subject_suspicion'].default else 'off'})",
+    )
     who = run.add_mutually_exclusive_group()
     who.add_argument(
         "--agents",
@@ -147,8 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     who.add_argument("--lineup", help="a lineup file (TOML or JSON): policies per seat, role or team")
     who.add_argument("--model", help="an LLM for every seat (with --base-url; key from $OPENAI_API_KEY)")
-    run.add_argument("--base-url", help=f"OpenAI-compatible endpoint for --model (default $OPENAI_BASE_URL or "
-                     f"{DEFAULT_BASE_URL})")  # fmt: skip
+    run.add_argument(
+        "--base-url", help=f"OpenAI-compatible endpoint for --model (default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})"
+    )
     run.add_argument("--concurrency", type=IN_FLIGHT, default=8, help="games and calls in flight")
     run.add_argument(
         "--out",
@@ -159,8 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_execution_options(run)
     run.add_argument("--no-report", action="store_true", help="skip the report (metrics.json, tables, HTML)")
     run.add_argument("--baseline-games", type=BASELINE_GAMES, default=20, help="random/heuristic baseline games")
-    run.add_argument("--explain", action="store_true",
-                     help="end the summary with the full legend of its terms (instead of the short one)")  # fmt: skip
+    run.add_argument(
+        "--explain",
+        action="store_true",
+        help="end the summary with the full legend of its terms (instead of the short one)",
+    )
     add_llm_flags(run)
 
     play_cmd = command("play", "play one seat yourself, in the terminal, against agents")
@@ -191,8 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
     rescore.add_argument(
         "--labeler", required=True, help="heuristic | random | a lineup file | a model name (with --base-url)"
     )
-    rescore.add_argument("--base-url", help="OpenAI-compatible endpoint when --labeler is a model "
-                         f"(default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})")  # fmt: skip
+    rescore.add_argument(
+        "--base-url",
+        help=f"OpenAI-compatible endpoint when --labeler is a model (default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})",
+    )
     rescore.add_argument("--out", type=Path, help="where to write (default: RUN_DIR/rescore/<labeler>)")
     rescore.add_argument("--concurrency", type=IN_FLIGHT, default=8, help="calls in flight")
     rescore.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
@@ -200,17 +222,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay_cmd = command("replay", "re-run logged games and check they are identical; show one")
     replay_cmd.add_argument("logs", nargs="+", type=Path, help="game logs (.ndjson) or run folders")
-    replay_cmd.add_argument("--show", choices=["public", "all"],
-                            help="print the transcript: what a spectator saw, or everything, hidden included "
-                            "(default: no transcript)")  # fmt: skip
+    replay_cmd.add_argument(
+        "--show",
+        choices=["public", "all"],
+        help="print the transcript: what a spectator saw, or everything, hidden included (default: no transcript)",
+    )
 
     tour = command("tournament", "several models or agent kinds, each in every role; ratings")
     tour.add_argument("config", type=Path, help="a tournament TOML file (see benchmarks/tournament.py)")
     tour.add_argument("--out", type=Path, help="run folder (default runs/<name>)")
     tour.add_argument("--concurrency", type=IN_FLIGHT, help="games and calls in flight (default: the file's, or 8)")
     add_execution_options(tour)
-    tour.add_argument("--baseline-games", type=BASELINE_GAMES, default=0,
-                      help="random/heuristic baseline games for the report")  # fmt: skip
+    tour.add_argument(
+        "--baseline-games", type=BASELINE_GAMES, default=0, help="random/heuristic baseline games for the report"
+    )
     tour.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
     add_llm_flags(tour)
 
@@ -237,24 +262,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="its folder (default: diplomacy_peskov2020 in $WEREWOLF_SHARED_DATA, else in ../shared/data)",
     )
     detect.add_argument(
-        "--detector", action="append", metavar="NAME",
+        "--detector",
+        action="append",
+        metavar="NAME",
         help="a detector to evaluate (repeatable): peers, self, rules, text, values, text+values, llm-judge, or "
         "module:Class (your own); default: all but llm-judge. With --dataset: text, text+context, "
         "text+context+power, stacked (default: these), llm-judge",
-    )  # fmt: skip
+    )
     detect.add_argument(
-        "--train", nargs="+", type=Path, metavar="RUN",
+        "--train",
+        nargs="+",
+        type=Path,
+        metavar="RUN",
         help="instead of playing games: run folders (games/*.ndjson) to train on (with --test)",
-    )  # fmt: skip
+    )
     detect.add_argument("--test", nargs="+", type=Path, metavar="RUN", help="run folders to test on (with --train)")
     detect.add_argument("--judge-model", help="llm-judge: the model (OpenAI-compatible; key from $OPENAI_API_KEY)")
     detect.add_argument(
         "--judge-base-url", help=f"llm-judge: its endpoint (default $OPENAI_BASE_URL or {DEFAULT_BASE_URL})"
     )
     detect.add_argument(
-        "--judge-sample", type=whole_number(0), default=300, metavar="N",
+        "--judge-sample",
+        type=whole_number(0),
+        default=300,
+        metavar="N",
         help="with --dataset and llm-judge: messages judged per split, a seeded random sample (0: all)",
-    )  # fmt: skip
+    )
     detect.add_argument("--quiet", "-q", action="store_true", help="no progress line and no table")
     add_llm_flags(detect)
     return parser
@@ -338,14 +371,33 @@ def detect_eval_command(args: argparse.Namespace) -> int:
     try:
         if args.train:
             result = run_runs_eval(
-                args.out, args.train, args.test, args.seed, args.determinizations, args.rollouts, args.workers,
-                quiet=args.quiet, detectors=specs, settings=settings,
-            )  # fmt: skip
+                args.out,
+                args.train,
+                args.test,
+                args.seed,
+                args.determinizations,
+                args.rollouts,
+                args.workers,
+                quiet=args.quiet,
+                detectors=specs,
+                settings=settings,
+            )
         else:
             result = run_detect_eval(
-                args.out, lineup, config, args.train_games, args.test_games, args.seed, args.determinizations,
-                args.rollouts, args.workers, args.concurrency, quiet=args.quiet, detectors=specs, settings=settings,
-            )  # fmt: skip
+                args.out,
+                lineup,
+                config,
+                args.train_games,
+                args.test_games,
+                args.seed,
+                args.determinizations,
+                args.rollouts,
+                args.workers,
+                args.concurrency,
+                quiet=args.quiet,
+                detectors=specs,
+                settings=settings,
+            )
     except (ValueError, RunMismatchError, DetectorError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
@@ -355,8 +407,11 @@ def detect_eval_command(args: argparse.Namespace) -> int:
         print_table(result)
     judged = next((row for row in result["table"] if row.get("detector") == "llm-judge"), None)
     if judged is not None and 1 - judged["coverage"]["share"] > args.max_fallback_rate:
-        print(f"llm-judge answered {judged['coverage']['share']:.0%} of the statements: more than "
-              f"--max-fallback-rate {args.max_fallback_rate} went without a valid answer", file=sys.stderr)  # fmt: skip
+        print(
+            f"llm-judge answered {judged['coverage']['share']:.0%} of the statements: more than "
+            f"--max-fallback-rate {args.max_fallback_rate} went without a valid answer",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     return 0
 

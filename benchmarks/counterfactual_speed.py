@@ -74,17 +74,29 @@ def main(argv: list[str] | None = None) -> int:
     rate = {memo: statistics.median(statements / sum(t) for t in runs) for memo, runs in timings.items()}
     per_game = [statistics.median(run[k] for run in timings[True]) for k in range(args.games)]
     total = statistics.median(sum(t) for t in timings[True])
-    print(json.dumps({
-        "benchmark": "counterfactual_speed", "games": args.games, "rounds": args.rounds,
-        "budget": {"determinizations": args.determinizations, "rollouts": args.rollouts},
-        "statements": statements, "statements_with_a_vote_proposal": proposals, "rollouts": rollouts,
-        "rollouts_played": {"memo": played[True], "no_memo": played[False]},
-        "statements_per_s": round(rate[True], 2), "statements_per_s_no_memo": round(rate[False], 2),
-        "ratio": round(rate[True] / rate[False], 2), "rollouts_per_s": round(rollouts / total),
-        "seconds_per_game": {"mean": round(total / args.games, 2), "max": round(max(per_game), 2)},
-        "under_a_minute_per_game": max(per_game) < 60,
-        "identical_rows": rows[True] == rows[False], "machine": machine(),
-    }, indent=1))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "benchmark": "counterfactual_speed",
+                "games": args.games,
+                "rounds": args.rounds,
+                "budget": {"determinizations": args.determinizations, "rollouts": args.rollouts},
+                "statements": statements,
+                "statements_with_a_vote_proposal": proposals,
+                "rollouts": rollouts,
+                "rollouts_played": {"memo": played[True], "no_memo": played[False]},
+                "statements_per_s": round(rate[True], 2),
+                "statements_per_s_no_memo": round(rate[False], 2),
+                "ratio": round(rate[True] / rate[False], 2),
+                "rollouts_per_s": round(rollouts / total),
+                "seconds_per_game": {"mean": round(total / args.games, 2), "max": round(max(per_game), 2)},
+                "under_a_minute_per_game": max(per_game) < 60,
+                "identical_rows": rows[True] == rows[False],
+                "machine": machine(),
+            },
+            indent=1,
+        )
+    )
     return 0 if rows[True] == rows[False] else 1
 
 

@@ -34,9 +34,14 @@ HELD_OUT_OFFSET = 1_000_000
 
 
 def play_split(
-    out: Path, config: GameConfig, lineup: Lineup, seeds: list[int], concurrency: int, quiet: bool,
+    out: Path,
+    config: GameConfig,
+    lineup: Lineup,
+    seeds: list[int],
+    concurrency: int,
+    quiet: bool,
     label: str = "games",
-) -> list[Path]:  # fmt: skip
+) -> list[Path]:
     run = RunDir(out)
     jobs = [Job(f"seed{s}", s, lineup) for s in seeds]
     identity = {"config": config.model_dump(mode="json"), "lineup": lineup.model_dump(mode="json")}
@@ -79,14 +84,20 @@ def features_of(
 
 
 def split_features(
-    logs: list[Path], cache: Path, budget: tuple[int, int, int], workers: int, bar: Bar | None = None,
+    logs: list[Path],
+    cache: Path,
+    budget: tuple[int, int, int],
+    workers: int,
+    bar: Bar | None = None,
     game_ids: list[str] | None = None,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """Every statement row of ``logs``, in their order (``bar`` advanced as each game's are ready); each cached
     in ``cache`` under its game id (default: the log's name)."""
     ids = game_ids or [log.stem for log in logs]
-    args = [(str(log), str(cache / f"{gid.replace('/', '.')}.json"), *budget, gid)
-            for log, gid in zip(logs, ids, strict=True)]  # fmt: skip
+    args = [
+        (str(log), str(cache / f"{gid.replace('/', '.')}.json"), *budget, gid)
+        for log, gid in zip(logs, ids, strict=True)
+    ]
     parts: list[list[dict[str, Any]]] = [[] for _ in args]
     if workers > 1:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -108,10 +119,20 @@ def split_summary(logs: list[Path], rows: list[dict[str, Any]]) -> dict[str, Any
 
 
 def run_detect_eval(
-    out: Path, lineup: Lineup, config: GameConfig, train_games: int, test_games: int, seed: int,
-    determinizations: int, rollouts: int, workers: int, concurrency: int, quiet: bool = False,
-    detectors: list[str] | None = None, settings: dict[str, Any] | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    out: Path,
+    lineup: Lineup,
+    config: GameConfig,
+    train_games: int,
+    test_games: int,
+    seed: int,
+    determinizations: int,
+    rollouts: int,
+    workers: int,
+    concurrency: int,
+    quiet: bool = False,
+    detectors: list[str] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     train_seeds = [seed + k for k in range(train_games)]
     train_logs = play_split(out / "train", config, lineup, train_seeds, concurrency, quiet, "train games")
     test_seeds = [seed + HELD_OUT_OFFSET + k for k in range(test_games)]

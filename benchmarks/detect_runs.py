@@ -65,17 +65,22 @@ def overlap_warnings(train_logs: list[Path], test_logs: list[Path]) -> list[str]
             same_game += policies in train[(seed, rules)]
     warnings = []
     if same_deal:
-        warnings.append(f"{same_deal} of {len(test_logs)} test games have the seed and rules of a training game (the "
-                        f"same roles dealt to the same seats), {same_game} of them with the same players too (the "
-                        "same game, unless the agents sample): train and test overlap")  # fmt: skip
+        warnings.append(
+            f"{same_deal} of {len(test_logs)} test games have the seed and rules of a training game (the "
+            f"same roles dealt to the same seats), {same_game} of them with the same players too (the "
+            "same game, unless the agents sample): train and test overlap"
+        )
     elif shared_seeds:
-        warnings.append(f"{len(shared_seeds)} seed(s) are used by training and test games (with other rules): "
-                        "check that the deals differ")  # fmt: skip
+        warnings.append(
+            f"{len(shared_seeds)} seed(s) are used by training and test games (with other rules): "
+            "check that the deals differ"
+        )
     return warnings
 
 
-def _rows(out: Path, split: str, runs: list[Path], budget: tuple[int, int, int], workers: int,
-          quiet: bool) -> tuple[list[Path], list[dict[str, Any]]]:  # fmt: skip
+def _rows(
+    out: Path, split: str, runs: list[Path], budget: tuple[int, int, int], workers: int, quiet: bool
+) -> tuple[list[Path], list[dict[str, Any]]]:
     logs: list[Path] = []
     ids: list[str] = []
     for k, run in enumerate(runs):
@@ -88,9 +93,17 @@ def _rows(out: Path, split: str, runs: list[Path], budget: tuple[int, int, int],
 
 
 def run_runs_eval(
-    out: Path, train_runs: list[Path], test_runs: list[Path], seed: int, determinizations: int, rollouts: int,
-    workers: int, quiet: bool = False, detectors: list[str] | None = None, settings: dict[str, Any] | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    out: Path,
+    train_runs: list[Path],
+    test_runs: list[Path],
+    seed: int,
+    determinizations: int,
+    rollouts: int,
+    workers: int,
+    quiet: bool = False,
+    detectors: list[str] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     for run in train_runs + test_runs:
         run_logs(run)  # every folder checked before any work
     budget = (determinizations, rollouts, seed)

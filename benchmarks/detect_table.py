@@ -24,9 +24,14 @@ TYPE_SHORT = {"fabrication": "fab", "misdirection": "mis", "distortion": "dis", 
 
 
 def evaluate(
-    name: str, pred: np.ndarray, truth: np.ndarray, game: np.ndarray, score: np.ndarray | None,
-    lie_type: list[str | None] | None = None, resamples: int = 1000,
-) -> dict[str, Any]:  # fmt: skip
+    name: str,
+    pred: np.ndarray,
+    truth: np.ndarray,
+    game: np.ndarray,
+    score: np.ndarray | None,
+    lie_type: list[str | None] | None = None,
+    resamples: int = 1000,
+) -> dict[str, Any]:
     """One row of the table. ``score`` NaN marks an abstention (not scored, never flagged); None: no scores."""
     boot = Bootstrap(int(game.max()) + 1 if game.size else 0, resamples, seed=0)
     truth = truth.astype(bool)
@@ -47,16 +52,23 @@ def evaluate(
         "f1": boot.ratio(game, 2 * tp, flagged.astype(float) + truth).to_json(),
         "auroc": auroc,
         "flagged": int(flagged.sum()),
-        "coverage": {"scored": int(scored.sum()), "statements": len(truth),
-                     "share": round(float(scored.mean()), 4) if len(truth) else None},
+        "coverage": {
+            "scored": int(scored.sum()),
+            "statements": len(truth),
+            "share": round(float(scored.mean()), 4) if len(truth) else None,
+        },
         "recall_by_type": by_type,
-    }  # fmt: skip
+    }
 
 
 def detector_table(
-    specs: list[str], train: Rows, test: Rows, seed: int, out: Path | None = None,
+    specs: list[str],
+    train: Rows,
+    test: Rows,
+    seed: int,
+    out: Path | None = None,
     settings: dict[str, Any] | None = None,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The table: each detector of ``specs`` fit on ``train`` and evaluated on ``test`` (saved to
     ``out/detectors/``), then the baselines: the training majority class, and random flags at the training
     lie rate; and the fitted detectors by spec."""
@@ -74,15 +86,22 @@ def detector_table(
         p = probabilities(detector, test)
         row = evaluate(detector.name, np.nan_to_num(p, nan=-np.inf) >= threshold, truth, game, p, types)
         cost = detector.cost() if callable(getattr(detector, "cost", None)) else None
-        table.append({**row, "detector": spec, "threshold": threshold, "threshold_from": source,
-                      "cost": cost})  # fmt: skip
+        table.append({**row, "detector": spec, "threshold": threshold, "threshold_from": source, "cost": cost})
         if out is not None:
             folder = out / "detectors"
             folder.mkdir(parents=True, exist_ok=True)
             detector.save(folder / f"{spec.replace(':', '.').replace('/', '_')}.json")
     majority = bool(y_train.mean() >= 0.5) if len(y_train) else False
-    table.append(evaluate(f"majority class ({'lie' if majority else 'no lie'})", np.full(len(test), majority),
-                          truth, game, None, types))  # fmt: skip
+    table.append(
+        evaluate(
+            f"majority class ({'lie' if majority else 'no lie'})",
+            np.full(len(test), majority),
+            truth,
+            game,
+            None,
+            types,
+        )
+    )
     rate = float(y_train.mean()) if len(y_train) else 0.0
     rng = np.random.default_rng(seed)
     table.append(evaluate(f"random (lie with p = {rate:.2f})", rng.random(len(test)) < rate, truth, game, None, types))
@@ -101,20 +120,29 @@ def print_table(result: dict[str, Any], file: Any = None) -> None:
     out = file or sys.stdout
     train, test = result["train"], result["test"]
     budget = result["budget"]
-    print(f"detect-eval: trained on {train['statements']} statements ({train['lies']} lies) of {train['games']} "
-          f"games; tested on {test['statements']} statements ({test['lies']} lies) of {test['games']} games; "
-          f"budget {budget['determinizations']} determinizations x {budget['rollouts']} rollouts; 95% intervals: "
-          "bootstrap over test games", file=out)  # fmt: skip
+    print(
+        f"detect-eval: trained on {train['statements']} statements ({train['lies']} lies) of {train['games']} "
+        f"games; tested on {test['statements']} statements ({test['lies']} lies) of {test['games']} games; "
+        f"budget {budget['determinizations']} determinizations x {budget['rollouts']} rollouts; 95% intervals: "
+        "bootstrap over test games",
+        file=out,
+    )
     for warning in result.get("warnings", []):
         print(f"warning: {warning}", file=out)
-    print(f"  {'detector':<28}{'precision':<18}{'recall':<18}{'F1':<18}{'AUROC':<18}{'coverage':<10}"
-          f"{'recall by lie type':<28}calls/tokens", file=out)  # fmt: skip
+    print(
+        f"  {'detector':<28}{'precision':<18}{'recall':<18}{'F1':<18}{'AUROC':<18}{'coverage':<10}"
+        f"{'recall by lie type':<28}calls/tokens",
+        file=out,
+    )
     for row in result["table"]:
         by_type = " ".join(f"{TYPE_SHORT.get(t, t[:3])} {v['recall']:.2f}" for t, v in row["recall_by_type"].items())
         cost = row.get("cost")
         spent = f"{cost['calls']}/{cost['tokens']}" if cost else ""
-        print(f"  {row['method'][:27]:<28}{_cell(row['precision']):<18}{_cell(row['recall']):<18}"
-              f"{_cell(row['f1']):<18}{_cell(row['auroc']):<18}{row['coverage']['share']:<10.2f}"
-              f"{by_type:<28}{spent}", file=out)  # fmt: skip
+        print(
+            f"  {row['method'][:27]:<28}{_cell(row['precision']):<18}{_cell(row['recall']):<18}"
+            f"{_cell(row['f1']):<18}{_cell(row['auroc']):<18}{row['coverage']['share']:<10.2f}"
+            f"{by_type:<28}{spent}",
+            file=out,
+        )
     if result.get("detector"):
         print(f"  text+values classifier: {result['detector']}", file=out)

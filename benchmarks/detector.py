@@ -81,13 +81,17 @@ class StatementFeaturizer:
 
     def context(self, state: GameState, st: Statement, proposals: list[Proposal]) -> dict[str, float]:
         claims = st.claims
-        role_claims = {c.get("role") for c in claims if c.get("kind") == "role" and c.get("player") == st.speaker
-                       and not c.get("negated")}  # fmt: skip
+        role_claims = {
+            c.get("role")
+            for c in claims
+            if c.get("kind") == "role" and c.get("player") == st.speaker and not c.get("negated")
+        }
         rivals = sum(len(self.claimed.get(str(r), set()) - {st.speaker}) for r in role_claims if r)
         for r in role_claims:
             self.claimed.setdefault(str(r), set()).add(st.speaker)
         return {
-            "words": len(st.text.split()), "claims": len(claims),
+            "words": len(st.text.split()),
+            "claims": len(claims),
             # Claims the text carries (source "text" or "both"); with "claims", how many the agent asserted only
             # in structured form (public as claims, but never said in words).
             "claims_in_text": sum(c.get("source") in ("text", "both") for c in claims),
@@ -98,19 +102,23 @@ class StatementFeaturizer:
             "claim_vouch": sum(c.get("team") == "village" and c.get("player") != st.speaker for c in claims),
             "claim_protected": sum(c.get("kind") == "protected" for c in claims),
             "claim_negated": sum(bool(c.get("negated")) for c in claims),
-            "round": st.round, "debate_turn": st.turn, "living": len(state.living()), "rival_claimants": rivals,
+            "round": st.round,
+            "debate_turn": st.turn,
+            "living": len(state.living()),
+            "rival_claimants": rivals,
             "proposal_vote": float(bool(proposals) and proposals[0].kind == "vote"),
             "proposal_dont_vote": float(bool(proposals) and proposals[0].kind == "dont_vote"),
             "proposal_text": float(bool(proposals) and proposals[0].source == "text"),
-        }  # fmt: skip
+        }
 
     def features(
         self, state: GameState, st: Statement, values: list[ProposalValue], listeners: int | None = None
     ) -> tuple[list[float], list[float]]:
         """(text and context features, value features) of ``st``, the state's latest statement.
         ``listeners`` overrides the count of valued listeners (friction values one listener only)."""
-        proposals = [p for p in extract_proposals(st.id, st.speaker, st.text, st.claims, state.names)
-                     if p.kind != "protect"]  # fmt: skip
+        proposals = [
+            p for p in extract_proposals(st.id, st.speaker, st.text, st.claims, state.names) if p.kind != "protect"
+        ]
         context = self.context(state, st, proposals)
         value_features: dict[str, float] = {}
         for name in ("bait", "switch", "edge"):
@@ -153,20 +161,27 @@ def statement_rows(
         peers = logged.peer_labels if logged is not None else []
         answered = logged.answered_peers if logged is not None else []
         told = logged.self_label if logged is not None and logged.self_answered else None
-        rows.append({
-            "game": game_id or Path(log_path).stem, "statement_id": st.id, "speaker": st.speaker,
-            "text": st.text, "lie": bool(st.verdict.get("lie")), "lie_type": st.verdict.get("type"),
-            "text_features": text_features, "value_features": value_features,
-            "values": [v.to_json() for v in values],
-            "rollouts": sum(v.rollouts for v in values),
-            "peer_flag_share": (sum(lb.is_deceptive for lb in peers) / len(peers)) if peers else 0.0,
-            "peer_detected": bool(logged.peer_detected) if logged is not None else False,
-            # Answered analyses only (a fallback is the env's default, not a verdict): None when nobody answered.
-            "peers_answered": len(answered),
-            "peer_share": sum(lb.is_deceptive for lb in answered) / len(answered) if answered else None,
-            "self_flag": told.is_deceptive if told is not None else None,
-            "self_confidence": told.confidence if told is not None else None,
-        })  # fmt: skip
+        rows.append(
+            {
+                "game": game_id or Path(log_path).stem,
+                "statement_id": st.id,
+                "speaker": st.speaker,
+                "text": st.text,
+                "lie": bool(st.verdict.get("lie")),
+                "lie_type": st.verdict.get("type"),
+                "text_features": text_features,
+                "value_features": value_features,
+                "values": [v.to_json() for v in values],
+                "rollouts": sum(v.rollouts for v in values),
+                "peer_flag_share": (sum(lb.is_deceptive for lb in peers) / len(peers)) if peers else 0.0,
+                "peer_detected": bool(logged.peer_detected) if logged is not None else False,
+                # Answered analyses only (a fallback is the env's default, not a verdict): None when nobody answered.
+                "peers_answered": len(answered),
+                "peer_share": sum(lb.is_deceptive for lb in answered) / len(answered) if answered else None,
+                "self_flag": told.is_deceptive if told is not None else None,
+                "self_confidence": told.confidence if told is not None else None,
+            }
+        )
     return rows
 
 
@@ -191,18 +206,30 @@ class LogisticModel:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "version": DETECTOR_VERSION, "kind": "logistic_regression", "features": self.features,
-            "mean": self.mean.tolist(), "scale": self.scale.tolist(), "weights": self.weights.tolist(),
-            "threshold": self.threshold, "l2": self.l2, "notes": self.notes,
-        }  # fmt: skip
+            "version": DETECTOR_VERSION,
+            "kind": "logistic_regression",
+            "features": self.features,
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+            "weights": self.weights.tolist(),
+            "threshold": self.threshold,
+            "l2": self.l2,
+            "notes": self.notes,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LogisticModel:
         if data.get("version") != DETECTOR_VERSION or data.get("kind") != "logistic_regression":
             raise ValueError("not a detector file of this version")
-        return cls(list(data["features"]), np.array(data["mean"]), np.array(data["scale"]),
-                   np.array(data["weights"]), float(data["threshold"]), float(data["l2"]),
-                   list(data.get("notes") or []))  # fmt: skip
+        return cls(
+            list(data["features"]),
+            np.array(data["mean"]),
+            np.array(data["scale"]),
+            np.array(data["weights"]),
+            float(data["threshold"]),
+            float(data["l2"]),
+            list(data.get("notes") or []),
+        )
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json()) + "\n", encoding="utf-8")

@@ -123,8 +123,10 @@ class RulesDetector(JsonDetector):
 
     def _scores(self, rows: Rows) -> list[float | None]:
         bait, switch, valued = _sign(rows, "mean_bait"), _sign(rows, "mean_switch"), _sign(rows, "listeners_valued")
-        return [None if v == 0 else float(np.clip((max(b, s) + 1) / 2, 0, 1))
-                for b, s, v in zip(bait, switch, valued, strict=True)]  # fmt: skip
+        return [
+            None if v == 0 else float(np.clip((max(b, s) + 1) / 2, 0, 1))
+            for b, s, v in zip(bait, switch, valued, strict=True)
+        ]
 
     def fit(self, rows: Rows) -> RulesDetector:
         scores = self._scores(rows)

@@ -52,8 +52,11 @@ class ExportError(ValueError):
 def add_export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", type=Path, help="run folders (werewolf-bench run / tournament --out)")
     parser.add_argument("--out", type=Path, required=True, help="the dataset folder: new, empty or an earlier export")
-    parser.add_argument("--format", choices=FORMATS, help="parquet (needs pyarrow: pip install -e .[export]) or "
-                        "jsonl (default: parquet when pyarrow is installed)")  # fmt: skip
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="parquet (needs pyarrow: pip install -e .[export]) or jsonl (default: parquet when pyarrow is installed)",
+    )
 
 
 def export_command(args: argparse.Namespace) -> int:
@@ -63,8 +66,10 @@ def export_command(args: argparse.Namespace) -> int:
     except (ExportError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
-    print(f"exported {summary['statements']} statements from {summary['games']} games of {len(summary['runs'])} "
-          f"run(s) to {args.out} ({summary['format']}); dataset card: {args.out / 'README.md'}")  # fmt: skip
+    print(
+        f"exported {summary['statements']} statements from {summary['games']} games of {len(summary['runs'])} "
+        f"run(s) to {args.out} ({summary['format']}); dataset card: {args.out / 'README.md'}"
+    )
     return 0
 
 
@@ -79,8 +84,10 @@ def choose_format(wanted: str | None) -> str:
     if wanted == "jsonl":
         return "jsonl"
     if pyarrow_or_none() is None:
-        raise ExportError("Parquet needs pyarrow, which is not installed: pip install -e .[export] "
-                          "(or pip install 'pyarrow>=15'), or export JSON Lines with --format jsonl")  # fmt: skip
+        raise ExportError(
+            "Parquet needs pyarrow, which is not installed: pip install -e .[export] "
+            "(or pip install 'pyarrow>=15'), or export JSON Lines with --format jsonl"
+        )
     return "parquet"
 
 
@@ -88,13 +95,17 @@ def read_manifest(run: Path) -> dict[str, Any]:
     """The run's manifest, or ExportError saying why ``run`` is not a run folder."""
     manifest_path = run / "manifest.json"
     if not run.is_dir():
-        raise ExportError(f"{run} is not a run folder: {'no such folder' if not run.exists() else 'a file'}; "
-                          "give a folder written by werewolf-bench run --out (or tournament)")  # fmt: skip
+        raise ExportError(
+            f"{run} is not a run folder: {'no such folder' if not run.exists() else 'a file'}; "
+            "give a folder written by werewolf-bench run --out (or tournament)"
+        )
     try:
         manifest = loads_bounded(manifest_path.read_text(encoding="utf-8"), MAX_RUN_FILE_DEPTH)
     except FileNotFoundError:
-        raise ExportError(f"{run} is not a run folder: it holds no manifest.json; give a folder written by "
-                          "werewolf-bench run --out (or tournament)") from None  # fmt: skip
+        raise ExportError(
+            f"{run} is not a run folder: it holds no manifest.json; give a folder written by "
+            "werewolf-bench run --out (or tournament)"
+        ) from None
     except (ValueError, UnicodeDecodeError):
         manifest = None
     if not isinstance(manifest, dict) or "schema_version" not in manifest:
@@ -183,8 +194,9 @@ def export_runs(runs: list[Path], out: Path, fmt: str | None = None) -> dict[str
     return summary
 
 
-def _write_tables(runs: list[Path], ids: list[str], manifests: list[dict[str, Any]], folder: Path,
-                  fmt: str) -> dict[str, Any]:  # fmt: skip
+def _write_tables(
+    runs: list[Path], ids: list[str], manifests: list[dict[str, Any]], folder: Path, fmt: str
+) -> dict[str, Any]:
     writers = {table: _Writer(folder / table, table, fmt) for table in TABLES}
     described: list[dict[str, Any]] = []
     try:
@@ -205,24 +217,40 @@ def _write_tables(runs: list[Path], ids: list[str], manifests: list[dict[str, An
                 if game["hidden_config"] not in configs:
                     configs.append(game["hidden_config"])
             if left_out:
-                print(f"note: {run}: {len(left_out)} unfinished game log(s) left out: {', '.join(left_out[:5])}"
-                      + (", ..." if len(left_out) > 5 else ""), file=sys.stderr)  # fmt: skip
-            described.append({
-                "run_id": run_id, "path": str(run), "kind": manifest.get("kind"), "label": manifest.get("label"),
-                "package_version": manifest.get("package_version"), "git_commit": manifest.get("git_commit"),
-                "created": manifest.get("created"), "games": games, "unfinished_left_out": len(left_out),
-                "lineup": manifest.get("lineup") or manifest.get("entrants"), "models": sorted(models),
-                "configs": [json.loads(c) for c in configs],
-            })  # fmt: skip
+                print(
+                    f"note: {run}: {len(left_out)} unfinished game log(s) left out: {', '.join(left_out[:5])}"
+                    + (", ..." if len(left_out) > 5 else ""),
+                    file=sys.stderr,
+                )
+            described.append(
+                {
+                    "run_id": run_id,
+                    "path": str(run),
+                    "kind": manifest.get("kind"),
+                    "label": manifest.get("label"),
+                    "package_version": manifest.get("package_version"),
+                    "git_commit": manifest.get("git_commit"),
+                    "created": manifest.get("created"),
+                    "games": games,
+                    "unfinished_left_out": len(left_out),
+                    "lineup": manifest.get("lineup") or manifest.get("entrants"),
+                    "models": sorted(models),
+                    "configs": [json.loads(c) for c in configs],
+                }
+            )
     finally:
         for writer in writers.values():
             writer.close()
     return {
-        "format": fmt, "exporter_version": __version__, "exporter_git_commit": git_commit(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "statements": writers["statements"].count,
-        "games": writers["games"].count, "runs": described,
+        "format": fmt,
+        "exporter_version": __version__,
+        "exporter_git_commit": git_commit(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "statements": writers["statements"].count,
+        "games": writers["games"].count,
+        "runs": described,
         "files": {table: f"{table}/{writer.path.name}" for table, writer in writers.items()},
-    }  # fmt: skip
+    }
 
 
 def _put_in_place(partial: Path, out: Path, summary: dict[str, Any]) -> None:

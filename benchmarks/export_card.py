@@ -74,8 +74,12 @@ def _provenance(summary: dict[str, Any]) -> list[str]:
             f"{_cell(run['package_version'])} | `{_cell(run['git_commit'] or 'unknown')}` | {_cell(models)} | "
             f"{_cell(run['created'])} |"
         )
-    lines += ["", "Lineups and game configs per run (as the run's `manifest.json` and logs give them; URLs redacted, "
-              "no API keys):", ""]  # fmt: skip
+    lines += [
+        "",
+        "Lineups and game configs per run (as the run's `manifest.json` and logs give them; URLs redacted, "
+        "no API keys):",
+        "",
+    ]
     for run in summary["runs"]:
         detail = {"lineup": run["lineup"], "configs": run["configs"]}
         lines += [f"`{_cell(run['run_id'])}`:", "", "```json", json.dumps(detail, indent=1), "```", ""]

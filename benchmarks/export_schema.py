@@ -34,8 +34,8 @@ CLAIM_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("player", "int32", "the seat the claim is about"),
     ("role", "string", "the role claimed (null for a team claim)"),
     ("team", "string", "the team claimed (null for a role claim)"),
-    ("negated", "bool", "the claim denies it (\"Bob is not the seer\")"),
-    ("hedged", "bool", "said as a belief (\"I think ...\")"),
+    ("negated", "bool", 'the claim denies it ("Bob is not the seer")'),
+    ("hedged", "bool", 'said as a belief ("I think ...")'),
 )
 TRUTH_CLAIM_FIELDS: tuple[tuple[str, str, str], ...] = (
     *CLAIM_FIELDS,
@@ -204,11 +204,20 @@ def game_rows(
     def peer(label: Label) -> dict[str, Any]:
         s = label.observer
         return {
-            "observer_seat": s, "observer_name": record.names[s], "observer_role": record.roles[s],
-            "observer_team": record.team(s), "observer_policy": policies[s], "is_deceptive": label.is_deceptive,
-            "confidence": label.confidence, "deception_type": label.deception_type, "suspicion": label.suspicion,
-            "prior": label.prior, "score": label.score, "fallback": label.fallback, "reasoning": label.reasoning,
-        }  # fmt: skip
+            "observer_seat": s,
+            "observer_name": record.names[s],
+            "observer_role": record.roles[s],
+            "observer_team": record.team(s),
+            "observer_policy": policies[s],
+            "is_deceptive": label.is_deceptive,
+            "confidence": label.confidence,
+            "deception_type": label.deception_type,
+            "suspicion": label.suspicion,
+            "prior": label.prior,
+            "score": label.score,
+            "fallback": label.fallback,
+            "reasoning": label.reasoning,
+        }
 
     rows = []
     persuasion = statement_figures(record)
@@ -218,27 +227,42 @@ def game_rows(
         phase, fallback = spoken.get(st.id, ("", False))
         told = st.self_label
         reported = [lb.suspicion for lb in st.answered_peers if lb.suspicion is not None]
-        rows.append({
-            "run_id": run_id, "game_id": game_id, "round": st.round, "phase": phase,
-            "statement_id": st.id, "turn": st.turn, "speaker_seat": st.speaker,
-            "speaker_name": record.names[st.speaker], "text": st.text,
-            "claims": [_claim(c, CLAIM_FIELDS) for c in public.get("claims") or []],
-            "truncated": st.truncated, "hidden_seed": record.seed, "hidden_claims_source": st.claims_source,
-            "hidden_speaker_role": record.roles[st.speaker], "hidden_speaker_team": record.team(st.speaker),
-            "hidden_speaker_policy": policies[st.speaker], "hidden_speaker_model": seat_models[st.speaker],
-            "hidden_statement_fallback": fallback, "hidden_lie": st.lie, "hidden_lie_type": st.lie_type or "none",
-            "hidden_lie_strict": st.lie_strict, "hidden_claims": [_claim(c, TRUTH_CLAIM_FIELDS) for c in st.claims],
-            "hidden_self_asked": told is not None,
-            "hidden_self_is_deceptive": None if told is None else told.is_deceptive,
-            "hidden_self_confidence": None if told is None else told.confidence,
-            "hidden_self_type": None if told is None else told.deception_type,
-            "hidden_self_reasoning": None if told is None else told.reasoning,
-            "hidden_self_fallback": None if told is None else told.fallback,
-            "hidden_peer_analyses": [peer(label) for label in st.peer_labels],
-            "hidden_peers_answered": len(st.answered_peers),
-            "hidden_mean_peer_suspicion": sum(reported) / len(reported) if reported else None,
-            **{f"{HIDDEN_PREFIX}{name}": value for name, value in persuasion[st.id].items()},
-        })  # fmt: skip
+        rows.append(
+            {
+                "run_id": run_id,
+                "game_id": game_id,
+                "round": st.round,
+                "phase": phase,
+                "statement_id": st.id,
+                "turn": st.turn,
+                "speaker_seat": st.speaker,
+                "speaker_name": record.names[st.speaker],
+                "text": st.text,
+                "claims": [_claim(c, CLAIM_FIELDS) for c in public.get("claims") or []],
+                "truncated": st.truncated,
+                "hidden_seed": record.seed,
+                "hidden_claims_source": st.claims_source,
+                "hidden_speaker_role": record.roles[st.speaker],
+                "hidden_speaker_team": record.team(st.speaker),
+                "hidden_speaker_policy": policies[st.speaker],
+                "hidden_speaker_model": seat_models[st.speaker],
+                "hidden_statement_fallback": fallback,
+                "hidden_lie": st.lie,
+                "hidden_lie_type": st.lie_type or "none",
+                "hidden_lie_strict": st.lie_strict,
+                "hidden_claims": [_claim(c, TRUTH_CLAIM_FIELDS) for c in st.claims],
+                "hidden_self_asked": told is not None,
+                "hidden_self_is_deceptive": None if told is None else told.is_deceptive,
+                "hidden_self_confidence": None if told is None else told.confidence,
+                "hidden_self_type": None if told is None else told.deception_type,
+                "hidden_self_reasoning": None if told is None else told.reasoning,
+                "hidden_self_fallback": None if told is None else told.fallback,
+                "hidden_peer_analyses": [peer(label) for label in st.peer_labels],
+                "hidden_peers_answered": len(st.answered_peers),
+                "hidden_mean_peer_suspicion": sum(reported) / len(reported) if reported else None,
+                **{f"{HIDDEN_PREFIX}{name}": value for name, value in persuasion[st.id].items()},
+            }
+        )
     config = dict(record.config)
     public_config = {**config, "roles": None} if "roles" in config else config
     header = next((r for r in raw if r.get("type") == "header"), {})

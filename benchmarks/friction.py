@@ -27,9 +27,11 @@ RULE_THRESHOLD = 0.2  # without a detector: warn when bait or switch reaches thi
 
 class Friction:
     def __init__(
-        self, detector: LogisticModel | None = None, valuer: CounterfactualValuer | None = None,
+        self,
+        detector: LogisticModel | None = None,
+        valuer: CounterfactualValuer | None = None,
         seats: set[str] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.detector = detector
         self.valuer = valuer or CounterfactualValuer()
         self.seats = seats
@@ -48,8 +50,9 @@ class Friction:
         if state.current_statement is None:
             return None
         st = state.statements[state.current_statement]
-        proposals = [p for p in extract_proposals(st.id, st.speaker, st.text, st.claims, state.names)
-                     if p.kind != "protect"]  # fmt: skip
+        proposals = [
+            p for p in extract_proposals(st.id, st.speaker, st.text, st.claims, state.names) if p.kind != "protect"
+        ]
         value = self.valuer.value(state, proposals[0], seat) if proposals else None
         if value is None:
             return None
@@ -74,10 +77,15 @@ class Friction:
         detector = f" (detector: {probability:.0%} deceptive)" if probability is not None else ""
         lead = "this proposal looks too good to be true" if flagged else "no warning on this proposal"
         return {
-            "statement_id": st.id, "proposal": proposals[0].to_json(), "warning": bool(flagged),
-            "bait": value.bait.to_json(), "switch": value.switch.to_json(), "edge": value.edge.to_json(),
-            "probability": probability, "text": f"{lead}: {signs}{detector}",
-        }  # fmt: skip
+            "statement_id": st.id,
+            "proposal": proposals[0].to_json(),
+            "warning": bool(flagged),
+            "bait": value.bait.to_json(),
+            "switch": value.switch.to_json(),
+            "edge": value.edge.to_json(),
+            "probability": probability,
+            "text": f"{lead}: {signs}{detector}",
+        }
 
     def hook(self, env: Any, agent: str, info: dict[str, Any]) -> None:
         """``play_game``'s info hook: adds ``info["friction"]`` on friction seats' peer analyses."""

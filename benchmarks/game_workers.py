@@ -170,14 +170,24 @@ def _play(
 ) -> dict[str, Any]:
     """Play the game with its log in ``folder``: the outcome, or why it could not be played."""
     try:
-        result = play_game_sync(GameConfig.model_validate(config), Lineup.model_validate(lineup), seed,
-                                log_dir=folder, concurrency=concurrency, cache_dir=cache_dir)  # fmt: skip
+        result = play_game_sync(
+            GameConfig.model_validate(config),
+            Lineup.model_validate(lineup),
+            seed,
+            log_dir=folder,
+            concurrency=concurrency,
+            cache_dir=cache_dir,
+        )
     except EndpointDownError as exc:  # the run must stop: not a failed game, one to play again
         return {"status": "stopped", "error": str(exc)}
     except OSError as exc:
         if is_storage_error(exc):  # the disk, not the game: the run stops
-            return {"status": "storage", "error": describe_os_error(exc), "errno": exc.errno,
-                    "filename": exc.filename if exc.filename is not None else failed_file(exc)}  # fmt: skip
+            return {
+                "status": "storage",
+                "error": describe_os_error(exc),
+                "errno": exc.errno,
+                "filename": exc.filename if exc.filename is not None else failed_file(exc),
+            }
         return failure(exc)
     except Exception as exc:
         return failure(exc)

@@ -98,8 +98,10 @@ def page(title: str, body: Html) -> str:
         # An inline icon: without one the browser asks for /favicon.ico, which fails from a file: URL.
         '<link rel="icon" href="data:,">'
         "<style>{css}</style></head>\n<body>\n{body}\n</body></html>\n",
-        title=title, css=CSS, body=body,
-    )  # fmt: skip
+        title=title,
+        css=CSS,
+        body=body,
+    )
 
 
 def data_uri(png: Path) -> str:
@@ -110,8 +112,10 @@ def figure(caption: str, png: str | Path, css_class: LiteralString = "") -> Html
     """An inlined PNG with its caption (``css_class``: the figure's class, e.g. ``hidden-info``)."""
     return render(
         '<figure class="{css_class}"><img src="{src}" alt="{caption}"><figcaption>{caption}</figcaption></figure>',
-        css_class=css_class, src=data_uri(Path(png)), caption=caption,
-    )  # fmt: skip
+        css_class=css_class,
+        src=data_uri(Path(png)),
+        caption=caption,
+    )
 
 
 def fmt(est: dict[str, Any] | None, digits: int = 2, ci: bool = True) -> Html:
@@ -122,6 +126,7 @@ def fmt(est: dict[str, Any] | None, digits: int = 2, ci: bool = True) -> Html:
     text = esc(format(est["value"], spec))
     low, high = est.get("ci", [None, None])
     if ci and low is not None and high is not None:
-        return render('{text} <span class="ci">[{low}, {high}]</span>', text=text, low=format(low, spec),
-                      high=format(high, spec))  # fmt: skip
+        return render(
+            '{text} <span class="ci">[{low}, {high}]</span>', text=text, low=format(low, spec), high=format(high, spec)
+        )
     return text

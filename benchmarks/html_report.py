@@ -78,9 +78,11 @@ def _metric_table(
     rows = []
     for key in keys:
         cells = [
-            render('<td class="num">{cov}</td>', cov=fmt_coverage(metrics[section].get(group, {}).get(key, {}).get(which)))
+            render(
+                '<td class="num">{cov}</td>', cov=fmt_coverage(metrics[section].get(group, {}).get(key, {}).get(which))
+            )
             for section, which, _ in coverage
-        ]  # fmt: skip
+        ]
         for section, metric, _ in sections:
             values = metrics[section].get(group, {}).get(key, {})
             base = []
@@ -95,8 +97,12 @@ def _metric_table(
                 render('<td class="num">{value}{extra}</td>', value=_figure(values, section, metric), extra=extra)
             )
         rows.append(render("<tr><th>{key}</th>{cells}</tr>", key=name(key), cells=join(cells)))
-    return render('<div class="wide"><table><caption>{caption}</caption><tr><th></th>{head}</tr>{rows}</table></div>',
-                  caption=caption, head=head, rows=join(rows))  # fmt: skip
+    return render(
+        '<div class="wide"><table><caption>{caption}</caption><tr><th></th>{head}</tr>{rows}</table></div>',
+        caption=caption,
+        head=head,
+        rows=join(rows),
+    )
 
 
 DECEPTIVE = [
@@ -180,7 +186,7 @@ def _role_pair_table(pairs: dict[str, dict[str, float | None]]) -> Html:
         cells = join(
             render('<td class="num"{style}>{value}</td>', style=_shade(v), value="" if v is None else f"{v:.2f}")
             for v in (pairs[a].get(b) for b in roles)
-        )  # fmt: skip
+        )
         rows.append(render("<tr><th>{a}</th>{cells}</tr>", a=a, cells=cells))
     return render(
         "<table><caption>observer role (rows) → subject role (columns)</caption><tr><th></th>{head}</tr>{rows}</table>",
@@ -197,15 +203,25 @@ def viewer_href(game: str) -> str:
 def _games_table(per_game: Iterable[dict[str, Any]]) -> Html:
     """One row per game, from the metrics document's per-game rows (no game record needed)."""
     rows = join(
-        render("<tr><td><a href='{href}'>{game}</a></td><td>{seed}</td><td>{winner}</td><td class='num'>{rounds}</td>"
-               "<td class='num'>{statements}</td><td class='num'>{lies}</td><td>{policies}</td></tr>",
-               href=viewer_href(str(row["game"])), game=name(row["game"]), seed=row.get("seed"),
-               winner=row.get("winner") or "undecided", rounds=row.get("rounds"), statements=row.get("statements"),
-               lies=row.get("lies"), policies=name(row.get("policies")))
+        render(
+            "<tr><td><a href='{href}'>{game}</a></td><td>{seed}</td><td>{winner}</td><td class='num'>{rounds}</td>"
+            "<td class='num'>{statements}</td><td class='num'>{lies}</td><td>{policies}</td></tr>",
+            href=viewer_href(str(row["game"])),
+            game=name(row["game"]),
+            seed=row.get("seed"),
+            winner=row.get("winner") or "undecided",
+            rounds=row.get("rounds"),
+            statements=row.get("statements"),
+            lies=row.get("lies"),
+            policies=name(row.get("policies")),
+        )
         for row in per_game
-    )  # fmt: skip
-    return render("<h2>Games</h2><table><tr><th>game</th><th>seed</th><th>winner</th><th>rounds</th><th>statements</th>"
-                  "<th>lies</th><th>policies</th></tr>{rows}</table>", rows=rows)  # fmt: skip
+    )
+    return render(
+        "<h2>Games</h2><table><tr><th>game</th><th>seed</th><th>winner</th><th>rounds</th><th>statements</th>"
+        "<th>lies</th><th>policies</th></tr>{rows}</table>",
+        rows=rows,
+    )
 
 
 def _outcomes(document: dict[str, Any]) -> Html:
@@ -213,9 +229,13 @@ def _outcomes(document: dict[str, Any]) -> Html:
     itself = set(lineup_itself(document))
     for team, est in document["metrics"]["outcomes"].items():
         base = join(
-            (render("{kind} {value}", kind=k[:1].upper(), value=fmt(v["metrics"]["outcomes"].get(team), ci=False))
-             for k, v in sorted(document.get("baselines", {}).items()) if k not in itself), " · ",
-        )  # fmt: skip
+            (
+                render("{kind} {value}", kind=k[:1].upper(), value=fmt(v["metrics"]["outcomes"].get(team), ci=False))
+                for k, v in sorted(document.get("baselines", {}).items())
+                if k not in itself
+            ),
+            " · ",
+        )
         rows.append(
             render(
                 "<tr><th>{team}</th><td class='num'>{value}<span class='base'>{base}</span></td></tr>",
@@ -234,19 +254,28 @@ def _totals(totals: dict[str, Any]) -> Html:
     return render(
         "<p>{statements} statements{unlabelled}, {lies} grounded lies; {actions} actions, {fallbacks} replaced by "
         "fallbacks; analyses answered: {analyses}; tokens: {prompt} prompt ({cached} cached), {completion} completion.</p>",
-        statements=totals["statements"], unlabelled=unlabelled, lies=totals["lies"], actions=totals["actions"],
-        fallbacks=totals["fallbacks"], analyses=fmt_coverage(totals.get("analysis_coverage")) or "n/a",
-        prompt=totals["prompt_tokens"], cached=totals.get("cached_tokens", 0), completion=totals["completion_tokens"],
-    )  # fmt: skip
+        statements=totals["statements"],
+        unlabelled=unlabelled,
+        lies=totals["lies"],
+        actions=totals["actions"],
+        fallbacks=totals["fallbacks"],
+        analyses=fmt_coverage(totals.get("analysis_coverage")) or "n/a",
+        prompt=totals["prompt_tokens"],
+        cached=totals.get("cached_tokens", 0),
+        completion=totals["completion_tokens"],
+    )
 
 
 def _intro(document: dict[str, Any], title: str | None) -> list[Html]:
     run = document["run"]
     config = run["config"] if isinstance(run.get("config"), dict) else {}
     itself = set(lineup_itself(document))
-    base_note = ", ".join(f"{k} = the lineup itself, not repeated" if k in itself
-                          else f"{k} ({v['games']} games; {k[:1].upper()} below the figures)"
-                          for k, v in document.get("baselines", {}).items())  # fmt: skip
+    base_note = ", ".join(
+        f"{k} = the lineup itself, not repeated"
+        if k in itself
+        else f"{k} ({v['games']} games; {k[:1].upper()} below the figures)"
+        for k, v in document.get("baselines", {}).items()
+    )
     parts = [
         render("<h1>{title}</h1>", title=title or "Werewolf deception report"),
         render("<p>{games} games from <code>{dir}</code>; lineups: {lineups}; {players} players ({wolves} werewolves), "
@@ -307,12 +336,14 @@ def write_run_report(
     parts.append(trusted("<h2>Cross-perception by role pair (final suspicion scores)</h2>"))
     parts.append(_role_pair_table(metrics["matrix_by_role_pair"]))
     trend = metrics["suspicion_trend"]
-    parts.append(render(
-        "<h2>Suspicion over rounds</h2><p>Theil-Sen slope per round of the village's mean suspicion: toward "
-        "werewolves {wolves}, toward village players {village}.</p>",
-        wolves=_slope(trend["toward_werewolf"]["slope_per_round"]),
-        village=_slope(trend["toward_village"]["slope_per_round"]),
-    ))  # fmt: skip
+    parts.append(
+        render(
+            "<h2>Suspicion over rounds</h2><p>Theil-Sen slope per round of the village's mean suspicion: toward "
+            "werewolves {wolves}, toward village players {village}.</p>",
+            wolves=_slope(trend["toward_werewolf"]["slope_per_round"]),
+            village=_slope(trend["toward_village"]["slope_per_round"]),
+        )
+    )
     parts.append(_plots(images, plot_note))
     parts.append(_games_table(document.get("per_game") or []))
     path.write_text(page(title or "Werewolf deception report", join(parts, "\n")), encoding="utf-8")

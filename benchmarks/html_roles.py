@@ -28,18 +28,22 @@ def _roles_table(metrics: dict[str, Any]) -> Html:
         render(
             "<tr><th>{role}</th><td>{team}</td><td class='num'>{n}</td><td class='num'>{win}</td><td class='num'>{survival}</td>"
             "<td class='num'>{died}</td>{causes}</tr>",
-            role=name(role), team=row.get("team"), n=row.get("player_games"),
-            win=fmt(players.get(role, {}).get("win_rate")), survival=fmt(players.get(role, {}).get("survival")),
+            role=name(role),
+            team=row.get("team"),
+            n=row.get("player_games"),
+            win=fmt(players.get(role, {}).get("win_rate")),
+            survival=fmt(players.get(role, {}).get("survival")),
             died=fmt(row.get("death_rate")),
             causes=join(render("<td class='num'>{n}</td>", n=row.get("by_cause", {}).get(c, 0)) for c in causes),
         )
         for role, row in by_role.items()
-    )  # fmt: skip
+    )
     return render(
         "<div class='wide'><table class='roles'><caption>by role: win rate, survival and deaths (player-games; deaths counted by cause)</caption>"
         "<tr><th>role</th><th>team</th><th>player-games</th><th>win rate</th><th>survival</th><th>died</th>{head}</tr>{rows}</table></div>",
-        head=head, rows=rows,
-    )  # fmt: skip
+        head=head,
+        rows=rows,
+    )
 
 
 def _roles_in_games(metrics: dict[str, Any]) -> list[str]:
@@ -52,10 +56,14 @@ def _causes_table(metrics: dict[str, Any]) -> Html:
     # Role-specific causes explained from the role table, for the games' roles only (no witch: no word of poison).
     notes = cause_notes(by_cause, _roles_in_games(metrics))
     rows = join(
-        render("<tr><th>{cause}</th><td class='num'>{n}</td><td class='num'>{per_game}</td></tr>",
-               cause=cause, n=row.get("deaths"), per_game=fmt(row.get("per_game")))
+        render(
+            "<tr><th>{cause}</th><td class='num'>{n}</td><td class='num'>{per_game}</td></tr>",
+            cause=cause,
+            n=row.get("deaths"),
+            per_game=fmt(row.get("per_game")),
+        )
         for cause, row in by_cause.items()
-    )  # fmt: skip
+    )
     return render(
         "<table class='causes'><caption>deaths by cause{notes}</caption>"
         "<tr><th>cause</th><th>deaths</th><th>per game</th></tr>{rows}</table>",
@@ -68,9 +76,15 @@ def _action_row(label: Html, row: dict[str, Any]) -> Html:
     return render(
         "<tr><th>{label}</th><td class='num'>{turns}</td><td class='num'>{used}</td><td class='num'>{rate}</td>"
         "<td class='num'>{wolves}</td><td class='num'>{saves}</td><td class='num'>{kills}</td><td class='num'>{fallbacks}</td></tr>",
-        label=label, turns=row.get("turns"), used=row.get("used"), rate=fmt(row.get("use_rate")),
-        wolves=fmt(row.get("on_werewolves")), saves=row.get("saves"), kills=row.get("kills"), fallbacks=row.get("fallbacks"),
-    )  # fmt: skip
+        label=label,
+        turns=row.get("turns"),
+        used=row.get("used"),
+        rate=fmt(row.get("use_rate")),
+        wolves=fmt(row.get("on_werewolves")),
+        saves=row.get("saves"),
+        kills=row.get("kills"),
+        fallbacks=row.get("fallbacks"),
+    )
 
 
 def _actions_table(metrics: dict[str, Any]) -> Html:
@@ -83,7 +97,7 @@ def _actions_table(metrics: dict[str, Any]) -> Html:
         _action_row(render("{role}: {kind}", role=name(role), kind=kind), row)
         for role, kinds in (actions.get("by_role") or {}).items()
         for kind, row in kinds.items()
-    ]  # fmt: skip
+    ]
     if not rows:
         return trusted("<p class='muted'>no role actions</p>")
     kinds = ", ".join(["night actions", *last_acts(_roles_in_games(metrics))])  # last shots only with a hunter
@@ -92,8 +106,9 @@ def _actions_table(metrics: dict[str, Any]) -> Html:
         "uses (a player named), share of uses on werewolves, saves of the pack's victim, kills</caption>"
         "<tr><th>action</th><th>turns</th><th>used</th><th>use rate</th><th>on werewolves</th><th>saves</th><th>kills</th>"
         "<th>fallbacks</th></tr>{rows}</table></div>",
-        rows=join(rows), kinds=kinds,
-    )  # fmt: skip
+        rows=join(rows),
+        kinds=kinds,
+    )
 
 
 def roles_section(document: dict[str, Any]) -> list[Html]:

@@ -37,19 +37,26 @@ def _share(count: int | None, total: int) -> float | None:
 def _validity_row(label: str, llm: bool, kind: str, group: dict[str, Any]) -> Html:
     fields = join((render("{field} {count}", field=f, count=c) for f, c in group["invalid_fields"].items()), ", ")
     outcomes = join(
-        render("<td class='num'>{pct}</td>", pct=_pct(group[n], group.get(f"{n}_rate", _share(group[n], group["actions"]))))
+        render(
+            "<td class='num'>{pct}</td>", pct=_pct(group[n], group.get(f"{n}_rate", _share(group[n], group["actions"])))
+        )
         for n in ("answered", "repaired", "invalid", "unanswered", "no_outcome")
-    )  # fmt: skip
+    )
     first = kind == "all kinds"
     return render(
         "<tr{style}><th>{name}</th><td class='num'>{actions}</td>{outcomes}<td class='num'><span{warn}>{fallback}</span></td>"
         "<td>{fields}</td><td class='num'>{cut_off}</td><td class='num'>{cached}</td><td class='num'>{errors}</td></tr>",
         style=trusted("") if first else trusted(" class='kind'"),
         name=render("{label}{llm}", label=name(label), llm=" (LLM)" if llm else "") if first else kind,
-        actions=group["actions"], outcomes=outcomes, warn=trusted(" class='warn'") if group["fallback"] else "",
-        fallback=_pct(group["fallback"], group["fallback_rate"]), fields=fields, cut_off=group["cut_off"],
-        cached=group["cached"], errors=group["policy_errors"],
-    )  # fmt: skip
+        actions=group["actions"],
+        outcomes=outcomes,
+        warn=trusted(" class='warn'") if group["fallback"] else "",
+        fallback=_pct(group["fallback"], group["fallback_rate"]),
+        fields=fields,
+        cut_off=group["cut_off"],
+        cached=group["cached"],
+        errors=group["policy_errors"],
+    )
 
 
 def _validity_table(validity: dict[str, Any] | None) -> Html:
@@ -57,14 +64,16 @@ def _validity_table(validity: dict[str, Any] | None) -> Html:
     policies = (validity or {}).get("policies") or {}
     if not policies:
         return trusted("<p class='muted'>no actions</p>")
-    head = trusted("<tr><th>policy / action kind</th><th>actions</th><th>answered</th><th>repaired</th><th>invalid</th>"
-                   "<th>unanswered</th><th>no outcome</th><th>fallback</th><th>invalid fields</th><th>calls cut off</th>"
-                   "<th>cached calls</th><th>policy errors</th></tr>")  # fmt: skip
+    head = trusted(
+        "<tr><th>policy / action kind</th><th>actions</th><th>answered</th><th>repaired</th><th>invalid</th>"
+        "<th>unanswered</th><th>no outcome</th><th>fallback</th><th>invalid fields</th><th>calls cut off</th>"
+        "<th>cached calls</th><th>policy errors</th></tr>"
+    )
     rows = join(
         _validity_row(label, bool(entry["llm"]), kind, group)
         for label, entry in policies.items()
         for kind, group in [("all kinds", entry["overall"]), *entry["by_kind"].items()]
-    )  # fmt: skip
+    )
     return render('<div class="wide"><table>{head}{rows}</table></div>', head=head, rows=rows)
 
 
@@ -75,15 +84,19 @@ def unverified_notice(document: dict[str, Any]) -> list[Html]:
     if not unverified:
         return []
     more = len(unverified) - UNVERIFIED_SHOWN
-    return [render(
-        "<div class='warn'><p><b>Unverified logs</b>: {n} logs do not replay as whole, identical games "
-        "(reported with --allow-unverified); the finished ones are counted in the figures below.</p>"
-        "<ul>{items}</ul>{more}</div>",
-        n=len(unverified),
-        items=join(render("<li><code>{path}</code>: {verdict}</li>", path=name(path), verdict=verdict)
-                   for path, verdict in list(unverified.items())[:UNVERIFIED_SHOWN]),
-        more=render("<p>and {more} more (metrics.json: run.unverified_logs)</p>", more=more) if more > 0 else "",
-    )]  # fmt: skip
+    return [
+        render(
+            "<div class='warn'><p><b>Unverified logs</b>: {n} logs do not replay as whole, identical games "
+            "(reported with --allow-unverified); the finished ones are counted in the figures below.</p>"
+            "<ul>{items}</ul>{more}</div>",
+            n=len(unverified),
+            items=join(
+                render("<li><code>{path}</code>: {verdict}</li>", path=name(path), verdict=verdict)
+                for path, verdict in list(unverified.items())[:UNVERIFIED_SHOWN]
+            ),
+            more=render("<p>and {more} more (metrics.json: run.unverified_logs)</p>", more=more) if more > 0 else "",
+        )
+    ]
 
 
 def validity_section(document: dict[str, Any]) -> list[Html]:
@@ -92,19 +105,24 @@ def validity_section(document: dict[str, Any]) -> list[Html]:
     parts = [trusted("<h2>Answer validity</h2>")]
     analyses = metrics["totals"].get("analysis_coverage") or {}
     if analyses.get("expected") and analyses.get("answered", 0) < analyses["expected"]:
-        parts.append(render(
-            "<p class='warn'>{missing} of {expected} self / peer analyses fell back to the env's "
-            "default (no usable answer) and are left out of every detection figure. Each table shows the "
-            "coverage (answered / asked) its figures rest on; a group with no answered analysis says "
-            "<b>no valid predictions</b>.</p>",
-            missing=analyses["expected"] - analyses["answered"], expected=analyses["expected"],
-        ))  # fmt: skip
-    parts.append(trusted(
-        "<p>Per policy and action kind: <i>answered</i> (the model's first answer was valid), <i>repaired</i> "
-        "(valid after one repair prompt), <i>invalid</i> (answered, nothing valid), <i>unanswered</i> (the "
-        "server gave no reply), <i>fallback</i> (the env replaced all or part of the answer). Outcomes are "
-        "known for LLM policies only (– for the others).</p>"
-    ))  # fmt: skip
+        parts.append(
+            render(
+                "<p class='warn'>{missing} of {expected} self / peer analyses fell back to the env's "
+                "default (no usable answer) and are left out of every detection figure. Each table shows the "
+                "coverage (answered / asked) its figures rest on; a group with no answered analysis says "
+                "<b>no valid predictions</b>.</p>",
+                missing=analyses["expected"] - analyses["answered"],
+                expected=analyses["expected"],
+            )
+        )
+    parts.append(
+        trusted(
+            "<p>Per policy and action kind: <i>answered</i> (the model's first answer was valid), <i>repaired</i> "
+            "(valid after one repair prompt), <i>invalid</i> (answered, nothing valid), <i>unanswered</i> (the "
+            "server gave no reply), <i>fallback</i> (the env replaced all or part of the answer). Outcomes are "
+            "known for LLM policies only (– for the others).</p>"
+        )
+    )
     parts.append(_validity_table(document.get("validity")))
     return parts
 
@@ -128,27 +146,39 @@ def _claim_kinds(document: dict[str, Any]) -> list[str]:
 
 def _coverage_row(labeler: str, cov: dict[str, Any], mark: str, kinds: list[str]) -> Html:
     if "error" in cov:
-        return render("<tr><th>{name}</th><td colspan='{span}' class='warn'>{error}</td></tr>",
-                      name=labeler, span=len(kinds) + 7, error=cov["error"])  # fmt: skip
+        return render(
+            "<tr><th>{name}</th><td colspan='{span}' class='warn'>{error}</td></tr>",
+            name=labeler,
+            span=len(kinds) + 7,
+            error=cov["error"],
+        )
     return render(
         "<tr><th>{name}{mark}</th><td class='num'>{labelled} / {statements}</td><td class='num'>{with_claim}</td>{kinds}"
         "<td class='num'>{claims}</td><td class='num'>{hedged}</td><td>{sources}</td><td class='num'>{lies}</td>"
         "<td class='num'>{hedged_only}</td></tr>",
-        name=labeler, mark=mark, labelled=cov["labelled"], statements=cov["statements"],
+        name=labeler,
+        mark=mark,
+        labelled=cov["labelled"],
+        statements=cov["statements"],
         with_claim=_counted(cov["with_claim"]),
         kinds=join(render("<td class='num'>{v}</td>", v=_counted(cov["by_kind"][k])) for k in kinds),
-        claims=cov["claims"], hedged=_counted(cov["hedged"]),
+        claims=cov["claims"],
+        hedged=_counted(cov["hedged"]),
         sources=join((render("{k} {v}", k=k, v=v) for k, v in cov["claims_by_source"].items()), ", "),
-        lies=cov["lies"], hedged_only=_counted(cov["lies_hedged_only"]),
-    )  # fmt: skip
+        lies=cov["lies"],
+        hedged_only=_counted(cov["lies_hedged_only"]),
+    )
 
 
 def ground_truth_section(document: dict[str, Any]) -> list[Html]:
     """Which labeler the lie figures rest on, and how much of the speech each available labeler covers."""
     labeler = document.get("labeler", "regex")
     unlabelled = document.get("unlabelled") or {}
-    source = (trusted(" (the claims the engine read and judged while the games were played).") if labeler == "regex"
-              else render(" (<code>claims/{labeler}.ndjson</code>, judged with what each speaker knew).", labeler=labeler))  # fmt: skip
+    source = (
+        trusted(" (the claims the engine read and judged while the games were played).")
+        if labeler == "regex"
+        else render(" (<code>claims/{labeler}.ndjson</code>, judged with what each speaker knew).", labeler=labeler)
+    )
     parts = [
         trusted("<h2>Ground truth coverage</h2>"),
         render("<p>Claims and lie labels: the <b>{labeler}</b> labeler{source}"
@@ -159,27 +189,39 @@ def ground_truth_section(document: dict[str, Any]) -> list[Html]:
     ]  # fmt: skip
     if unlabelled.get("unlabelled"):
         why = join((render("{r} {c}", r=r, c=c) for r, c in unlabelled.get("unlabelled_by_reason", {}).items()), ", ")
-        parts.append(render(
-            "<p class='warn'>{n} of {statements} statements have no label from the {labeler} labeler ({why}): they are "
-            "left out of every figure that rests on the lie label, and never given the regex label instead.</p>",
-            n=unlabelled["unlabelled"], statements=unlabelled["statements"], labeler=labeler, why=why,
-        ))  # fmt: skip
+        parts.append(
+            render(
+                "<p class='warn'>{n} of {statements} statements have no label from the {labeler} labeler ({why}): they are "
+                "left out of every figure that rests on the lie label, and never given the regex label instead.</p>",
+                n=unlabelled["unlabelled"],
+                statements=unlabelled["statements"],
+                labeler=labeler,
+                why=why,
+            )
+        )
     kinds = _claim_kinds(document)
-    head = render("<tr><th>labeler</th><th>statements labelled</th><th>with a claim</th>{kinds}<th>claims</th><th>hedged</th>"
-                  "<th>claims by source</th><th>lies</th><th>lies on hedged claims only</th></tr>",
-                  kinds=join(render("<th>{k}</th>", k=k) for k in kinds))  # fmt: skip
+    head = render(
+        "<tr><th>labeler</th><th>statements labelled</th><th>with a claim</th>{kinds}<th>claims</th><th>hedged</th>"
+        "<th>claims by source</th><th>lies</th><th>lies on hedged claims only</th></tr>",
+        kinds=join(render("<th>{k}</th>", k=k) for k in kinds),
+    )
     rows = join(
         _coverage_row(labeler_name, cov, " (these figures)" if labeler_name == labeler else "", kinds)
         for labeler_name, cov in (document.get("claims_coverage_by_labeler") or {}).items()
-    )  # fmt: skip
+    )
     parts.append(render('<div class="wide"><table class="coverage">{head}{rows}</table></div>', head=head, rows=rows))
     return parts
 
 
 def _token_cells(row: dict[str, Any]) -> Html:
-    return render("<td class='num'>{calls}</td><td class='num'>{prompt}</td><td class='num'>{cached}</td>"
-                  "<td class='num'>{completion}</td>", calls=f"{row['calls']:,}", prompt=f"{row['prompt_tokens']:,}",
-                  cached=f"{row['cached_tokens']:,}", completion=f"{row['completion_tokens']:,}")  # fmt: skip
+    return render(
+        "<td class='num'>{calls}</td><td class='num'>{prompt}</td><td class='num'>{cached}</td>"
+        "<td class='num'>{completion}</td>",
+        calls=f"{row['calls']:,}",
+        prompt=f"{row['prompt_tokens']:,}",
+        cached=f"{row['cached_tokens']:,}",
+        completion=f"{row['completion_tokens']:,}",
+    )
 
 
 def _usd(value: float | None) -> str:
@@ -211,18 +253,32 @@ def token_section(document: dict[str, Any]) -> list[Html]:
                unit=tokens.get("price_unit", "USD per million tokens")),
     ]  # fmt: skip
     head = trusted("<th>calls</th><th>prompt</th><th>cached</th><th>completion</th>")
-    kinds = join(render("<tr><th>{kind}</th>{cells}</tr>", kind=kind, cells=_token_cells(row))
-                 for kind, row in (tokens.get("by_kind") or {}).items())  # fmt: skip
+    kinds = join(
+        render("<tr><th>{kind}</th>{cells}</tr>", kind=kind, cells=_token_cells(row))
+        for kind, row in (tokens.get("by_kind") or {}).items()
+    )
     parts.append(render("<table><tr><th>call kind</th>{head}</tr>{rows}</table>", head=head, rows=kinds))
     models = join(
-        render("<tr><th>{model}</th>{cells}<td>{counter}{unanswered}{cached_note}</td><td class='num'>{cost}</td></tr>",
-               model=name(model), cells=_token_cells(entry), counter=entry.get("counter", ""),
-               unanswered=f"; {entry['unanswered_calls']} unanswered (no tokens counted)" if entry.get("unanswered_calls") else "",
-               cached_note="; cached tokens not reported by the server"
-               if entry.get("usage_calls") and not entry.get("cached_reported_calls") else "",
-               cost=_usd(entry.get("cost_usd")))
+        render(
+            "<tr><th>{model}</th>{cells}<td>{counter}{unanswered}{cached_note}</td><td class='num'>{cost}</td></tr>",
+            model=name(model),
+            cells=_token_cells(entry),
+            counter=entry.get("counter", ""),
+            unanswered=f"; {entry['unanswered_calls']} unanswered (no tokens counted)"
+            if entry.get("unanswered_calls")
+            else "",
+            cached_note="; cached tokens not reported by the server"
+            if entry.get("usage_calls") and not entry.get("cached_reported_calls")
+            else "",
+            cost=_usd(entry.get("cost_usd")),
+        )
         for model, entry in (tokens.get("by_model") or {}).items()
-    )  # fmt: skip
-    parts.append(render("<table><tr><th>model</th>{head}<th>counted by</th><th>estimated cost</th></tr>{rows}</table>",
-                        head=head, rows=models))  # fmt: skip
+    )
+    parts.append(
+        render(
+            "<table><tr><th>model</th>{head}<th>counted by</th><th>estimated cost</th></tr>{rows}</table>",
+            head=head,
+            rows=models,
+        )
+    )
     return parts

@@ -42,13 +42,19 @@ def _claim(claim: dict[str, Any], names: list[str]) -> Html:
     who = _seat(names, player) if isinstance(player, int) else esc(player)
     verdict: Html | str = ""
     if "known_false" in claim:
-        verdict = render(' <span class="badge hidden-info">{text}</span>', text="known false" if claim["known_false"] else ("true" if claim.get("true") else "false, not known"))  # fmt: skip
+        verdict = render(
+            ' <span class="badge hidden-info">{text}</span>',
+            text="known false" if claim["known_false"] else ("true" if claim.get("true") else "false, not known"),
+        )
     return render(
         "<li>{kind}: {who} {negated}{what}{hedged}{verdict}</li>",
-        kind=claim.get("kind"), who=who, negated="not " if claim.get("negated") else "",
+        kind=claim.get("kind"),
+        who=who,
+        negated="not " if claim.get("negated") else "",
         what=claim.get("role") or claim.get("team") or "",
-        hedged=trusted(' <span class="badge">hedged</span>') if claim.get("hedged") else "", verdict=verdict,
-    )  # fmt: skip
+        hedged=trusted(' <span class="badge">hedged</span>') if claim.get("hedged") else "",
+        verdict=verdict,
+    )
 
 
 def _peer_verdict(st: StatementRecord) -> str:
@@ -88,26 +94,39 @@ def _statement(st: StatementRecord, record: GameRecord) -> Html:
     ]  # fmt: skip
     if st.self_label is not None:
         s = st.self_label
-        parts.append(render(
-            '<div class="hidden-info">self-analysis: {verdict} ({confidence}, {kind}){fallback}: {reasoning}</div>',
-            verdict="deceptive" if s.is_deceptive else "honest", confidence=_number(s.confidence, 2),
-            kind=s.deception_type, fallback=" [fallback]" if s.fallback else "", reasoning=s.reasoning,
-        ))  # fmt: skip
+        parts.append(
+            render(
+                '<div class="hidden-info">self-analysis: {verdict} ({confidence}, {kind}){fallback}: {reasoning}</div>',
+                verdict="deceptive" if s.is_deceptive else "honest",
+                confidence=_number(s.confidence, 2),
+                kind=s.deception_type,
+                fallback=" [fallback]" if s.fallback else "",
+                reasoning=s.reasoning,
+            )
+        )
     if st.peer_labels:
         rows = join(
             render(
                 "<tr><td>{peer}</td><td>{flag}</td><td class='num'>{confidence}</td><td>{kind}</td>"
                 "<td class='num'>{suspicion}</td><td class='num'>{score}</td><td>{reasoning}{fallback}</td></tr>",
-                peer=_seat(names, lb.observer), flag="yes" if lb.is_deceptive else "no",
-                confidence=_number(lb.confidence, 2), kind=lb.deception_type, suspicion=_number(lb.suspicion, 2),
-                score=_number(lb.score, 3), reasoning=lb.reasoning, fallback=" [fallback]" if lb.fallback else "",
+                peer=_seat(names, lb.observer),
+                flag="yes" if lb.is_deceptive else "no",
+                confidence=_number(lb.confidence, 2),
+                kind=lb.deception_type,
+                suspicion=_number(lb.suspicion, 2),
+                score=_number(lb.score, 3),
+                reasoning=lb.reasoning,
+                fallback=" [fallback]" if lb.fallback else "",
             )
             for lb in st.peer_labels
-        )  # fmt: skip
-        parts.append(render(
-            '<table class="peers hidden-info"><tr><th>peer</th><th>deceptive</th><th>confidence</th><th>type</th>'
-            "<th>suspicion</th><th>score after</th><th>reasoning</th></tr>{rows}</table>", rows=rows,
-        ))  # fmt: skip
+        )
+        parts.append(
+            render(
+                '<table class="peers hidden-info"><tr><th>peer</th><th>deceptive</th><th>confidence</th><th>type</th>'
+                "<th>suspicion</th><th>score after</th><th>reasoning</th></tr>{rows}</table>",
+                rows=rows,
+            )
+        )
     parts.append(trusted("</article>"))
     return join(parts, "\n")
 
@@ -120,10 +139,15 @@ def _matrix(record: GameRecord) -> Html:
     rows = []
     for i, n in enumerate(names):
         cells = join(
-            trusted("<td></td>") if i == j
-            else render('<td class="num" style="background:rgba(200,30,30,{alpha:.2f})">{value:.2f}</td>', alpha=float(m[i, j]), value=float(m[i, j]))
+            trusted("<td></td>")
+            if i == j
+            else render(
+                '<td class="num" style="background:rgba(200,30,30,{alpha:.2f})">{value:.2f}</td>',
+                alpha=float(m[i, j]),
+                value=float(m[i, j]),
+            )
             for j in range(len(names))
-        )  # fmt: skip
+        )
         rows.append(render("<tr><th>{n}</th>{cells}</tr>", n=name(n), cells=cells))
     return render(
         '<table class="hidden-info"><caption>final cross-perception (row suspects column)</caption><tr><th></th>{head}</tr>{rows}</table>',
@@ -137,10 +161,15 @@ def _roster(record: GameRecord) -> Html:
     policy), so their whole columns, headers included, hide with the switch and the table stays aligned."""
     alive = record.alive_at_end()
     rows = join(
-        render("<tr><td>{player}</td><td class='hidden-info'>{role}</td><td class='hidden-info'>{policy}</td><td>{end}</td></tr>",
-               player=name(n), role=record.roles[s], policy=name(record.policies[s]), end="alive" if alive[s] else "dead")
+        render(
+            "<tr><td>{player}</td><td class='hidden-info'>{role}</td><td class='hidden-info'>{policy}</td><td>{end}</td></tr>",
+            player=name(n),
+            role=record.roles[s],
+            policy=name(record.policies[s]),
+            end="alive" if alive[s] else "dead",
+        )
         for s, n in enumerate(record.names)
-    )  # fmt: skip
+    )
     return render(
         "<table class='roster'><tr><th>player</th><th class='hidden-info'>role</th><th class='hidden-info'>policy</th><th>at the end</th></tr>{rows}</table>",
         rows=rows,
@@ -156,8 +185,11 @@ def _saved(data: dict[str, Any]) -> str:
     if not data.get("saved"):
         return ""
     target = data.get("target")
-    savers = [acting_role(kind) for kind, reached in (("protect", "protected"), ("heal", "healed"))
-              if target in (data.get(reached) or ())]  # fmt: skip
+    savers = [
+        acting_role(kind)
+        for kind, reached in (("protect", "protected"), ("heal", "healed"))
+        if target in (data.get(reached) or ())
+    ]
     return f" but the {' and the '.join(savers or ['village'])} saved them"
 
 
@@ -201,36 +233,44 @@ def _event(e: dict[str, Any], record: GameRecord, by_id: dict[int, StatementReco
     if kind == "attack_seen":
         return render(
             '<div class="event hidden-info">{witch} ({role}) is told the werewolves\' victim: {target}</div>',
-            witch=_seat(names, (e.get("audience") or [None])[0]), role=acting_role("heal"),
+            witch=_seat(names, (e.get("audience") or [None])[0]),
+            role=acting_role("heal"),
             target=_seat(names, data.get("target")),
-        )  # fmt: skip
+        )
     if kind == "potion_used":
         return render(
             '<div class="event hidden-info">{who} ({role}) uses the {potion} potion on {target}</div>',
-            who=who, role=acting_role("heal"), potion="healing" if data.get("potion") == "heal" else data.get("potion"),
+            who=who,
+            role=acting_role("heal"),
+            potion="healing" if data.get("potion") == "heal" else data.get("potion"),
             target=_seat(names, data.get("target")),
-        )  # fmt: skip
+        )
     if kind == "night_outcome":
         return render(
             '<div class="event hidden-info">night outcome: target {target}{saved}{poisoned}</div>',
-            target=_seat(names, data.get("target")), saved=_saved(data),
+            target=_seat(names, data.get("target")),
+            saved=_saved(data),
             poisoned=render("; poisoned: {seats}", seats=join((_seat(names, p) for p in data["poisoned"]), ", "))
-            if data.get("poisoned") else "",
-        )  # fmt: skip
+            if data.get("poisoned")
+            else "",
+        )
     if kind == "death":
         if data.get("victim") is None:
             return trusted('<div class="event">Nobody died in the night.</div>')
         how = _DIED.get(str(data.get("cause")), "died in the night")
         poisoned = (e.get("round"), data.get("victim")) in _poisoned(record)
         return render(
-            '<div class="event"><b>{victim}</b> {how}.{poison}</div>', victim=_seat(names, data.get("victim")), how=how,
+            '<div class="event"><b>{victim}</b> {how}.{poison}</div>',
+            victim=_seat(names, data.get("victim")),
+            how=how,
             poison=trusted(' <span class="badge hidden-info">poisoned</span>') if poisoned else "",
-        )  # fmt: skip
+        )
     if kind == "shot":
         return render(
             '<div class="event"><b>{who}</b> fires a last shot at <b>{target}</b>.</div>',
-            who=_seat(names, data.get("hunter")), target=_seat(names, data.get("target")),
-        )  # fmt: skip
+            who=_seat(names, data.get("hunter")),
+            target=_seat(names, data.get("target")),
+        )
     if kind == "floor":
         return render(
             '<div class="event muted">{speaker} takes the floor (bid {bid})</div>',
@@ -244,9 +284,13 @@ def _event(e: dict[str, Any], record: GameRecord, by_id: dict[int, StatementReco
     if kind == "votes":
         votes = data.get("votes") or {}
         rows = join(
-            render("<tr><td>{voter}</td><td>{vote}</td></tr>", voter=_seat(names, int(v) if str(v).isdigit() else v), vote=_seat(names, t, "abstain"))
+            render(
+                "<tr><td>{voter}</td><td>{vote}</td></tr>",
+                voter=_seat(names, int(v) if str(v).isdigit() else v),
+                vote=_seat(names, t, "abstain"),
+            )
             for v, t in votes.items()
-        )  # fmt: skip
+        )
         exiled = data.get("exiled")
         result = (
             render("{who} exiled", who=_seat(names, exiled)) if exiled is not None else "no majority: nobody exiled"

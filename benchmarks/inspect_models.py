@@ -243,8 +243,9 @@ class ScriptedModelAPI(ModelAPI):
         content = scripted_reply(messages, self.model_name)
         output = ModelOutput.from_content(model=self.model_name, content=content)
         prompt = sum(len(m["content"].split()) for m in messages)
-        output.usage = ModelUsage(input_tokens=prompt, output_tokens=len(content.split()),
-                                  total_tokens=prompt + len(content.split()))  # fmt: skip
+        output.usage = ModelUsage(
+            input_tokens=prompt, output_tokens=len(content.split()), total_tokens=prompt + len(content.split())
+        )
         return output
 
     async def count_text_tokens(self, text: str) -> int:  # never a tokenizer download

@@ -101,10 +101,13 @@ def werewolf(
     if breaker < 1:
         raise ValueError(f"breaker must be at least 1 (got {breaker})")
     samples = [
-        Sample(id=f"game-{i:04d}", input=f"Werewolf game {i} (seed {seed + i}, {players} players)",
-               metadata={"seed": seed + i, "game": i})
+        Sample(
+            id=f"game-{i:04d}",
+            input=f"Werewolf game {i} (seed {seed + i}, {players} players)",
+            metadata={"seed": seed + i, "game": i},
+        )
         for i in range(games)
-    ]  # fmt: skip
+    ]
     return Task(
         dataset=MemoryDataset(samples, name="werewolf"),
         solver=play_werewolf(config.model_dump(mode="json"), others, max_tokens, breaker, preflight),
@@ -116,8 +119,10 @@ def _compact(record: dict[str, Any]) -> dict[str, Any]:
     """A log record for the Inspect sample: an LLM call without its messages (the model events hold them)."""
     data = record.get("data")
     if record.get("type") == "agent_record" and isinstance(data, dict) and "messages" in data:
-        return {**record, "data": {**{k: v for k, v in data.items() if k != "messages"},
-                                   "messages": len(data["messages"])}}  # fmt: skip
+        return {
+            **record,
+            "data": {**{k: v for k, v in data.items() if k != "messages"}, "messages": len(data["messages"])},
+        }
     return record
 
 
@@ -156,8 +161,14 @@ def play_werewolf(
                     transcript().info(record, source=f"werewolf/{record.get('type')}")
 
         try:
-            result = await play_game(config, None, int(state.metadata["seed"]), policy_factory=make,
-                                     passthrough=(LimitExceededError,), on_records=on_records)  # fmt: skip
+            result = await play_game(
+                config,
+                None,
+                int(state.metadata["seed"]),
+                policy_factory=make,
+                passthrough=(LimitExceededError,),
+                on_records=on_records,
+            )
         except LimitExceededError as exc:
             game["stopped"] = f"{exc.type} limit ({exc.value_str} of {exc.limit_str})"
             raise
@@ -223,12 +234,19 @@ def detect_samples(stored: list[tuple[str, list[dict[str, Any]]]], context: int 
         for i, s in enumerate(statements):
             if not s["labelled"]:
                 continue
-            samples.append(Sample(
-                id=f"{game_id}#{s['statement_id']}", input=detect_prompt(names, statements[max(0, i - context):i], s),
-                target="lie" if s["lie"] else "truth",
-                metadata={"game": game_id, "statement_id": s["statement_id"], "speaker_role": s["speaker_role"],
-                          "lie_type": s["lie_type"]},
-            ))  # fmt: skip
+            samples.append(
+                Sample(
+                    id=f"{game_id}#{s['statement_id']}",
+                    input=detect_prompt(names, statements[max(0, i - context) : i], s),
+                    target="lie" if s["lie"] else "truth",
+                    metadata={
+                        "game": game_id,
+                        "statement_id": s["statement_id"],
+                        "speaker_role": s["speaker_role"],
+                        "lie_type": s["lie_type"],
+                    },
+                )
+            )
     return samples
 
 

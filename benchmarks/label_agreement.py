@@ -109,12 +109,16 @@ def format_agreement(result: dict[str, Any]) -> list[str]:
     if kappa["kappa"] is None:
         lie = f"lie labels: Cohen's kappa undefined ({kappa['reason']})"
     else:
-        lie = (f"lie labels: Cohen's kappa {kappa['kappa']:.2f} (observed agreement "
-               f"{_num(kappa['observed_agreement'])}; lies: both {table['both_lie']}, "
-               f"{mine} only {table[f'{mine}_only']}, {theirs} only {table[f'{theirs}_only']})")  # fmt: skip
-    claim = (f"claims ({theirs} as reference): precision {_num(claims['precision'])}, "
-             f"recall {_num(claims['recall'])}, F1 {_num(claims['f1'])} "
-             f"(tp {claims['tp']}, fp {claims['fp']}, fn {claims['fn']})")  # fmt: skip
+        lie = (
+            f"lie labels: Cohen's kappa {kappa['kappa']:.2f} (observed agreement "
+            f"{_num(kappa['observed_agreement'])}; lies: both {table['both_lie']}, "
+            f"{mine} only {table[f'{mine}_only']}, {theirs} only {table[f'{theirs}_only']})"
+        )
+    claim = (
+        f"claims ({theirs} as reference): precision {_num(claims['precision'])}, "
+        f"recall {_num(claims['recall'])}, F1 {_num(claims['f1'])} "
+        f"(tp {claims['tp']}, fp {claims['fp']}, fn {claims['fn']})"
+    )
     cover = f"coverage (statements with >= 1 claim): {mine} {_num(coverage[mine])}, {theirs} {_num(coverage[theirs])}"
     return [head, f"  {lie}", f"  {claim}", f"  {cover}"]
 
@@ -129,18 +133,28 @@ def format_summary(summary: dict[str, Any]) -> list[str]:
              f"{summary['seconds']}s"]  # fmt: skip
     for skipped in summary.get("skipped_logs") or []:
         lines.append(f"  skipped {skipped['game']}: {skipped['error']}")
-    lines.append(f"  labelled {summary['answered']} / {summary['statements']} expected; failed {summary['failed']}"
-                 + (f" ({', '.join(f'{k} {v}' for k, v in summary['failures'].items())}; each carries its error,"
-                    " nothing was filled in by the regex reader)" if summary["failed"] else ""))  # fmt: skip
+    lines.append(
+        f"  labelled {summary['answered']} / {summary['statements']} expected; failed {summary['failed']}"
+        + (
+            f" ({', '.join(f'{k} {v}' for k, v in summary['failures'].items())}; each carries its error,"
+            " nothing was filled in by the regex reader)"
+            if summary["failed"]
+            else ""
+        )
+    )
     if summary.get("claims_dropped"):
         lines.append(f"  claims dropped as invalid (unknown player, missing role): {summary['claims_dropped']}")
-    lines.append(f"  claims: {summary['claims']['total']}; tokens: prompt {summary['tokens']['prompt']}, "
-                 f"completion {summary['tokens']['completion']}")  # fmt: skip
+    lines.append(
+        f"  claims: {summary['claims']['total']}; tokens: prompt {summary['tokens']['prompt']}, "
+        f"completion {summary['tokens']['completion']}"
+    )
     if summary["agreement"] is not None:
         lines += [f"  {line}" for line in format_agreement(summary["agreement"])]
     for side, found in (summary.get("hand_labels") or {}).get("scores", {}).items():
-        lines.append(f"  against the hand labels ({summary['hand_labels']['statements']} statements), {side}: "
-                     f"claim F1 {_num(found['claims']['f1'])}, lie F1 {_num(found['lies']['f1'])}")  # fmt: skip
+        lines.append(
+            f"  against the hand labels ({summary['hand_labels']['statements']} statements), {side}: "
+            f"claim F1 {_num(found['claims']['f1'])}, lie F1 {_num(found['lies']['f1'])}"
+        )
     lines.append("  files: " + ", ".join(summary["files"]))
     return lines
 

@@ -59,40 +59,56 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
         parse = llm_number(field) if kind is int else kind
         group.add_argument(flag, dest=f"llm_{field}", type=parse, choices=choices, help=text.format(default=default))
     group.add_argument(
-        "--no-bid-in-analysis", dest="llm_bid_in_analysis", action="store_const", const=False,
+        "--no-bid-in-analysis",
+        dest="llm_bid_in_analysis",
+        action="store_const",
+        const=False,
         help="ask each bid in a call of its own (default: the next bid comes with each peer analysis, "
         "LLMOptions.bid_in_analysis)",
-    )  # fmt: skip
+    )
     group.add_argument(
-        "--no-vote-in-analysis", dest="llm_vote_in_analysis", action="store_const", const=False,
+        "--no-vote-in-analysis",
+        dest="llm_vote_in_analysis",
+        action="store_const",
+        const=False,
         help="ask each vote in a call of its own (default: the vote comes with the analyses of the day's last "
         "statement, or with that statement, LLMOptions.vote_in_analysis)",
-    )  # fmt: skip
+    )
     group.add_argument(
-        "--no-self-analysis-in-statement", dest="llm_self_analysis_in_statement", action="store_const", const=False,
+        "--no-self-analysis-in-statement",
+        dest="llm_self_analysis_in_statement",
+        action="store_const",
+        const=False,
         help="ask each self-analysis in a call of its own (default: it comes with the statement, "
         "LLMOptions.self_analysis_in_statement)",
-    )  # fmt: skip
+    )
     checks = parser.add_argument_group("validity of LLM runs")
     checks.add_argument(
-        "--max-fallback-rate", type=float, default=0.10,
+        "--max-fallback-rate",
+        type=float,
+        default=0.10,
         help="exit 4 when an LLM seat's share of actions played by the env's fallback exceeds this "
         "(default %(default)s)",
-    )  # fmt: skip
+    )
     checks.add_argument(
-        "--breaker", type=COUNT, default=8, metavar="N",
+        "--breaker",
+        type=COUNT,
+        default=8,
+        metavar="N",
         help="stop the run (exit 3) when an endpoint fails N calls in a row (default %(default)s)",
-    )  # fmt: skip
+    )
     checks.add_argument("--no-preflight", action="store_true", help="skip the probe of each endpoint before the run")
     checks.add_argument("--no-cache", action="store_true", help="do not cache LLM answers in the run folder")
 
 
 def llm_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The LLM options given on the command line."""
-    fields = [field for _f, field, _k, _t in _FLAGS] + ["bid_in_analysis", "vote_in_analysis",
-                                                          "self_analysis_in_statement"]
-    return {field: getattr(args, f"llm_{field}") for field in fields
-            if getattr(args, f"llm_{field}", None) is not None}  # fmt: skip
+    fields = [field for _f, field, _k, _t in _FLAGS] + [
+        "bid_in_analysis",
+        "vote_in_analysis",
+        "self_analysis_in_statement",
+    ]
+    return {field: getattr(args, f"llm_{field}") for field in fields if getattr(args, f"llm_{field}", None) is not None}
 
 
 def judge_settings(args: argparse.Namespace, specs: list[str]) -> dict[str, Any]:
@@ -107,8 +123,12 @@ def judge_settings(args: argparse.Namespace, specs: list[str]) -> dict[str, Any]
     if args.judge_base_url:
         options["base_url"] = args.judge_base_url
     validate_options(options, "llm-judge")
-    return {"options": options, "concurrency": args.concurrency, "breaker": args.breaker,
-            "cache_dir": None if args.no_cache else args.out / "llm-cache"}  # fmt: skip
+    return {
+        "options": options,
+        "concurrency": args.concurrency,
+        "breaker": args.breaker,
+        "cache_dir": None if args.no_cache else args.out / "llm-cache",
+    }
 
 
 def check_run_flags(args: argparse.Namespace) -> None:

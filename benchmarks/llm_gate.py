@@ -41,6 +41,7 @@ def stopped(command: str, exc: BaseException, kept: str) -> int:
     """Say that ``command`` stopped on a tripped breaker (``exc`` names the endpoint and why) and what is kept; 3."""
     reason = exc.reason if isinstance(exc, EndpointDownError) else str(exc)
     shown = f"{exc.endpoint}: {reason}" if isinstance(exc, EndpointDownError) else reason
-    print(f"{command.upper()} STOPPED: {shown}. {kept}; fix the endpoint and run the same command again.",
-          file=sys.stderr)  # fmt: skip
+    print(
+        f"{command.upper()} STOPPED: {shown}. {kept}; fix the endpoint and run the same command again.", file=sys.stderr
+    )
     return EXIT_STOPPED

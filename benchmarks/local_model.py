@@ -52,8 +52,11 @@ def call_stats(logs: list[Path]) -> dict[str, Any]:
         if not values:
             return None
         ordered = sorted(values)
-        return {"mean": round(statistics.fmean(values), 1), "median": ordered[len(ordered) // 2],
-                "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]}  # fmt: skip
+        return {
+            "mean": round(statistics.fmean(values), 1),
+            "median": ordered[len(ordered) // 2],
+            "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
+        }
 
     every = {k: [v for kind in by_kind.values() for v in kind[k]] for k in ("prompt", "completion", "seconds")}
     return {
@@ -61,9 +64,15 @@ def call_stats(logs: list[Path]) -> dict[str, Any]:
         "prompt_tokens_per_call": summary(every["prompt"]),
         "completion_tokens_per_call": summary(every["completion"]),
         "seconds_per_call": summary(every["seconds"]),
-        "by_kind": {k: {"calls": len(v["seconds"]), "prompt_tokens": summary(v["prompt"]),
-                        "completion_tokens": summary(v["completion"]), "seconds": summary(v["seconds"])}
-                    for k, v in sorted(by_kind.items())},
+        "by_kind": {
+            k: {
+                "calls": len(v["seconds"]),
+                "prompt_tokens": summary(v["prompt"]),
+                "completion_tokens": summary(v["completion"]),
+                "seconds": summary(v["seconds"]),
+            }
+            for k, v in sorted(by_kind.items())
+        },
         "statements": statements,
         "placeholder_statements": placeholders,
     }

@@ -128,8 +128,9 @@ class Columns:
         return np.concatenate([part.tdot(u) if isinstance(part, Sparse) else _tmv(part, u) for part in self.parts])
 
     def weighted_square_columns(self, d: np.ndarray) -> np.ndarray:
-        return np.concatenate([part.weighted_square_columns(d) if isinstance(part, Sparse) else _tmv(part**2, d)
-                               for part in self.parts])  # fmt: skip
+        return np.concatenate(
+            [part.weighted_square_columns(d) if isinstance(part, Sparse) else _tmv(part**2, d) for part in self.parts]
+        )
 
     def take(self, index: np.ndarray) -> Columns:
         return Columns([part.take(index) if isinstance(part, Sparse) else part[index] for part in self.parts])
@@ -170,9 +171,15 @@ def _loss(z: np.ndarray, y: np.ndarray, s: np.ndarray) -> float:
 
 
 def fit_logistic(
-    x: Design, y: np.ndarray, l2: float | np.ndarray = 1.0, sample_weight: np.ndarray | None = None,
-    intercept_l2: float = 0.0, max_iter: int = 100, tol: float = 1e-8, init: LogisticFit | None = None,
-) -> LogisticFit:  # fmt: skip
+    x: Design,
+    y: np.ndarray,
+    l2: float | np.ndarray = 1.0,
+    sample_weight: np.ndarray | None = None,
+    intercept_l2: float = 0.0,
+    max_iter: int = 100,
+    tol: float = 1e-8,
+    init: LogisticFit | None = None,
+) -> LogisticFit:
     """Minimise the penalised weighted log loss (module docstring); ``init`` warm-starts the search."""
     n = x.shape[0]
     p = x.shape[1]
@@ -248,9 +255,16 @@ def _exact_step(
 
 
 def _cg_step(
-    x: Sparse | Columns, d: np.ndarray, penalty: np.ndarray, intercept_l2: float, grad_w: np.ndarray, grad_b: float,
-    first: float, dense: tuple[np.ndarray, np.ndarray], max_iter: int = 200,
-) -> tuple[np.ndarray, float]:  # fmt: skip
+    x: Sparse | Columns,
+    d: np.ndarray,
+    penalty: np.ndarray,
+    intercept_l2: float,
+    grad_w: np.ndarray,
+    grad_b: float,
+    first: float,
+    dense: tuple[np.ndarray, np.ndarray],
+    max_iter: int = 200,
+) -> tuple[np.ndarray, float]:
     """Solve the Newton system by conjugate gradients to a residual that shrinks with the gradient
     (relative to the first one): superlinear convergence. Preconditioner: the Hessian's diagonal, and
     the inverse of its block on the intercept and the dense columns of a ``Columns`` design (few,

@@ -131,15 +131,23 @@ def read_dialogs(path: str | Path, split: str = "") -> list[Message]:
             year = _number(_at(dialog.get("years"), k))
             absolute = _number(_at(dialog.get("absolute_message_index"), k))
             relative = _number(_at(dialog.get("relative_message_index"), k))
-            out.append(Message(
-                game=game, dialog=f"{split}:{line_no}", speaker=speaker, receiver=receiver,
-                text=text if isinstance(text, str) else "", lie=_lie(_at(dialog.get("sender_labels"), k)),
-                suspected=_lie(_at(dialog.get("receiver_labels"), k)),
-                game_score=_number(_at(dialog.get("game_score"), k)), score_delta=_number(_at(delta, k)),
-                absolute_index=int(absolute) if absolute is not None else k,
-                relative_index=int(relative) if relative is not None else k,
-                season=str(_at(dialog.get("seasons"), k) or "").lower(), year=int(year) if year is not None else None,
-            ))  # fmt: skip
+            out.append(
+                Message(
+                    game=game,
+                    dialog=f"{split}:{line_no}",
+                    speaker=speaker,
+                    receiver=receiver,
+                    text=text if isinstance(text, str) else "",
+                    lie=_lie(_at(dialog.get("sender_labels"), k)),
+                    suspected=_lie(_at(dialog.get("receiver_labels"), k)),
+                    game_score=_number(_at(dialog.get("game_score"), k)),
+                    score_delta=_number(_at(delta, k)),
+                    absolute_index=int(absolute) if absolute is not None else k,
+                    relative_index=int(relative) if relative is not None else k,
+                    season=str(_at(dialog.get("seasons"), k) or "").lower(),
+                    year=int(year) if year is not None else None,
+                )
+            )
     return out
 
 
@@ -261,11 +269,16 @@ def _power(m: Message, before: Message | None, year_start: dict[tuple[str, int],
         return now - then if now is not None and then is not None else 0.0
 
     return {
-        "score": score or 0.0, "delta": delta or 0.0, "receiver_score": receiver or 0.0,
-        "abs_delta": abs(delta or 0.0), "stronger": float((delta or 0.0) > 0), "weaker": float((delta or 0.0) < 0),
-        "score_missing": float(score is None), "delta_missing": float(delta is None),
+        "score": score or 0.0,
+        "delta": delta or 0.0,
+        "receiver_score": receiver or 0.0,
+        "abs_delta": abs(delta or 0.0),
+        "stronger": float((delta or 0.0) > 0),
+        "weaker": float((delta or 0.0) < 0),
+        "score_missing": float(score is None),
+        "delta_missing": float(delta is None),
         "score_change": change(score, before.game_score if before else None),
         "delta_change": change(delta, before.score_delta if before else None),
         "score_change_year": change(score, last_year),
         "score_share": (score or 0.0) / 18.0,
-    }  # fmt: skip
+    }

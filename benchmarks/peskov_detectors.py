@@ -115,8 +115,12 @@ class Scaler:
         return np.hstack([z, above.astype(np.float64)])
 
     def to_json(self) -> dict[str, Any]:
-        return {"names": self.names, "mean": self.mean.tolist(), "scale": self.scale.tolist(),
-                "edges": self.edges.tolist()}  # fmt: skip
+        return {
+            "names": self.names,
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+            "edges": self.edges.tolist(),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Scaler:
@@ -179,20 +183,22 @@ class Pipeline:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "blocks": list(self.blocks), "words": self.words.to_json() if self.words else None,
+            "blocks": list(self.blocks),
+            "words": self.words.to_json() if self.words else None,
             "prev": self.prev.to_json() if self.prev else None,
             "scaler": self.scaler.to_json() if self.scaler else None,
             "model": self.model.to_json() if self.model else None,
-        }  # fmt: skip
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Pipeline:
         return cls(
-            tuple(data["blocks"]), Vocabulary.from_json(data["words"]) if data.get("words") else None,
+            tuple(data["blocks"]),
+            Vocabulary.from_json(data["words"]) if data.get("words") else None,
             Vocabulary.from_json(data["prev"]) if data.get("prev") else None,
             Scaler.from_json(data["scaler"]) if data.get("scaler") else None,
             LogisticFit.from_json(data["model"]) if data.get("model") else None,
-        )  # fmt: skip
+        )
 
 
 def balanced_weights(y: np.ndarray) -> np.ndarray:
@@ -289,20 +295,32 @@ class MessageDetector:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "version": FORMAT_VERSION, "kind": "peskov_message_detector", "name": self.name, "grid": list(self.grid),
-            "folds": self.folds, "l2": self.l2, "threshold": self.threshold, "notes": self.notes, "inner": self.inner,
+            "version": FORMAT_VERSION,
+            "kind": "peskov_message_detector",
+            "name": self.name,
+            "grid": list(self.grid),
+            "folds": self.folds,
+            "l2": self.l2,
+            "threshold": self.threshold,
+            "notes": self.notes,
+            "inner": self.inner,
             "pipeline": self.pipeline.to_json() if self.pipeline else None,
-        }  # fmt: skip
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MessageDetector:
         if data.get("kind") != "peskov_message_detector" or data.get("version") != FORMAT_VERSION:
             raise ValueError("not a Diplomacy message detector of this version")
         return cls(
-            data["name"], tuple(data["grid"]), int(data["folds"]),
-            Pipeline.from_json(data["pipeline"]) if data.get("pipeline") else None, float(data["threshold"]),
-            data.get("l2"), list(data.get("notes") or []), dict(data.get("inner") or {}),
-        )  # fmt: skip
+            data["name"],
+            tuple(data["grid"]),
+            int(data["folds"]),
+            Pipeline.from_json(data["pipeline"]) if data.get("pipeline") else None,
+            float(data["threshold"]),
+            data.get("l2"),
+            list(data.get("notes") or []),
+            dict(data.get("inner") or {}),
+        )
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json()) + "\n", encoding="utf-8")

@@ -62,9 +62,13 @@ def _interval(values: np.ndarray, point: float | None, n: int) -> dict[str, Any]
 
 
 def confusion_metrics(
-    probability: np.ndarray, pred: np.ndarray, truth: np.ndarray, cluster: np.ndarray, resamples: int = 1000,
+    probability: np.ndarray,
+    pred: np.ndarray,
+    truth: np.ndarray,
+    cluster: np.ndarray,
+    resamples: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Lie F1, macro F1, precision, recall (from per-cluster confusion counts), AUROC and average precision,
     each with a bootstrap interval over clusters, and the lie rate; an abstention (NaN probability) counts as
     "not a lie"."""
@@ -74,19 +78,27 @@ def confusion_metrics(
     _, cluster = np.unique(cluster, return_inverse=True)
     clusters = int(cluster.max()) + 1 if cluster.size else 0
     boot = Bootstrap(clusters, resamples, seed)
-    counts = np.stack([np.bincount(cluster, (pred & truth).astype(float), clusters),
-                       np.bincount(cluster, (pred & ~truth).astype(float), clusters),
-                       np.bincount(cluster, (~pred & truth).astype(float), clusters),
-                       np.bincount(cluster, (~pred & ~truth).astype(float), clusters)], axis=1)  # fmt: skip
+    counts = np.stack(
+        [
+            np.bincount(cluster, (pred & truth).astype(float), clusters),
+            np.bincount(cluster, (pred & ~truth).astype(float), clusters),
+            np.bincount(cluster, (~pred & truth).astype(float), clusters),
+            np.bincount(cluster, (~pred & ~truth).astype(float), clusters),
+        ],
+        axis=1,
+    )
 
     def figures(c: np.ndarray) -> dict[str, np.ndarray]:
         tp, fp, fn, tn = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
         with np.errstate(divide="ignore", invalid="ignore"):
             lie = np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), np.nan)
             honest = np.where(2 * tn + fp + fn > 0, 2 * tn / (2 * tn + fp + fn), np.nan)
-            return {"lie_f1": lie, "macro_f1": (lie + honest) / 2,
-                    "precision": np.where(tp + fp > 0, tp / (tp + fp), np.nan),
-                    "recall": np.where(tp + fn > 0, tp / (tp + fn), np.nan)}  # fmt: skip
+            return {
+                "lie_f1": lie,
+                "macro_f1": (lie + honest) / 2,
+                "precision": np.where(tp + fp > 0, tp / (tp + fp), np.nan),
+                "recall": np.where(tp + fn > 0, tp / (tp + fn), np.nan),
+            }
 
     point = figures(counts.sum(axis=0))
     boots = figures(boot.weights @ counts) if boot.weights.shape[0] else {k: np.zeros(0) for k in point}
@@ -104,8 +116,12 @@ def confusion_metrics(
 
 
 def counts(rows: list[Message]) -> dict[str, int]:
-    return {"messages": len(rows), "lies": sum(bool(m.lie) for m in rows), "games": len({m.game for m in rows}),
-            "dialogs": len({m.dialog for m in rows})}  # fmt: skip
+    return {
+        "messages": len(rows),
+        "lies": sum(bool(m.lie) for m in rows),
+        "games": len({m.game for m in rows}),
+        "dialogs": len({m.dialog for m in rows}),
+    }
 
 
 def _cluster(rows: list[Message]) -> tuple[np.ndarray, str]:
@@ -136,17 +152,21 @@ def score_split(
             p = detector.probability(test)
             probability.append(p)
             pred.append(p >= detector.threshold)
-            chosen.append({"test_games": sorted({m.game for m in test}), "l2": detector.l2,
-                           "threshold": round(detector.threshold, 4), "inner_lie_f1": detector.inner,
-                           "notes": detector.notes})  # fmt: skip
+            chosen.append(
+                {
+                    "test_games": sorted({m.game for m in test}),
+                    "l2": detector.l2,
+                    "threshold": round(detector.threshold, 4),
+                    "inner_lie_f1": detector.inner,
+                    "notes": detector.notes,
+                }
+            )
         if bar is not None:
             bar.advance()
     return np.concatenate(probability), np.concatenate(pred), chosen
 
 
-def human_row(
-    test_rows: list[Message], cluster: np.ndarray, resamples: int, seed: int
-) -> dict[str, Any] | None:  # fmt: skip
+def human_row(test_rows: list[Message], cluster: np.ndarray, resamples: int, seed: int) -> dict[str, Any] | None:
     """The receivers' own labels as a detector, Peskov et al.'s way: a message its receiver marked false is
     flagged, on the messages with a receiver label only (None when no message has one)."""
     labelled = np.array([m.suspected is not None for m in test_rows], dtype=bool)
@@ -154,14 +174,17 @@ def human_row(
         return None
     flags = np.array([bool(m.suspected) for m in test_rows])[labelled]
     truth = np.array([bool(m.lie) for m in test_rows])[labelled]
-    return {**confusion_metrics(flags.astype(float), flags, truth, cluster[labelled], resamples, seed),
-            "baseline": True, "folds": [],
-            "sample": {"messages": int(labelled.sum()), "of": len(test_rows), "lies": int(truth.sum())}}  # fmt: skip
+    return {
+        **confusion_metrics(flags.astype(float), flags, truth, cluster[labelled], resamples, seed),
+        "baseline": True,
+        "folds": [],
+        "sample": {"messages": int(labelled.sum()), "of": len(test_rows), "lies": int(truth.sum())},
+    }
 
 
 def lie_f1_difference(
     pred: np.ndarray, reference: np.ndarray, truth: np.ndarray, cluster: np.ndarray, resamples: int, seed: int
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Lie F1 of ``pred`` minus that of ``reference`` on the same messages, with a paired bootstrap interval
     over ``cluster`` (both are recomputed on each resample of the same clusters)."""
     truth = np.asarray(truth, dtype=bool)
@@ -171,8 +194,9 @@ def lie_f1_difference(
 
     def f1(flags: np.ndarray, weights: np.ndarray) -> np.ndarray:
         flags = np.asarray(flags, dtype=bool)
-        tp, flagged, lies = (weights @ np.bincount(index, v.astype(float), clusters)
-                             for v in (flags & truth, flags, truth))  # fmt: skip
+        tp, flagged, lies = (
+            weights @ np.bincount(index, v.astype(float), clusters) for v in (flags & truth, flags, truth)
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(flagged + lies > 0, 2 * tp / (flagged + lies), np.nan)
 
@@ -185,7 +209,7 @@ def lie_f1_difference(
 
 def headline(
     name: str, pred: np.ndarray, test_rows: list[Message], cluster: np.ndarray, resamples: int, seed: int
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Does ``name`` beat the human receivers (on the messages they labelled) and all-lie (on every message) in
     Lie F1, with the intervals of both differences above zero?"""
     truth = np.array([bool(m.lie) for m in test_rows])
@@ -194,39 +218,55 @@ def headline(
     labelled = np.array([m.suspected is not None for m in test_rows], dtype=bool)
     if labelled.any():
         suspected = np.array([bool(m.suspected) for m in test_rows])
-        versus[HUMANS] = lie_f1_difference(pred[labelled], suspected[labelled], truth[labelled], cluster[labelled],
-                                           resamples, seed)  # fmt: skip
+        versus[HUMANS] = lie_f1_difference(
+            pred[labelled], suspected[labelled], truth[labelled], cluster[labelled], resamples, seed
+        )
     beats = HUMANS in versus and all(d["ci"][0] is not None and d["ci"][0] > 0 for d in versus.values())
     return {"detector": name, "lie_f1_minus": versus, "beats_both": beats}
 
 
 def judge_split(
     judge: Any, test_rows: list[Message], sample: int, seed: int, resamples: int, bar: Bar | None = None
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The zero-shot judge on a seeded random sample of ``sample`` of ``test_rows`` (all of them when 0 or
     more), each read with the earlier messages of its dialog; its figures rest on the sample."""
     rng = np.random.default_rng(seed)
     k = len(test_rows) if sample <= 0 or sample >= len(test_rows) else sample
-    picked = sorted(rng.choice(len(test_rows), size=k, replace=False).tolist()) if k < len(test_rows) else list(
-        range(len(test_rows)))  # fmt: skip
+    picked = (
+        sorted(rng.choice(len(test_rows), size=k, replace=False).tolist())
+        if k < len(test_rows)
+        else list(range(len(test_rows)))
+    )
     rows = [test_rows[i] for i in picked]
     before = judge.cost()
     p = judge.probability(rows, context=test_rows, progress=bar.advance if bar is not None else None)
     after = judge.cost()
     cost = {key: after[key] - before[key] for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens")}
-    cost["outcomes"] = {o: n - before["outcomes"].get(o, 0) for o, n in after["outcomes"].items()
-                        if n - before["outcomes"].get(o, 0)}  # fmt: skip
+    cost["outcomes"] = {
+        o: n - before["outcomes"].get(o, 0) for o, n in after["outcomes"].items() if n - before["outcomes"].get(o, 0)
+    }
     cluster, _ = _cluster(rows)
     truth = np.array([bool(m.lie) for m in rows])
-    return {**confusion_metrics(p, p >= judge.threshold, truth, cluster, resamples, seed), "baseline": False,
-            "sample": {"messages": len(rows), "of": len(test_rows), "lies": int(truth.sum())}, "cost": cost,
-            "threshold": judge.threshold, "folds": []}  # fmt: skip
+    return {
+        **confusion_metrics(p, p >= judge.threshold, truth, cluster, resamples, seed),
+        "baseline": False,
+        "sample": {"messages": len(rows), "of": len(test_rows), "lies": int(truth.sum())},
+        "cost": cost,
+        "threshold": judge.threshold,
+        "folds": [],
+    }
 
 
 def run_peskov_eval(
-    data_dir: Path, out: Path, detectors: list[str] | None = None, resamples: int = 1000, seed: int = 0,
-    quiet: bool = False, judge: Any = None, judge_sample: int = 300,
-) -> dict[str, Any]:  # fmt: skip
+    data_dir: Path,
+    out: Path,
+    detectors: list[str] | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+    quiet: bool = False,
+    judge: Any = None,
+    judge_sample: int = 300,
+) -> dict[str, Any]:
     """Every detector of ``detectors`` (default: the fitted ones) on both splits. ``llm-judge`` needs ``judge``
     (``benchmarks.peskov_judge.DiplomacyJudge``) and reads ``judge_sample`` messages per split."""
     started = time.monotonic()
@@ -268,8 +308,9 @@ def run_peskov_eval(
                                        "detectors": table}  # fmt: skip
             if names:
                 chief = HEADLINE if HEADLINE in names else names[-1]
-                result["splits"][split]["headline"] = headline(chief, predictions[chief], test_rows, cluster,
-                                                               resamples, seed)  # fmt: skip
+                result["splits"][split]["headline"] = headline(
+                    chief, predictions[chief], test_rows, cluster, resamples, seed
+                )
         (out / "detectors").mkdir(exist_ok=True)
         for name in names:
             make_detector(name).fit(everything).save(out / "detectors" / f"{name}.json")
@@ -278,8 +319,9 @@ def run_peskov_eval(
         sampled = sum(min(judge_sample, len(rows)) if judge_sample > 0 else len(rows) for _, rows in splits.values())
         with Bar("peskov2020 judge", sampled, unit="messages", quiet=quiet) as bar:
             for split, (_, test_rows) in splits.items():
-                result["splits"][split]["detectors"][JUDGE] = judge_split(judge, test_rows, judge_sample, seed,
-                                                                          resamples, bar)  # fmt: skip
+                result["splits"][split]["detectors"][JUDGE] = judge_split(
+                    judge, test_rows, judge_sample, seed, resamples, bar
+                )
     result["detectors_saved"] = {n: str(out / "detectors" / f"{n}.json") for n in names}
     result["seconds"] = round(time.monotonic() - started, 1)
     (out / "detect_eval.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -295,20 +337,26 @@ def print_peskov_table(result: dict[str, Any]) -> None:
 
     for split, part in result["splits"].items():
         clusters = f"{part['clusters']} {part['interval_clusters']}s"
-        print(f"{split}: {part['messages']} messages, {part['lies']} lies (lie rate {part['lie_rate']:.1%}), "
-              f"{part['games']} game(s); 95% intervals resample {clusters}")  # fmt: skip
+        print(
+            f"{split}: {part['messages']} messages, {part['lies']} lies (lie rate {part['lie_rate']:.1%}), "
+            f"{part['games']} game(s); 95% intervals resample {clusters}"
+        )
         print(f"  {'detector':<22}{'lie rate':<10}" + "".join(f"{m:<22}" for m in METRICS))
         for name, row in part["detectors"].items():
             print(f"  {name:<22}{row['lie_rate']:<10.1%}" + "".join(f"{cell(row[m]):<22}" for m in METRICS))
             sample, cost = row.get("sample"), row.get("cost")
             if sample is not None and cost is not None:
-                print(f"    {name}: {sample['messages']} of {sample['of']} messages judged ({sample['lies']} lies), "
-                      f"answered {row['coverage']:.0%}; {cost['calls']} calls ({cost['cached_calls']} cached), "
-                      f"{cost['prompt_tokens']:,} prompt + {cost['completion_tokens']:,} completion tokens; "
-                      f"outcomes {cost['outcomes']}")  # fmt: skip
+                print(
+                    f"    {name}: {sample['messages']} of {sample['of']} messages judged ({sample['lies']} lies), "
+                    f"answered {row['coverage']:.0%}; {cost['calls']} calls ({cost['cached_calls']} cached), "
+                    f"{cost['prompt_tokens']:,} prompt + {cost['completion_tokens']:,} completion tokens; "
+                    f"outcomes {cost['outcomes']}"
+                )
             elif sample is not None:
-                print(f"    {name}: the {sample['messages']:,} of {sample['of']:,} messages with a receiver label "
-                      f"({sample['lies']} lies)")  # fmt: skip
+                print(
+                    f"    {name}: the {sample['messages']:,} of {sample['of']:,} messages with a receiver label "
+                    f"({sample['lies']} lies)"
+                )
         if "headline" in part:
             print("  " + headline_text(part["headline"]))
     print(f"detectors fit on every game: {', '.join(result['detectors_saved'].values())} ({result['seconds']} s)")
@@ -326,8 +374,10 @@ def headline_text(head: dict[str, Any]) -> str:
     verdict = "beats" if head["beats_both"] else "does NOT beat"
     compared = "; ".join(diff(name) for name in (HUMANS, "all-lie") if name in head["lie_f1_minus"])
     missing = "" if HUMANS in head["lie_f1_minus"] else " (no receiver labels to compare with)"
-    return (f"headline: {head['detector']} {verdict} the human receivers and the all-lie baseline with intervals "
-            f"above both{missing}. Lie F1 minus {compared}")  # fmt: skip
+    return (
+        f"headline: {head['detector']} {verdict} the human receivers and the all-lie baseline with intervals "
+        f"above both{missing}. Lie F1 minus {compared}"
+    )
 
 
 DEFAULT_DATA_DIR = diplomacy_dir()  # $WEREWOLF_SHARED_DATA, else ../shared/data
@@ -354,14 +404,21 @@ def dataset_command(args: Any) -> int:
     except (ValueError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
-    probed = preflight_gate([(JUDGE, AgentSpec.model_validate({"kind": "llm", **settings["options"]}))]
-                            if settings else [], args)  # fmt: skip
+    probed = preflight_gate(
+        [(JUDGE, AgentSpec.model_validate({"kind": "llm", **settings["options"]}))] if settings else [], args
+    )
     if isinstance(probed, int):
         return probed
     try:
-        result = run_peskov_eval(args.data_dir or DEFAULT_DATA_DIR, args.out, specs, seed=args.seed, quiet=args.quiet,
-                                 judge=DiplomacyJudge(**settings) if settings else None,
-                                 judge_sample=args.judge_sample)  # fmt: skip
+        result = run_peskov_eval(
+            args.data_dir or DEFAULT_DATA_DIR,
+            args.out,
+            specs,
+            seed=args.seed,
+            quiet=args.quiet,
+            judge=DiplomacyJudge(**settings) if settings else None,
+            judge_sample=args.judge_sample,
+        )
     except (ValueError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
@@ -372,8 +429,10 @@ def dataset_command(args: Any) -> int:
     for split, part in result["splits"].items():
         row = part["detectors"].get(JUDGE)
         if row is not None and 1 - (row["coverage"] or 0.0) > args.max_fallback_rate:
-            print(f"llm-judge answered {row['coverage'] or 0:.0%} of the {split} messages it read: more than "
-                  f"--max-fallback-rate {args.max_fallback_rate} went without a valid answer",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"llm-judge answered {row['coverage'] or 0:.0%} of the {split} messages it read: more than "
+                f"--max-fallback-rate {args.max_fallback_rate} went without a valid answer",
+                file=sys.stderr,
+            )
             return EXIT_INVALID
     return 0

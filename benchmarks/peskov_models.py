@@ -193,22 +193,36 @@ class StackedDetector:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "version": FORMAT_VERSION, "kind": "peskov_stacked_detector", "name": self.name, "folds": self.folds,
-            "l2s": self.l2s, "center": self.center, "spread": self.spread, "threshold": self.threshold,
-            "notes": self.notes, "inner": self.inner, "pipelines": [p.to_json() for p in self.pipelines],
+            "version": FORMAT_VERSION,
+            "kind": "peskov_stacked_detector",
+            "name": self.name,
+            "folds": self.folds,
+            "l2s": self.l2s,
+            "center": self.center,
+            "spread": self.spread,
+            "threshold": self.threshold,
+            "notes": self.notes,
+            "inner": self.inner,
+            "pipelines": [p.to_json() for p in self.pipelines],
             "stacker": self.stacker.to_json() if self.stacker else None,
-        }  # fmt: skip
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> StackedDetector:
         if data.get("kind") != "peskov_stacked_detector" or data.get("version") != FORMAT_VERSION:
             raise ValueError("not a stacked Diplomacy message detector of this version")
         return cls(
-            data["name"], int(data["folds"]), [Pipeline.from_json(p) for p in data["pipelines"]],
-            [float(v) for v in data["l2s"]], [float(v) for v in data["center"]], [float(v) for v in data["spread"]],
-            LogisticFit.from_json(data["stacker"]) if data.get("stacker") else None, float(data["threshold"]),
-            list(data.get("notes") or []), dict(data.get("inner") or {}),
-        )  # fmt: skip
+            data["name"],
+            int(data["folds"]),
+            [Pipeline.from_json(p) for p in data["pipelines"]],
+            [float(v) for v in data["l2s"]],
+            [float(v) for v in data["center"]],
+            [float(v) for v in data["spread"]],
+            LogisticFit.from_json(data["stacker"]) if data.get("stacker") else None,
+            float(data["threshold"]),
+            list(data.get("notes") or []),
+            dict(data.get("inner") or {}),
+        )
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json()) + "\n", encoding="utf-8")

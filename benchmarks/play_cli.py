@@ -52,8 +52,10 @@ def play_command(args: argparse.Namespace) -> int:
             print(f"error: cannot load the detector {args.detector}: {exc}", file=sys.stderr)
             return EXIT_BAD_OPTIONS
         if friction.detector is None:
-            print(f"(no detector at {args.detector}: warnings come from bait and switch alone; "
-                  "werewolf-bench detect-eval trains one)")  # fmt: skip
+            print(
+                f"(no detector at {args.detector}: warnings come from bait and switch alone; "
+                "werewolf-bench detect-eval trains one)"
+            )
         hook = friction.hook
     scratch = Path(args.out) / f".playing-{os.getpid()}"  # the env names logs by seed: an earlier game's stays
     try:

@@ -167,12 +167,14 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     out["calibration"] = _save(fig, folder / "calibration.png")
 
     itself = set(lineup_itself(document))  # the run's own lineup as a baseline: the same bars again, left out
-    lineups = {"this run": metrics} | {k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items())
-                                       if k not in itself}  # fmt: skip
+    lineups = {"this run": metrics} | {
+        k: v["metrics"] for k, v in sorted(document.get("baselines", {}).items()) if k not in itself
+    }
     roles = sorted({r for m in lineups.values() for r in m["players"]["by_role"]})
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    series = {label: [m["players"]["by_role"].get(r, {}).get("win_rate") for r in roles]
-              for label, m in lineups.items()}  # fmt: skip
+    series = {
+        label: [m["players"]["by_role"].get(r, {}).get("win_rate") for r in roles] for label, m in lineups.items()
+    }
     _grouped_bars(ax, [_label(r) for r in roles], series, "Win rate by role and lineup (95% CI)")
     out["win rates"] = _save(fig, folder / "win_rates.png")
 
@@ -196,8 +198,12 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
         t = trend[f"toward_{team}"]
         if t["slope_per_round"] is not None:
             line = np.linspace(xs.min(), xs.max(), 2)
-            ax.plot(line, t["intercept"] + t["slope_per_round"] * line, color=colour,
-                    label=f"toward {team}: slope {t['slope_per_round']:+.2f}/round")  # fmt: skip
+            ax.plot(
+                line,
+                t["intercept"] + t["slope_per_round"] * line,
+                color=colour,
+                label=f"toward {team}: slope {t['slope_per_round']:+.2f}/round",
+            )
     ax.set_xlabel("round")
     ax.set_ylabel("village's mean suspicion")
     ax.set_title("Suspicion over rounds (Theil-Sen trend)")
@@ -276,8 +282,15 @@ def game_plots(record: GameRecord, name: str, folder: Path) -> dict[str, str]:
     for death in record.deaths:
         marker = str(death["cause"])  # night, poison, exile, shot
         ax.axvline(death["after_statements"], color="#bbb" if marker == "night" else "#555", linewidth=0.8)
-        ax.text(death["after_statements"], 1.0, _label(f"{record.names[death['victim']]} ({marker})"), rotation=90,
-                fontsize=6, va="top", ha="right")  # fmt: skip
+        ax.text(
+            death["after_statements"],
+            1.0,
+            _label(f"{record.names[death['victim']]} ({marker})"),
+            rotation=90,
+            fontsize=6,
+            va="top",
+            ha="right",
+        )
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("statements so far")
     ax.set_ylabel("mean suspicion received")

@@ -179,8 +179,9 @@ class Bar:
 
     def extra_fields(self) -> list[str]:
         """The extra fields as shown, most important first (the first to be cut is the last)."""
-        return [f"{name} {value:,}" if isinstance(value, int) else f"{name} {value}"
-                for name, value in self.fields.items()]  # fmt: skip
+        return [
+            f"{name} {value:,}" if isinstance(value, int) else f"{name} {value}" for name, value in self.fields.items()
+        ]
 
     def rate(self, now: float | None = None) -> float | None:
         elapsed = (self.clock() if now is None else now) - self.started
@@ -220,9 +221,15 @@ class Bar:
         return self._fit(width, count, percent, speed, clock_text, eta, extras)
 
     def _fit(
-        self, width: int, count: str, percent: str | None, speed: str | None, clock_text: str | None, eta: str | None,
+        self,
+        width: int,
+        count: str,
+        percent: str | None,
+        speed: str | None,
+        clock_text: str | None,
+        eta: str | None,
         extras: list[str],
-    ) -> str:  # fmt: skip
+    ) -> str:
         """The most that fits in ``width``: the extra fields are cut first (from the last), then the elapsed time,
         the bar, the rate, the ETA, the label and the percentage; then the count itself is cut."""
         head = f"{self.label}  {count}"

@@ -115,10 +115,17 @@ def logged_statements(path: Path) -> list[Statement]:
             item = {"speaker": names[st.speaker], "players": names, "text": st.text,
                     "revealed": {names[s]: role.value for s, role in sorted(state.revealed.items())},
                     "claimed": {names[s]: role for s, role in claimed}}  # fmt: skip
-            out.append(Statement(
-                path.name, st.id, st.speaker, item, know, [bare(c) for c in st.claims],
-                [bare(c) for c in st.claims if c.get("source") in ("text", "both")],
-            ))  # fmt: skip
+            out.append(
+                Statement(
+                    path.name,
+                    st.id,
+                    st.speaker,
+                    item,
+                    know,
+                    [bare(c) for c in st.claims],
+                    [bare(c) for c in st.claims if c.get("source") in ("text", "both")],
+                )
+            )
     return out
 
 
@@ -126,8 +133,13 @@ def judged(claims: list[dict[str, Any]] | None, know: Knowledge) -> dict[str, An
     if claims is None:
         return {"claims": None, "lie": None, "lie_strict": None, "type": None, "verdicts": None}
     verdict = judge_claims(know, claims)
-    return {"claims": claims, "lie": verdict["lie"], "lie_strict": verdict["lie_strict"], "type": verdict["type"],
-            "verdicts": verdict["claims"]}  # fmt: skip
+    return {
+        "claims": claims,
+        "lie": verdict["lie"],
+        "lie_strict": verdict["lie_strict"],
+        "type": verdict["type"],
+        "verdicts": verdict["claims"],
+    }
 
 
 def write_atomic(path: Path, text: str) -> None:

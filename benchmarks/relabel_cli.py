@@ -35,8 +35,9 @@ from .transcripts import DEFAULT_CORPUS
 
 def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
     text = "label a run's (or a JSONL's) statements with another claim labeler"
-    p = commands.add_parser("relabel", help=text, description=text, epilog=exit_codes_text("relabel"),
-                            formatter_class=formatter)  # fmt: skip
+    p = commands.add_parser(
+        "relabel", help=text, description=text, epilog=exit_codes_text("relabel"), formatter_class=formatter
+    )
     p.add_argument("source", type=Path, help="a run folder (games/*.ndjson) or a .jsonl of statements")
     p.add_argument("--labeler", choices=["llm", "regex"], default="llm", help="llm (default) or regex (no model)")
     p.add_argument("--model", help="the model name (required for --labeler llm; no default)")
@@ -48,11 +49,14 @@ def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = 
     p.add_argument("--timeout", type=float, help="wall-clock limit per attempt, seconds (default 60)")
     p.add_argument("--retries", type=llm_number("retries"), help="retries per call (default 4)")
     p.add_argument("--max-tokens", type=llm_number("max_tokens"), help="room for one answer (default 600)")
-    p.add_argument("--response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
-                   help="what to ask the server for; auto (default) steps down from json_schema as the server "
-                        "refuses")  # fmt: skip
-    p.add_argument("--breaker", type=COUNT, default=8,
-                   help="stop (exit 3) after N calls in a row with no usable answer")  # fmt: skip
+    p.add_argument(
+        "--response-format",
+        choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
+        help="what to ask the server for; auto (default) steps down from json_schema as the server refuses",
+    )
+    p.add_argument(
+        "--breaker", type=COUNT, default=8, help="stop (exit 3) after N calls in a row with no usable answer"
+    )
     p.add_argument("--max-failure-rate", type=float, default=0.10, help="exit 4 above this share of failures")
     p.add_argument("--no-preflight", action="store_true", help="skip the probe of the endpoint")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -64,10 +68,25 @@ def make_labeler(args: argparse.Namespace) -> Any:
         return regex_labeler(None)  # run items carry their revealed roles; JSONL items get the corpus's below
     if not args.model:
         raise ValueError("--labeler llm needs --model (and --base-url for a server other than OpenAI)")
-    options = {k: v for k, v in (("timeout", args.timeout), ("retries", args.retries), ("max_tokens", args.max_tokens),
-                                 ("response_format", args.response_format)) if v is not None}  # fmt: skip
-    return llm_labeler(args.model, args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency,
-                       breaker=args.breaker, preflight=not args.no_preflight, **options)  # fmt: skip
+    options = {
+        k: v
+        for k, v in (
+            ("timeout", args.timeout),
+            ("retries", args.retries),
+            ("max_tokens", args.max_tokens),
+            ("response_format", args.response_format),
+        )
+        if v is not None
+    }
+    return llm_labeler(
+        args.model,
+        args.base_url,
+        api_key_env=args.api_key_env,
+        concurrency=args.concurrency,
+        breaker=args.breaker,
+        preflight=not args.no_preflight,
+        **options,
+    )
 
 
 def relabel_command(args: argparse.Namespace) -> int:
@@ -106,14 +125,18 @@ def relabel_command(args: argparse.Namespace) -> int:
     summary = finish_summary(result, labeler, name, time.perf_counter() - started)
     if isinstance(labeler, LLMLabeler) and labeler.down is not None:
         how = "stopped answering" if summary["answered"] else "gave no answer"
-        print(f"RELABEL STOPPED: {labeler.endpoint_shown} model {labeler.options.model!r} {how}: "
-              f"{labeler.down}. {summary['answered']} of {summary['statements']} statements were labelled; "
-              "nothing was written.", file=sys.stderr)  # fmt: skip
+        print(
+            f"RELABEL STOPPED: {labeler.endpoint_shown} model {labeler.options.model!r} {how}: "
+            f"{labeler.down}. {summary['answered']} of {summary['statements']} statements were labelled; "
+            "nothing was written.",
+            file=sys.stderr,
+        )
         return EXIT_DOWN
     if not summary["statements"]:
         skipped = "; ".join(f"{s['game']}: {s['error']}" for s in summary.get("skipped_logs") or [])
-        print(f"error: no statement to label in {source}" + (f" (skipped {skipped})" if skipped else ""),
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"error: no statement to label in {source}" + (f" (skipped {skipped})" if skipped else ""), file=sys.stderr
+        )
         return EXIT_NOTHING
     if not summary["answered"]:
         causes = ", ".join(f"{k} {v}" for k, v in summary["failures"].items())

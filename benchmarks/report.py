@@ -101,9 +101,13 @@ def missing_baselines(run_dir: Path, seeds: list[int], kind: str) -> list[int]:
 
 
 def baseline_logs(
-    run_dir: Path, config: dict[str, Any], seeds: list[int], kind: str, missing: list[int] | None = None,
+    run_dir: Path,
+    config: dict[str, Any],
+    seeds: list[int],
+    kind: str,
+    missing: list[int] | None = None,
     on_game: Callable[[], None] | None = None,
-) -> list[Path]:  # fmt: skip
+) -> list[Path]:
     """The logs of the same rules and seeds played by one model-free lineup, in seed order (played when
     missing or unfinished, and kept in ``RUN_DIR/baselines/<kind>/games``). ``missing``: those seeds, when
     already known (``missing_baselines``); ``on_game`` is called as each one has been played."""
@@ -158,10 +162,12 @@ def refusal(unverified: dict[str, str], logs: int, run_dir: Path) -> str:
     """Why the report refuses the run: how many logs do not replay, the first with its verdict, what to do."""
     first, verdict = next(iter(unverified.items()))
     more = f"; and {len(unverified) - 1} more" if len(unverified) > 1 else ""
-    return (f"{len(unverified)} of {logs} logs do not replay as identical games ({first}: {verdict}{more}); "
-            "nothing was written. A log differs when it was edited, or written by another version of the claim "
-            f"reader; werewolf-bench replay {run_dir} says where; --allow-unverified reports them anyway, "
-            "marked")  # fmt: skip
+    return (
+        f"{len(unverified)} of {logs} logs do not replay as identical games ({first}: {verdict}{more}); "
+        "nothing was written. A log differs when it was edited, or written by another version of the claim "
+        f"reader; werewolf-bench replay {run_dir} says where; --allow-unverified reports them anyway, "
+        "marked"
+    )
 
 
 def report_dir(run_dir: str | Path, out: str | Path | None = None, labeler: str = DEFAULT_LABELER) -> Path:
@@ -223,9 +229,19 @@ def build_report(
         return plotting.game_plots(record, name, out_dir / "plots" / "games")
 
     with Bar("report", len(paths), unit="logs", quiet=not progress, leave=False) as bar:
-        run = read_run(paths, run_dir, labeler, out_dir, baselines, baseline_games, game_page,
-                       game_plots if plotting is not None else None, max_game_plots, on_game=bar.advance,
-                       untrusted=frozenset(unverified or ()))  # fmt: skip
+        run = read_run(
+            paths,
+            run_dir,
+            labeler,
+            out_dir,
+            baselines,
+            baseline_games,
+            game_page,
+            game_plots if plotting is not None else None,
+            max_game_plots,
+            on_game=bar.advance,
+            untrusted=frozenset(unverified or ()),
+        )
     found = _baselines(run, run_dir, baselines, resamples, progress)  # each bootstrap has its own seeded generator
     # The run pages read a few attributes of each game (GameOverview's docstring): its overview stands in
     # for the record, so no page needs every game in memory.
@@ -272,8 +288,9 @@ def _baselines(
                     metrics = totals.result(resamples)
                     bar.advance(len(seeds))
                 else:
-                    metrics = aggregate((run.labeling.relabel(r) for r in track(iter_records(own[: len(seeds)]), bar)),
-                                        resamples)  # fmt: skip
+                    metrics = aggregate(
+                        (run.labeling.relabel(r) for r in track(iter_records(own[: len(seeds)]), bar)), resamples
+                    )
             else:
                 logs = baseline_logs(run_dir, config, seeds, kind, missing[kind], on_game=bar.advance)
                 metrics = aggregate(track(iter_records(logs), bar), resamples)
@@ -307,8 +324,12 @@ def _document(
         "unlabelled": run.labeling.summary(),
         "claims_coverage_by_labeler": coverage_by_labeler,
         "run": {
-            "dir": str(run_dir), "games": run.games, "incomplete_logs": run.incomplete,
-            "lineups": sorted(run.lineups), "config": run.config, "mixed_configs": run.mixed,
+            "dir": str(run_dir),
+            "games": run.games,
+            "incomplete_logs": run.incomplete,
+            "lineups": sorted(run.lineups),
+            "config": run.config,
+            "mixed_configs": run.mixed,
         },
         "validity": run.validity,
         # LLM calls and tokens by call kind and model, how they were counted, and their cost at the run's prices.
@@ -316,4 +337,4 @@ def _document(
         "metrics": metrics,
         "baselines": baselines,
         "per_game": run.per_game,
-    }  # fmt: skip
+    }

@@ -47,9 +47,11 @@ def add_report_parser(commands: Any) -> None:
         help="games per baseline lineup (random, heuristic) under the same rules and seeds; 0: none",
     )
     report.add_argument(
-        "--resamples", type=RESAMPLES, default=1000,
+        "--resamples",
+        type=RESAMPLES,
+        default=1000,
         help=f"bootstrap resamples for the 95%% intervals (default %(default)s, at most {MAX_RESAMPLES:,}; 0: none)",
-    )  # fmt: skip
+    )
     report.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
     report.add_argument(
         "--labeler",
@@ -76,22 +78,33 @@ def report_command(args: argparse.Namespace) -> int:
         if args.out is not None:
             check_out_folder(args.out, "--out", REPORT_FOLDERS)
         document = build_report(
-            args.run_dir, out=args.out, baseline_games=args.baseline_games, resamples=args.resamples,
-            plots=not args.no_plots, labeler=labeler,
+            args.run_dir,
+            out=args.out,
+            baseline_games=args.baseline_games,
+            resamples=args.resamples,
+            plots=not args.no_plots,
+            labeler=labeler,
             verify="mark" if getattr(args, "allow_unverified", False) else "refuse",
-        )  # fmt: skip
+        )
     except (FileNotFoundError, ValueError) as exc:  # claim_labels.LabelsError and RunFolderError are ValueErrors
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
     lines = []
     run = document["run"]
     left_out = f" ({len(run['incomplete_logs'])} unfinished logs left out)" if run["incomplete_logs"] else ""
-    lines += pack("werewolf-deception report: ", [f"{run['games']} games from {args.run_dir}{left_out}",
-                  f"claims and lie labels: {labeler} labeler"], indent="  ")  # fmt: skip
+    lines += pack(
+        "werewolf-deception report: ",
+        [f"{run['games']} games from {args.run_dir}{left_out}", f"claims and lie labels: {labeler} labeler"],
+        indent="  ",
+    )
     unverified = run.get("unverified_logs") or {}
     if unverified:
-        lines += fit(f"UNVERIFIED: {len(unverified)} logs do not replay as whole, identical games (--allow-unverified);"
-                     " the finished ones are counted:", indent="  ", subsequent="    ")  # fmt: skip
+        lines += fit(
+            f"UNVERIFIED: {len(unverified)} logs do not replay as whole, identical games (--allow-unverified);"
+            " the finished ones are counted:",
+            indent="  ",
+            subsequent="    ",
+        )
         lines += [f"    {path}: {verdict}" for path, verdict in list(unverified.items())[:5]]
         lines += (
             [f"    and {len(unverified) - 5} more (metrics.json: run.unverified_logs)"] if len(unverified) > 5 else []
@@ -146,16 +159,27 @@ def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]
     caught = peers["undetected_lie_share"]
     if caught["value"] is not None or (peers.get("no_valid_predictions") and peers["coverage"]["expected"]):
         groups = {kind: m["deceptive"]["all"]["all"] for kind, m in baselines.items()}
-        base = [f"{kind} {fmt_value(g['undetected_lie_share'], complement=True, group=g)}"
-                for kind, g in groups.items()]  # fmt: skip
-        lines += pack("  lies caught by a majority of peers: ",
-                      [fmt_value(caught, ci=True, complement=True, group=peers), *base,
-                       f"peer analyses {format_coverage(peers['coverage'])}"], indent="    ")  # fmt: skip
+        base = [
+            f"{kind} {fmt_value(g['undetected_lie_share'], complement=True, group=g)}" for kind, g in groups.items()
+        ]
+        lines += pack(
+            "  lies caught by a majority of peers: ",
+            [
+                fmt_value(caught, ci=True, complement=True, group=peers),
+                *base,
+                f"peer analyses {format_coverage(peers['coverage'])}",
+            ],
+            indent="    ",
+        )
     lines += detection_lines(metrics, baselines)
     lines += [f"  {line}" for line in persuasion_lines(metrics)]
     if out is not None:
-        lines += pack("  ", [f"report: {out / 'report.html'}", f"metrics: {out / 'metrics.json'}",
-                             f"tables: {out / 'tables'}/"], indent="  ", sep="   ")  # fmt: skip
+        lines += pack(
+            "  ",
+            [f"report: {out / 'report.html'}", f"metrics: {out / 'metrics.json'}", f"tables: {out / 'tables'}/"],
+            indent="  ",
+            sep="   ",
+        )
     return lines
 
 
@@ -176,13 +200,21 @@ def detection_lines(metrics: dict[str, Any], baselines: dict[str, dict[str, Any]
         cov = values.get("coverage") or {}
         if values.get("unlabelled_analyses"):  # answered, but on statements the labeler gave no label
             notes.append(f"    {role}: {values['unlabelled_analyses']} analyses on unlabelled statements left out")
-        base = [fmt_value(m["detective"]["by_role"].get(role, {}).get("f1"), group=m["detective"]["by_role"].get(role))
-                for m in baselines.values()]  # fmt: skip
+        base = [
+            fmt_value(m["detective"]["by_role"].get(role, {}).get("f1"), group=m["detective"]["by_role"].get(role))
+            for m in baselines.values()
+        ]
         counted = f"{cov.get('answered', 0)}/{cov.get('expected', 0)}" if cov else ""
         if values.get("no_valid_predictions"):
             return [role, "no valid predictions", "-", "-", counted, *base]
-        return [role, fmt_value(values["f1"], ci=True), fmt_value(values["precision"]), fmt_value(values["recall"]),
-                counted, *base]  # fmt: skip
+        return [
+            role,
+            fmt_value(values["f1"], ci=True),
+            fmt_value(values["precision"]),
+            fmt_value(values["recall"]),
+            counted,
+            *base,
+        ]
 
     village = [(role, values) for role, values in by_role.items() if not knows_partners(role)]
     apart = [(role, values) for role, values in by_role.items() if knows_partners(role)]
@@ -212,9 +244,16 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     # Without subject scores (subject_suspicion off) no accusation's effect can be measured: say why, once.
     subject_note = f"reported {_ratio(subjects)}" if subjects["expected"] else "not asked (subject_suspicion off)"
     lines = ["persuasion and lies, by the speaker's team (95% CI):"]
-    lines += pack("  rests on: ", [f"answered peer analyses {_ratio(every['coverage'])} ({every['shift_fallbacks']} "
-                                   "fallbacks left out)", f"claim subjects {subject_note}", f"vote polls {poll_note}"],
-                  indent="    ", width=WIDTH - 2)  # fmt: skip
+    lines += pack(
+        "  rests on: ",
+        [
+            f"answered peer analyses {_ratio(every['coverage'])} ({every['shift_fallbacks']} fallbacks left out)",
+            f"claim subjects {subject_note}",
+            f"vote polls {poll_note}",
+        ],
+        indent="    ",
+        width=WIDTH - 2,
+    )
     teams = persuasion["speaker"]["by_team"]
     figures: list[tuple[str, Any]] = [
         ("persuasion", lambda row: signed(row["persuasion"])),
@@ -223,8 +262,10 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     # Net of the control subjects' shift (what asking alone does), where controls were asked (metrics from
     # before issue 32 have none).
     if any((row.get("control_coverage") or {}).get("expected") for row in teams.values()):
-        figures += [("  control subject", lambda row: signed(row["shift_control"])),
-                    ("  net of control", lambda row: signed(row["persuasion_net"]))]  # fmt: skip
+        figures += [
+            ("  control subject", lambda row: signed(row["shift_control"])),
+            ("  net of control", lambda row: signed(row["persuasion_net"])),
+        ]
     figures += [
         ("lie success", lambda row: fmt_value(row["deception_success"], ci=True)),
         ("  lies measured", lambda row: str(row["lies_measured"])),
@@ -240,9 +281,16 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     lines += table(rows, "l" * (1 + len(teams)), indent="  ")
     village = persuasion["listener"]["by_team"].get("village")
     if village:
-        lines += pack("village listeners' resistance to lies: ", [signed(village["resistance"]),
-                      f"after truths (control) {signed(village.get('truth_shift_truths'))}",
-                      format_coverage(village["coverage"])], indent="  ", width=WIDTH - 2)  # fmt: skip
+        lines += pack(
+            "village listeners' resistance to lies: ",
+            [
+                signed(village["resistance"]),
+                f"after truths (control) {signed(village.get('truth_shift_truths'))}",
+                format_coverage(village["coverage"]),
+            ],
+            indent="  ",
+            width=WIDTH - 2,
+        )
     return lines
 
 

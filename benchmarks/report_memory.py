@@ -59,9 +59,12 @@ def _memory_mb() -> float | None:
 
 def machine() -> dict[str, Any]:
     return {
-        "platform": platform.platform(), "python": platform.python_version(), "cpu": _cpu_model(),
-        "cpus": os.cpu_count(), "memory_mb": _memory_mb(),
-    }  # fmt: skip
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu": _cpu_model(),
+        "cpus": os.cpu_count(),
+        "memory_mb": _memory_mb(),
+    }
 
 
 def _logs(folder: Path) -> list[Path]:

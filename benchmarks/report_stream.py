@@ -185,9 +185,14 @@ def read_run(
 
 
 def _add_game(
-    run: RunPass, record: GameRecord, rows: dict[str, list[dict[str, Any]]], name: str, path: Path,
-    baselines: tuple[str, ...], limit: int,
-) -> None:  # fmt: skip
+    run: RunPass,
+    record: GameRecord,
+    rows: dict[str, list[dict[str, Any]]],
+    name: str,
+    path: Path,
+    baselines: tuple[str, ...],
+    limit: int,
+) -> None:
     run.totals.add(record, rows)
     run.names.append(name)
     run.per_game.append(rows["games"][0])

@@ -138,9 +138,10 @@ class TableWriter:
 def write_tables(records: Iterable[GameRecord], folder: Path, names: list[str] | None = None) -> dict[str, Path]:
     """One CSV per unit for ``records`` (read once, one at a time); ``names`` default to the logs' file stems."""
     named = (
-        zip(names, records, strict=True) if names is not None
+        zip(names, records, strict=True)
+        if names is not None
         else ((Path(r.source).stem if r.source else str(i), r) for i, r in enumerate(records))
-    )  # fmt: skip
+    )
     with TableWriter(folder) as tables:
         for name, record in named:
             tables.write(record.rows(game=name))

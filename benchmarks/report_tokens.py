@@ -102,16 +102,19 @@ def model_parts(model: str, entry: dict[str, Any]) -> list[str]:
     if entry.get("unanswered_calls"):
         parts.append(f"{_n(entry['unanswered_calls'])} unanswered (no tokens counted)")
     if entry.get("replayed_calls"):
-        parts.append(f"{_n(entry['replayed_calls'])} answers replayed from the response cache (no request: "
-                     "not counted)")
+        parts.append(
+            f"{_n(entry['replayed_calls'])} answers replayed from the response cache (no request: not counted)"
+        )
     if entry.get("usage_calls") and not entry.get("cached_reported_calls"):
         parts.append("cached tokens not reported by the server")
     if entry.get("cost_usd") is not None:
         price = entry["price"]
         cached = price.get("cached_prompt")
-        parts.append(f"cost {_usd(entry['cost_usd'])} (prompt {price['prompt']:g}, cached "
-                     f"{'= prompt' if cached is None else format(cached, 'g')}, completion {price['completion']:g} "
-                     f"{PRICE_UNIT})")  # fmt: skip
+        parts.append(
+            f"cost {_usd(entry['cost_usd'])} (prompt {price['prompt']:g}, cached "
+            f"{'= prompt' if cached is None else format(cached, 'g')}, completion {price['completion']:g} "
+            f"{PRICE_UNIT})"
+        )
     elif "cost_usd" in entry:
         parts.append(f"no price set for model {terminal_safe(model)}")
     return parts
@@ -140,26 +143,51 @@ def token_lines(block: dict[str, Any]) -> list[str]:
     head = [f"{_n(block['calls'])} calls", f"prompt {_n(block['prompt_tokens'])} (cached {_n(block['cached_tokens'])})",
             f"completion {_n(block['completion_tokens'])}"]  # fmt: skip
     if block.get("cost_usd") is not None:
-        head.append(f"estimated cost {_usd(block['cost_usd'])}"
-                    + (" (priced models only)" if block.get("unpriced_models") else ""))  # fmt: skip
+        head.append(
+            f"estimated cost {_usd(block['cost_usd'])}"
+            + (" (priced models only)" if block.get("unpriced_models") else "")
+        )
     elif "cost_usd" in block:
         head.append('no cost: no price set (prices in the lineup: [prices."MODEL"])')
     lines = pack("LLM tokens: ", head, indent="    ", width=width)
     per_game = block.get("per_game")
     if per_game:
         cost = [f"cost {_usd(per_game['cost_usd'])}"] if per_game.get("cost_usd") is not None else []
-        lines.extend(pack(f"  per game ({block['games']} games): ", [
-            f"{per_game['calls']:,.1f} calls", f"prompt {per_game['prompt_tokens']:,.0f} (cached "
-            f"{per_game['cached_tokens']:,.0f})", f"completion {per_game['completion_tokens']:,.0f}", *cost,
-        ], indent="    ", sep=", ", width=width))  # fmt: skip
+        lines.extend(
+            pack(
+                f"  per game ({block['games']} games): ",
+                [
+                    f"{per_game['calls']:,.1f} calls",
+                    f"prompt {per_game['prompt_tokens']:,.0f} (cached {per_game['cached_tokens']:,.0f})",
+                    f"completion {per_game['completion_tokens']:,.0f}",
+                    *cost,
+                ],
+                indent="    ",
+                sep=", ",
+                width=width,
+            )
+        )
     rows = [["call kind", "calls", "prompt", "cached", "completion"]]
     for kind, row in (block.get("by_kind") or {}).items():
-        rows.append([terminal_safe(kind), _n(row["calls"]), _n(row["prompt_tokens"]), _n(row["cached_tokens"]),
-                     _n(row["completion_tokens"])])  # fmt: skip
+        rows.append(
+            [
+                terminal_safe(kind),
+                _n(row["calls"]),
+                _n(row["prompt_tokens"]),
+                _n(row["cached_tokens"]),
+                _n(row["completion_tokens"]),
+            ]
+        )
     lines.extend(table(rows, "lrrrr", indent="  ", gap=3))
     for model, entry in (block.get("by_model") or {}).items():
         lines.extend(pack("  ", model_parts(model, entry), indent="    ", width=width))
     if any(f"characters/{CHARS_PER_TOKEN}" in str(e.get("counter")) for e in (block.get("by_model") or {}).values()):
-        lines.extend(fit(f"characters/{CHARS_PER_TOKEN} is a rough estimate: {_why_no_tiktoken()}", indent="  ",
-                         subsequent="    ", width=width))  # fmt: skip
+        lines.extend(
+            fit(
+                f"characters/{CHARS_PER_TOKEN} is a rough estimate: {_why_no_tiktoken()}",
+                indent="  ",
+                subsequent="    ",
+                width=width,
+            )
+        )
     return lines

@@ -61,9 +61,13 @@ def slug(text: str) -> str:
 
 
 async def rescore_game(
-    path: Path, lineup: Lineup, out_dir: Path, concurrency: int = 8, pool: EndpointPool | None = None,
+    path: Path,
+    lineup: Lineup,
+    out_dir: Path,
+    concurrency: int = 8,
+    pool: EndpointPool | None = None,
     cache_dir: Path | None = None,
-) -> RescoredGame:  # fmt: skip
+) -> RescoredGame:
     """Replay one logged game, asking ``lineup``'s policies for every self and peer analysis (LLM ones through
     ``pool``, whose tripped breaker raises ``EndpointDownError`` out of here)."""
     records = read_log(path)
@@ -71,8 +75,14 @@ async def rescore_game(
     if header is None or not any(r.get("type") == "snapshot" for r in records):
         return RescoredGame(str(path), None, 0, "not a finished game log")
     logged = [r for r in records if r.get("type") == "action"]
-    original = next((r["data"]["policies"] for r in records
-                     if r.get("type") == "agent_record" and r["data"].get("type") == "lineup"), None)  # fmt: skip
+    original = next(
+        (
+            r["data"]["policies"]
+            for r in records
+            if r.get("type") == "agent_record" and r["data"].get("type") == "lineup"
+        ),
+        None,
+    )
     config = GameConfig.from_record(header["config"])
     seed = int(header["seed"])
     work = out_dir / f".{path.stem}"
@@ -169,9 +179,14 @@ def _remove(work: Path) -> None:
 
 
 async def rescore_run(
-    run_dir: str | Path, lineup: Lineup, out_dir: str | Path, concurrency: int = 8,
-    on_game: Callable[[RescoredGame], None] | None = None, breaker: int = 8, cache_dir: Path | None = None,
-) -> list[RescoredGame]:  # fmt: skip
+    run_dir: str | Path,
+    lineup: Lineup,
+    out_dir: str | Path,
+    concurrency: int = 8,
+    on_game: Callable[[RescoredGame], None] | None = None,
+    breaker: int = 8,
+    cache_dir: Path | None = None,
+) -> list[RescoredGame]:
     """Rescore every log of ``run_dir`` into ``out_dir/games``; ``on_game`` is told of each game as it is done.
     LLM labelers share one ``EndpointPool`` (``concurrency`` calls per server, ``breaker``); when it trips, the
     games in flight are stopped and ``EndpointDownError`` is raised."""

@@ -67,15 +67,20 @@ def rescore_command(args: argparse.Namespace) -> int:
 
         cache = None if args.no_cache or not sections else Path(out) / "llm-cache"
         try:
-            games = asyncio.run(rescore_run(args.run_dir, lineup, out, args.concurrency, on_game=done_one,
-                                            breaker=args.breaker, cache_dir=cache))  # fmt: skip
+            games = asyncio.run(
+                rescore_run(
+                    args.run_dir, lineup, out, args.concurrency, on_game=done_one, breaker=args.breaker, cache_dir=cache
+                )
+            )
         except EndpointDownError as exc:
             bar.finish()
             return stopped("rescore", exc, f"the games rescored so far are kept in {out}, no report was written")
     failed = [g for g in games if g.error]
     done = [g for g in games if not g.error]
-    print(f"rescored {len(done)} games with labeler {label} in {time.perf_counter() - started:.1f}s: "
-          f"{sum(g.analyses for g in done)} analyses; {len(failed)} skipped")  # fmt: skip
+    print(
+        f"rescored {len(done)} games with labeler {label} in {time.perf_counter() - started:.1f}s: "
+        f"{sum(g.analyses for g in done)} analyses; {len(failed)} skipped"
+    )
     for game in failed:
         print(f"  skipped {game.source}: {game.error}")
     if not done:
@@ -98,8 +103,10 @@ def rescore_command(args: argparse.Namespace) -> int:
         originals = [r for r in load_records(track(old_logs, bar)) if r.complete and Path(r.source or "").name in names]
     first, second = aggregate(originals, resamples=0), document["metrics"]
     paired = [aggregate(side, resamples=0)["detective"]["by_role"] for side in common_answers(originals, rescored)]
-    print(f"  analyses: original labels {format_coverage(first['totals']['analysis_coverage'])}; labels by "
-          f"{label} {format_coverage(second['totals']['analysis_coverage'])}")  # fmt: skip
+    print(
+        f"  analyses: original labels {format_coverage(first['totals']['analysis_coverage'])}; labels by "
+        f"{label} {format_coverage(second['totals']['analysis_coverage'])}"
+    )
     print(f"  detection by observer role, original labels -> labels by {label}, on the analyses answered under both:")
     for role in sorted(set(paired[0]) | set(paired[1])):
         before, after = paired[0].get(role, {}), paired[1].get(role, {})
@@ -111,9 +118,11 @@ def rescore_command(args: argparse.Namespace) -> int:
         if after.get("no_valid_predictions", True):
             print(f"    {role:<9} no valid predictions; {coverages}")
             continue
-        print(f"    {role:<9} F1 {fmt_value(before.get('f1'))} -> {fmt_value(after['f1'])}, "
-              f"precision {fmt_value(before.get('precision'))} -> {fmt_value(after['precision'])}, "
-              f"recall {fmt_value(before.get('recall'))} -> {fmt_value(after['recall'])}; {coverages}")  # fmt: skip
+        print(
+            f"    {role:<9} F1 {fmt_value(before.get('f1'))} -> {fmt_value(after['f1'])}, "
+            f"precision {fmt_value(before.get('precision'))} -> {fmt_value(after['precision'])}, "
+            f"recall {fmt_value(before.get('recall'))} -> {fmt_value(after['recall'])}; {coverages}"
+        )
     print(f"  new labels: {out / 'tables' / 'analyses.csv'}   report: {out / 'report.html'}")
     invalid = labeler_fallbacks(done, {spec.label() for _section, spec in sections}, args.max_fallback_rate)
     if invalid is not None:
@@ -132,6 +141,8 @@ def labeler_fallbacks(done: list[Any], labels: set[str], max_rate: float) -> str
     for label in sorted(labels & set(policies)):
         rate = policies[label]["overall"]["fallback_rate"]
         if rate is not None and rate > max_rate:
-            return (f"INVALID RESCORE: the labeler {label} fell back on {rate:.0%} of its analyses, more than "
-                    f"--max-fallback-rate {max_rate:.0%}: its labels do not measure the model.")  # fmt: skip
+            return (
+                f"INVALID RESCORE: the labeler {label} fell back on {rate:.0%} of its analyses, more than "
+                f"--max-fallback-rate {max_rate:.0%}: its labels do not measure the model."
+            )
     return None

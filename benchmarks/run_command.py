@@ -164,13 +164,22 @@ def plan_run(args: argparse.Namespace) -> RunPlan | int:
     seeds = [args.seed + i for i in range(args.games)]
     return RunPlan(
         # Prices are not what a run measures: changing them does not make another run (exclude them).
-        out=args.out, identity={"config": config.model_dump(mode="json"),
-                                "lineup_identity": identity_of(lineup.model_dump(mode="json", exclude={"prices"}))},
+        out=args.out,
+        identity={
+            "config": config.model_dump(mode="json"),
+            "lineup_identity": identity_of(lineup.model_dump(mode="json", exclude={"prices"})),
+        },
         record={"lineup": lineup.model_dump(mode="json")},
-        jobs=[Job(f"seed{seed}", seed, lineup) for seed in seeds], kind="run", label=label, config=config,
-        concurrency=args.concurrency, sections=lineup.llm_sections(), breaker=args.breaker, cache=not args.no_cache,
+        jobs=[Job(f"seed{seed}", seed, lineup) for seed in seeds],
+        kind="run",
+        label=label,
+        config=config,
+        concurrency=args.concurrency,
+        sections=lineup.llm_sections(),
+        breaker=args.breaker,
+        cache=not args.no_cache,
         prices=dict(lineup.prices),
-    )  # fmt: skip
+    )
 
 
 def check_plan_size(first_seed: int, games: int) -> None:
@@ -212,8 +221,12 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started
         if not args.no_report and results and outcome.stopped is None:
             from .report import build_report
 
-            document = build_report(args.out, baseline_games=args.baseline_games, progress=not args.quiet,
-                                    title=f"Werewolf deception report: {label}, {args.games} games")  # fmt: skip
+            document = build_report(
+                args.out,
+                baseline_games=args.baseline_games,
+                progress=not args.quiet,
+                title=f"Werewolf deception report: {label}, {args.games} games",
+            )
     finally:  # the summary is written (and printed) even when the report fails
         if document is not None:
             summary["seconds_report"] = round(time.perf_counter() - reporting, 3)
@@ -229,9 +242,13 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started
 
 
 def judge_run(
-    summary: dict[str, Any], outcome: RunOutcome, plan: RunPlan, max_fallback_rate: float, planned: int,
+    summary: dict[str, Any],
+    outcome: RunOutcome,
+    plan: RunPlan,
+    max_fallback_rate: float,
+    planned: int,
     validity: dict[str, Any] | None = None,
-) -> int:  # fmt: skip
+) -> int:
     """Put validity (``validity``, else read from the logs), the stop reason and the verdict into the summary;
     the exit code they give."""
     if validity is None:
@@ -243,21 +260,27 @@ def judge_run(
     if outcome.stopped is not None:
         done = len(summary["per_game"])
         summary["status"] = "stopped"
-        summary["headline"] = (f"RUN STOPPED: {outcome.stopped}. {done} of {planned} games finished and kept; "
-                               "fix the endpoint and run the same command to resume.")  # fmt: skip
+        summary["headline"] = (
+            f"RUN STOPPED: {outcome.stopped}. {done} of {planned} games finished and kept; "
+            "fix the endpoint and run the same command to resume."
+        )
         return EXIT_STOPPED
     worst = worst_fallback_rate(validity)
     if worst is not None and worst[1] is not None and worst[1] > max_fallback_rate:
         policy, rate = worst
         summary["status"] = "invalid"
-        summary["headline"] = (f"INVALID RUN: {policy} fell back on {rate:.0%} of its actions, over the "
-                               f"--max-fallback-rate {max_fallback_rate:.0%}: the figures do not measure the model.")
+        summary["headline"] = (
+            f"INVALID RUN: {policy} fell back on {rate:.0%} of its actions, over the "
+            f"--max-fallback-rate {max_fallback_rate:.0%}: the figures do not measure the model."
+        )
         return EXIT_INVALID
     failed = summary.get("failed") or []
     if failed:  # the figures rest on fewer games than asked for: say so before anything that looks like a result
         finished = len(summary["per_game"])
-        summary["headline"] = (f"FAILED GAMES: {len(failed)} of {finished + len(failed)} games failed (listed below; "
-                               f"the same command plays them again); the figures rest on the {finished} that finished.")
+        summary["headline"] = (
+            f"FAILED GAMES: {len(failed)} of {finished + len(failed)} games failed (listed below; "
+            f"the same command plays them again); the figures rest on the {finished} that finished."
+        )
     summary["status"] = "ok"
     return 0
 
@@ -307,8 +330,11 @@ def execute(plan: RunPlan, args: argparse.Namespace) -> RunOutcome | int:
     except OSError as exc:  # the disk refused a write: no game can be kept from here on
         progress.finish()
         done = sum(1 for e in run.read_results().values() if e["status"] == "ok")
-        print(f"error: {describe_os_error(exc)}\nthe run stopped: {done} of {len(plan.jobs)} {kept} "
-              "once the disk takes writes again", file=sys.stderr)  # fmt: skip
+        print(
+            f"error: {describe_os_error(exc)}\nthe run stopped: {done} of {len(plan.jobs)} {kept} "
+            "once the disk takes writes again",
+            file=sys.stderr,
+        )
         return EXIT_STORAGE
     progress.finish()
     if outcome.endpoints:
@@ -327,8 +353,17 @@ def play_games(
         pool = EndpointPool(concurrency=max(1, plan.concurrency), breaker=plan.breaker)
         seed_pool(pool, plan.sections, plan.probes)
         try:
-            await play_run(run, plan.config, jobs, plan.concurrency, progress, workers=args.workers, backend=backend,
-                           pool=pool, cache_dir=plan.cache_dir)  # fmt: skip
+            await play_run(
+                run,
+                plan.config,
+                jobs,
+                plan.concurrency,
+                progress,
+                workers=args.workers,
+                backend=backend,
+                pool=pool,
+                cache_dir=plan.cache_dir,
+            )
         finally:
             outcome.endpoints = pool.state()
             await pool.aclose()
@@ -341,9 +376,13 @@ def play_games(
 
 
 def summarize(
-    results: list[GameResult], config: GameConfig, label: str, elapsed: float, bar: Bar | None = None,
+    results: list[GameResult],
+    config: GameConfig,
+    label: str,
+    elapsed: float,
+    bar: Bar | None = None,
     validities: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The run's summary, reading and replaying each game's log once (``bar`` advanced after each); each game's
     answer validity appended to ``validities`` when given (the same read)."""
     winners: Counter[str] = Counter()
@@ -369,24 +408,35 @@ def summarize(
         if bar is not None:
             bar.advance()
     return {
-        "version": __version__, "games": len(results), "players": config.num_players,
-        "werewolves": config.num_werewolves, "analysis": config.analysis, "lineup": label,
+        "version": __version__,
+        "games": len(results),
+        "players": config.num_players,
+        "werewolves": config.num_werewolves,
+        "analysis": config.analysis,
+        "lineup": label,
         "roles": {role.value: n for role, n in config.seat_counts().items() if n},  # seats per role of each game
-        "seconds": round(elapsed, 3), "winners": dict(winners), "statements": sum(statements_by_role.values()),
-        "lies": dict(lies), "lies_by_role": dict(lies_by_role), "statements_by_role": dict(statements_by_role),
-        "actions": sum(r.steps for r in results), "fallbacks": sum(r.fallbacks for r in results),
-        "policy_errors": sum(r.policy_errors for r in results), "replay_ok": replay_ok,
+        "seconds": round(elapsed, 3),
+        "winners": dict(winners),
+        "statements": sum(statements_by_role.values()),
+        "lies": dict(lies),
+        "lies_by_role": dict(lies_by_role),
+        "statements_by_role": dict(statements_by_role),
+        "actions": sum(r.steps for r in results),
+        "fallbacks": sum(r.fallbacks for r in results),
+        "policy_errors": sum(r.policy_errors for r in results),
+        "replay_ok": replay_ok,
         "claims_coverage": coverage.result(resamples=0),  # the logs' own ground truth (regex)
         "per_game": [r.to_json() for r in results],
-    }  # fmt: skip
+    }
 
 
 def add_token_costs(summary: dict[str, Any], prices: dict[str, Price]) -> None:
     """The run's token block (``summary["tokens"]``: totals, per game, by call kind and model, cost) and each
     game's cost beside its tokens (``per_game[i]["token_usage"]["cost_usd"]``; None: no price set)."""
     games = summary["per_game"]
-    summary["tokens"] = priced(TokenTally.merged(g.get("token_usage") or {} for g in games).to_json(), prices,
-                               games=len(games))  # fmt: skip
+    summary["tokens"] = priced(
+        TokenTally.merged(g.get("token_usage") or {} for g in games).to_json(), prices, games=len(games)
+    )
     for game in games:
         if game.get("token_usage"):
             game["token_usage"] = {**game["token_usage"], "cost_usd": game_cost(game["token_usage"], prices)}
@@ -411,8 +461,9 @@ def summary_lines(s: dict[str, Any], out: Path, document: dict[str, Any] | None 
         lines += fit(s["headline"])
     n = s["games"]
     resumed = s.get("games_resumed") or 0
-    games = f"{n} games" + (f" ({resumed} from an earlier run, {s.get('games_played', n - resumed)} played now)"
-                            if resumed else "")  # fmt: skip
+    games = f"{n} games" + (
+        f" ({resumed} from an earlier run, {s.get('games_played', n - resumed)} played now)" if resumed else ""
+    )
     total = s.get("seconds_total", s["seconds"])
     parts = [f"games {s['seconds']:.1f}s"]
     if s.get("seconds_replay") is not None:
@@ -425,34 +476,50 @@ def summary_lines(s: dict[str, Any], out: Path, document: dict[str, Any] | None 
     else:
         lines += [head, f"  time: {', '.join(parts)}"]
     wolves = f"{s['werewolves']} {'werewolf' if s['werewolves'] == 1 else 'werewolves'}"
-    lines += pack("  ", [f"{s['players']} players ({wolves})", f"lineup {s['lineup']}", f"analysis={s['analysis']}"],
-                  indent="    ", sep=", ")  # fmt: skip
+    lines += pack(
+        "  ",
+        [f"{s['players']} players ({wolves})", f"lineup {s['lineup']}", f"analysis={s['analysis']}"],
+        indent="    ",
+        sep=", ",
+    )
     winners = s["winners"]
-    lines.append(f"  winners: village {pct(winners.get('village', 0), n)}, werewolves "
-                 f"{pct(winners.get('werewolf', 0), n)}, undecided {pct(winners.get('undecided', 0), n)}")  # fmt: skip
+    lines.append(
+        f"  winners: village {pct(winners.get('village', 0), n)}, werewolves "
+        f"{pct(winners.get('werewolf', 0), n)}, undecided {pct(winners.get('undecided', 0), n)}"
+    )
     lies = Counter(s["lies"])
-    lines += pack(f"  statements: {s['statements']}; grounded lies: {pct(sum(lies.values()), s['statements'])} ",
-                  [f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"], indent="    ")  # fmt: skip
+    lines += pack(
+        f"  statements: {s['statements']}; grounded lies: {pct(sum(lies.values()), s['statements'])} ",
+        [f"({', '.join(f'{t} {c}' for t, c in lies.most_common()) or 'none'})"],
+        indent="    ",
+    )
     width = max((len(role) for role in s["statements_by_role"]), default=0)
     for role, count in sorted(s["statements_by_role"].items()):
         lines.append(f"    {role:<{width}} {count:>5} statements, {pct(s['lies_by_role'].get(role, 0), count)} lies")
     if s.get("claims_coverage"):
         acting = action_kinds_of(s["roles"]) if "roles" in s else None  # no word of poison without a witch
         lines += [f"  {line}" for line in claims_coverage_lines(s["claims_coverage"], acting)]
-    lines.append(f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
-                 f"policy errors: {s['policy_errors']}")  # fmt: skip
+    lines.append(
+        f"  actions: {s['actions']}; invalid answers replaced by fallbacks: {s['fallbacks']}; "
+        f"policy errors: {s['policy_errors']}"
+    )
     lines += [f"  {line}" for line in token_lines(s.get("tokens") or {})]  # nothing when no seat called a model
     validity_lines = format_validity(s["validity"]) if s.get("validity") else []
     if validity_lines:
-        lines += fit(f"validity (max fallback rate {s.get('max_fallback_rate', 0.1):.0%}): shares of actions the model "
-                     "answered (its first answer valid), repaired (valid after a repair prompt), left invalid, or "
-                     "the game replaced (fallback):", indent="  ", subsequent="    ")  # fmt: skip
+        lines += fit(
+            f"validity (max fallback rate {s.get('max_fallback_rate', 0.1):.0%}): shares of actions the model "
+            "answered (its first answer valid), repaired (valid after a repair prompt), left invalid, or "
+            "the game replaced (fallback):",
+            indent="  ",
+            subsequent="    ",
+        )
         lines += [f"    {line}" for line in validity_lines]
     lines.append(f"  replay check: {s['replay_ok']}/{n} logs rebuild the identical game")
     failed = s.get("failed") or []
     if failed:
-        lines += fit(f"FAILED games: {len(failed)} (recorded in results.ndjson; the same command plays them again)",
-                     indent="  ")  # fmt: skip
+        lines += fit(
+            f"FAILED games: {len(failed)} (recorded in results.ndjson; the same command plays them again)", indent="  "
+        )
         for entry in failed[:5]:
             lines += fit(f"seed {entry['seed']}: {entry['error']}", indent="    ", subsequent="      ")
     files = ["games/", "summary.json"]

@@ -53,13 +53,23 @@ LOCK_NAME = "run.lock"
 _BEFORE_MANIFEST = frozenset({LOCK_NAME, "manifest.tmp"})
 # Errors of the disk, not of a game: the run stops (finished games kept) instead of failing game after game.
 STORAGE_ERRNOS = frozenset(
-    code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None), errno.EROFS, errno.EACCES, errno.EPERM,
-                      errno.EFBIG, errno.EIO) if code is not None
-)  # fmt: skip
+    code
+    for code in (
+        errno.ENOSPC,
+        getattr(errno, "EDQUOT", None),
+        errno.EROFS,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EFBIG,
+        errno.EIO,
+    )
+    if code is not None
+)
 
 
-_WRITE_ERRNOS = frozenset(code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None), errno.EROFS, errno.EFBIG)
-                          if code is not None)  # fmt: skip
+_WRITE_ERRNOS = frozenset(
+    code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None), errno.EROFS, errno.EFBIG) if code is not None
+)
 
 
 def natural_key(name: str) -> tuple[Any, ...]:
@@ -110,9 +120,13 @@ def git_commit() -> str | None:
     """The commit of the checkout this package runs from, if it is one (no network)."""
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
-            timeout=5, check=False,
-        )  # fmt: skip
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
@@ -127,8 +141,10 @@ def check_out_folder(path: Path, option: str, ours: tuple[str, ...]) -> None:
     """
     for step in (path, *path.parents):
         if step.is_symlink() and not step.exists():  # exists() follows the link: False when it ends nowhere
-            raise RunFolderError(f"{option} {path}: {step} is a symbolic link to nothing (its target is missing, or "
-                                 "the links loop): give a folder, or a link to one")  # fmt: skip
+            raise RunFolderError(
+                f"{option} {path}: {step} is a symbolic link to nothing (its target is missing, or "
+                "the links loop): give a folder, or a link to one"
+            )
         if step != path and step.exists() and not step.is_dir():
             raise RunFolderError(f"{option} {path}: {step} is a file, so no folder can be made under it")
     if path.exists() and not path.is_dir():
@@ -261,8 +277,10 @@ def acquire_lock(folder: Path) -> None:
             f"--out. (If no such run is going, delete {path}.)"
         )
     if holder:
-        print(f"note: {path} was left by a run that is no longer going ({_describe_holder(holder)}); "
-              "taking it over", file=sys.stderr)  # fmt: skip
+        print(
+            f"note: {path} was left by a run that is no longer going ({_describe_holder(holder)}); taking it over",
+            file=sys.stderr,
+        )
     me = {"pid": os.getpid(), "host": here, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     os.ftruncate(fd, 0)
     os.pwrite(fd, json.dumps(me).encode(), 0)
@@ -377,8 +395,10 @@ class RunDir:
         except (ValueError, UnicodeDecodeError):  # not JSON, or nested deeper than a manifest
             manifest = None
         if not isinstance(manifest, dict) or manifest.get("schema_version") != MANIFEST_VERSION:
-            raise RunFolderError(f"{self.manifest_path} is not a werewolf-bench run manifest; nothing was touched: "
-                                 "give a new or empty folder")  # fmt: skip
+            raise RunFolderError(
+                f"{self.manifest_path} is not a werewolf-bench run manifest; nothing was touched: "
+                "give a new or empty folder"
+            )
         return manifest
 
     def note(self, **values: Any) -> None:

@@ -54,8 +54,9 @@ class Progress(Bar):
 
     total: int  # always known
 
-    def __init__(self, total: int, done: int, quiet: bool = False, stream: Any = None, label: str = "games",
-                 **options: Any) -> None:  # fmt: skip
+    def __init__(
+        self, total: int, done: int, quiet: bool = False, stream: Any = None, label: str = "games", **options: Any
+    ) -> None:
         super().__init__(label, total, done=done, unit="games", quiet=quiet, stream=stream, **options)
         self.failed = 0
         self.tokens = 0
@@ -132,8 +133,14 @@ async def play_run(
         """The outcome of ``job`` played in this process (None: the run stops; the game is played on resume)."""
         try:
             result: GameResult = await play(
-                config, job.lineup, job.seed, log_dir=scratch, concurrency=concurrency, pool=pool, cache_dir=cache_dir,
-            )  # fmt: skip
+                config,
+                job.lineup,
+                job.seed,
+                log_dir=scratch,
+                concurrency=concurrency,
+                pool=pool,
+                cache_dir=cache_dir,
+            )
             return {"status": "ok", "result": result.to_json()}
         except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
             raise
@@ -183,8 +190,10 @@ async def play_run(
             entry["result"]["log_path"] = str(run.place_log(job.id))
         run.append(entry)
         # Only the outcome stays in memory (the result is on disk): memory stays flat however long the run.
-        entries.append({k: entry[k] for k in ("game", "seed", "status") if k in entry} | (
-            {"error": entry["error"]} if "error" in entry else {}))  # fmt: skip
+        entries.append(
+            {k: entry[k] for k in ("game", "seed", "status") if k in entry}
+            | ({"error": entry["error"]} if "error" in entry else {})
+        )
         if progress is not None:
             progress.done += entry["status"] == "ok"
             progress.failed += entry["status"] == "failed"

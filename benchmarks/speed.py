@@ -55,11 +55,15 @@ def bench_env(games: int, players: int, analysis: str, read_text: bool = True) -
     steps = sum(play(env, policies, seed, read_text) for seed in range(games))
     elapsed = time.perf_counter() - started
     return {
-        "games": games, "steps": steps, "seconds": round(elapsed, 3),
-        "games_per_s": round(games / elapsed, 2), "steps_per_s": round(steps / elapsed, 1),
-        "steps_per_game": round(steps / games, 1), "text_read": read_text,
+        "games": games,
+        "steps": steps,
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(games / elapsed, 2),
+        "steps_per_s": round(steps / elapsed, 1),
+        "steps_per_game": round(steps / games, 1),
+        "text_read": read_text,
         "peak_mb_one_game": _peak_mb(lambda: play(env, policies, 10**6 + 1, read_text)),
-    }  # fmt: skip
+    }
 
 
 def bench_engine(games: int, players: int) -> dict[str, Any]:
@@ -82,8 +86,13 @@ def bench_engine(games: int, players: int) -> dict[str, Any]:
     started = time.perf_counter()
     steps = sum(play(seed) for seed in range(games))
     elapsed = time.perf_counter() - started
-    return {"games": games, "steps": steps, "seconds": round(elapsed, 3),
-            "games_per_s": round(games / elapsed, 2), "steps_per_s": round(steps / elapsed, 1)}  # fmt: skip
+    return {
+        "games": games,
+        "steps": steps,
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(games / elapsed, 2),
+        "steps_per_s": round(steps / elapsed, 1),
+    }
 
 
 def bench_textarena(games: int, players: int) -> dict[str, Any] | None:
@@ -116,11 +125,16 @@ def bench_textarena(games: int, players: int) -> dict[str, Any] | None:
     steps = sum(play(seed) for seed in range(games))
     elapsed = time.perf_counter() - started
     return {
-        "env": "SecretMafia-v0", "version": getattr(ta, "__version__", "?"), "games": games, "steps": steps,
-        "seconds": round(elapsed, 3), "games_per_s": round(games / elapsed, 2),
-        "steps_per_s": round(steps / elapsed, 1), "steps_per_game": round(steps / games, 1),
+        "env": "SecretMafia-v0",
+        "version": getattr(ta, "__version__", "?"),
+        "games": games,
+        "steps": steps,
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(games / elapsed, 2),
+        "steps_per_s": round(steps / elapsed, 1),
+        "steps_per_game": round(steps / games, 1),
         "peak_mb_one_game": _peak_mb(lambda: play(10**6 + 1)),
-    }  # fmt: skip
+    }
 
 
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -128,11 +142,18 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     rates = sorted(r["steps_per_s"] for r in runs)
     games = sorted(r["games_per_s"] for r in runs)
     out = {k: v for k, v in runs[0].items() if k not in ("seconds", "steps_per_s", "games_per_s")}
-    out.update({
-        "games": sum(r["games"] for r in runs), "steps": sum(r["steps"] for r in runs),
-        "steps_per_s": rates[len(rates) // 2], "steps_per_s_best": rates[-1], "steps_per_s_worst": rates[0],
-        "games_per_s": games[len(games) // 2], "games_per_s_best": games[-1], "games_per_s_worst": games[0],
-    })  # fmt: skip
+    out.update(
+        {
+            "games": sum(r["games"] for r in runs),
+            "steps": sum(r["steps"] for r in runs),
+            "steps_per_s": rates[len(rates) // 2],
+            "steps_per_s_best": rates[-1],
+            "steps_per_s_worst": rates[0],
+            "games_per_s": games[len(games) // 2],
+            "games_per_s_best": games[-1],
+            "games_per_s_worst": games[0],
+        }
+    )
     return out
 
 

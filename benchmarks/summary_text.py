@@ -36,9 +36,13 @@ def fit(text: str, indent: str = "", subsequent: str | None = None, width: int =
     interval or a "count (share%)" pair; continuation lines indented by ``subsequent`` (``indent`` + 2)."""
     protected = _KEEP.sub(lambda m: m.group(0).replace(" ", _NBSP), text)
     lines = textwrap.wrap(
-        protected, width, initial_indent=indent, subsequent_indent=indent + "  " if subsequent is None else subsequent,
-        break_long_words=False, break_on_hyphens=False,
-    )  # fmt: skip
+        protected,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + "  " if subsequent is None else subsequent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
     return [line.replace(_NBSP, " ") for line in lines] or [indent.rstrip()]
 
 
@@ -91,8 +95,11 @@ def lineup_itself(document: dict[str, Any]) -> list[str]:
     baseline): their figures are the run's, so they are named once and not repeated (``lineup_itself`` in
     ``metrics.json``; a document from before it: a baseline named as the run's only lineup)."""
     lineups = (document.get("run") or {}).get("lineups") or []
-    return [kind for kind, base in sorted((document.get("baselines") or {}).items())
-            if base.get("lineup_itself", lineups == [kind])]  # fmt: skip
+    return [
+        kind
+        for kind, base in sorted((document.get("baselines") or {}).items())
+        if base.get("lineup_itself", lineups == [kind])
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- the legend

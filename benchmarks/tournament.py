@@ -112,8 +112,10 @@ class TournamentConfig(BaseModel):
         """As many games as a run holds, at most: refused here, before a schedule of them is built."""
         games = self.block_count() * len(self.entrants)
         if games > MAX_GAMES:
-            raise ValueError(f"{self.block_count():,} blocks of {len(self.entrants)} entrants make {games:,} games: "
-                             f"a tournament plays at most {MAX_GAMES:,} (fewer blocks or games)")  # fmt: skip
+            raise ValueError(
+                f"{self.block_count():,} blocks of {len(self.entrants)} entrants make {games:,} games: "
+                f"a tournament plays at most {MAX_GAMES:,} (fewer blocks or games)"
+            )
         return self
 
     @property
@@ -193,8 +195,12 @@ class TournamentGame:
 
     @classmethod
     def of(cls, record: GameRecord) -> TournamentGame:
-        return cls(record.winner, tuple(record.policies), tuple(record.team(s) for s in range(record.num_players)),
-                   {s: dict(t) for s, t in record.seat_tokens.items()})  # fmt: skip
+        return cls(
+            record.winner,
+            tuple(record.policies),
+            tuple(record.team(s) for s in range(record.num_players)),
+            {s: dict(t) for s, t in record.seat_tokens.items()},
+        )
 
     @property
     def num_players(self) -> int:
@@ -247,8 +253,11 @@ def fit_ratings(
         if samples.shape[0] == 0:
             return [None, None]
         low, high = np.percentile(samples[:, k], [2.5, 97.5])
-        return [round(1500 + ELO_SCALE * low, 1), round(1500 + ELO_SCALE * high, 1)] if k else [
-            round(float(low), 4), round(float(high), 4)]  # fmt: skip
+        return (
+            [round(1500 + ELO_SCALE * low, 1), round(1500 + ELO_SCALE * high, 1)]
+            if k
+            else [round(float(low), 4), round(float(high), 4)]
+        )
 
     return {
         "games": len(y),
@@ -272,8 +281,11 @@ def entrant_persuasion(metrics: dict[str, Any], name: str) -> dict[str, Any]:
     persuasion = metrics.get("persuasion") or {}
     speaker = persuasion.get("speaker", {}).get("by_policy", {}).get(name, {})
     listener = persuasion.get("listener", {}).get("by_policy", {}).get(name, {})
-    return {**{k: speaker.get(k) for k in PERSUASION_KEYS}, "resistance": listener.get("resistance"),
-            "resistance_coverage": listener.get("coverage")}  # fmt: skip
+    return {
+        **{k: speaker.get(k) for k in PERSUASION_KEYS},
+        "resistance": listener.get("resistance"),
+        "resistance_coverage": listener.get("coverage"),
+    }
 
 
 def entrant_table(
@@ -289,16 +301,31 @@ def entrant_table(
     out: dict[str, Any] = {}
     for entrant, name in zip(config.entrants, config.names, strict=True):
         games = sum(name in r.policies for r in records)
-        prompt = sum(r.seat_tokens.get(s, {}).get("prompt_tokens", 0)
-                     for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
-        completion = sum(r.seat_tokens.get(s, {}).get("completion_tokens", 0)
-                         for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
-        cached = sum(r.seat_tokens.get(s, {}).get("cached_tokens", 0)
-                     for r in records for s, p in enumerate(r.policies) if p == name)  # fmt: skip
+        prompt = sum(
+            r.seat_tokens.get(s, {}).get("prompt_tokens", 0)
+            for r in records
+            for s, p in enumerate(r.policies)
+            if p == name
+        )
+        completion = sum(
+            r.seat_tokens.get(s, {}).get("completion_tokens", 0)
+            for r in records
+            for s, p in enumerate(r.policies)
+            if p == name
+        )
+        cached = sum(
+            r.seat_tokens.get(s, {}).get("cached_tokens", 0)
+            for r in records
+            for s, p in enumerate(r.policies)
+            if p == name
+        )
         price = config.price_of(entrant)
         # Unpriced: no cost at all (None), never $0.
-        cost = (cost_usd({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion}, price)
-                if price is not None else None)  # fmt: skip
+        cost = (
+            cost_usd({"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion}, price)
+            if price is not None
+            else None
+        )
         # Keys are "<entrant> | <role>": looked up, never split (an entrant may be called "a | b").
         roles = sorted(role.value for role in Role if f"{name} | {role.value}" in by_policy_role)
         out[name] = {

@@ -55,10 +55,13 @@ class Sampler(Progress):
 
 
 def measure(games: int, workers: int, concurrency: int) -> dict[str, object]:
-    config = TournamentConfig.model_validate({
-        "name": "speed", "games": games,
-        "entrants": [{"kind": "heuristic", "name": "heuristic-a"}, {"kind": "heuristic", "name": "heuristic-b"}],
-    })  # fmt: skip
+    config = TournamentConfig.model_validate(
+        {
+            "name": "speed",
+            "games": games,
+            "entrants": [{"kind": "heuristic", "name": "heuristic-a"}, {"kind": "heuristic", "name": "heuristic-b"}],
+        }
+    )
     jobs = schedule(config)[:games]
     with tempfile.TemporaryDirectory() as folder:
         run = RunDir(folder)
@@ -70,10 +73,14 @@ def measure(games: int, workers: int, concurrency: int) -> dict[str, object]:
         disk = sum(p.stat().st_size for p in Path(folder, "games").glob("*.ndjson"))
     failed = sum(e["status"] != "ok" for e in entries)
     return {
-        "workers": workers, "games": len(jobs), "failed": failed, "seconds": round(seconds, 2),
-        "games_per_s": round(len(jobs) / seconds, 2), "parent_rss_mb_at": sampler.samples,
+        "workers": workers,
+        "games": len(jobs),
+        "failed": failed,
+        "seconds": round(seconds, 2),
+        "games_per_s": round(len(jobs) / seconds, 2),
+        "parent_rss_mb_at": sampler.samples,
         "log_mb_on_disk": round(disk / 2**20, 1),
-    }  # fmt: skip
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,10 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     runs = [measure(args.games, w, args.concurrency) for w in args.workers]
     self_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(json.dumps({
-        "benchmark": "tournament_speed", "runs": runs,
-        "peak_rss_mb": {"parent": round(self_peak, 1), "largest_worker": round(children_peak, 1)},
-    }, indent=1))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "benchmark": "tournament_speed",
+                "runs": runs,
+                "peak_rss_mb": {"parent": round(self_peak, 1), "largest_worker": round(children_peak, 1)},
+            },
+            indent=1,
+        )
+    )
     return 0
 
 

@@ -109,9 +109,12 @@ def known_roles(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = 
         holders.setdefault(role, []).append(name)
     players = list(item["players"])
     return tuple(
-        sorted((role, players.index(names[0])) for role, names in holders.items()
-               if role in Role and ROLE_SPECS[Role(role)].unique and len(names) == 1 and names[0] in players)
-    )  # fmt: skip
+        sorted(
+            (role, players.index(names[0]))
+            for role, names in holders.items()
+            if role in Role and ROLE_SPECS[Role(role)].unique and len(names) == 1 and names[0] in players
+        )
+    )
 
 
 def claimed_roles(item: dict[str, Any], games: dict[str, dict[str, Any]] | None = None) -> tuple[tuple[int, str], ...]:
@@ -185,9 +188,15 @@ def knowledge_of(item: dict[str, Any], games: dict[str, dict[str, Any]] | None =
         checks_known = True
         revealed.update(public_reveals(game, item["event_i"]))
     return Knowledge.of_transcript(
-        players=players, roles=roles, speaker=speaker, own_role=own, checks=checks,
-        checks_known=checks_known, protected=protected, revealed=revealed,
-    )  # fmt: skip
+        players=players,
+        roles=roles,
+        speaker=speaker,
+        own_role=own,
+        checks=checks,
+        checks_known=checks_known,
+        protected=protected,
+        revealed=revealed,
+    )
 
 
 def sources(items: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -206,5 +215,10 @@ def with_reveals(item: dict[str, Any], games: dict[str, Any] | None) -> dict[str
         revealed.update(public_reveals(game, item["event_i"]))
     players = item["players"]
     claimed = {players[seat]: role for seat, role in claimed_roles(item, games)}
-    return {"speaker": item["speaker"], "players": players, "text": item["text"], "revealed": revealed,
-            "claimed": claimed}  # fmt: skip
+    return {
+        "speaker": item["speaker"],
+        "players": players,
+        "text": item["text"],
+        "revealed": revealed,
+        "claimed": claimed,
+    }

@@ -320,8 +320,15 @@ def format_validity(validity: dict[str, Any]) -> list[str]:
         fields = list(overall["invalid_fields"].items())
         if fields:
             more = [f"{len(fields) - 5} more"] if len(fields) > 5 else []
-            lines.extend(pack("  invalid fields: ", [f"{name} {count}" for name, count in fields[:5]] + more,
-                              indent="    ", sep=", ", width=WIDTH - 4))  # fmt: skip
+            lines.extend(
+                pack(
+                    "  invalid fields: ",
+                    [f"{name} {count}" for name, count in fields[:5]] + more,
+                    indent="    ",
+                    sep=", ",
+                    width=WIDTH - 4,
+                )
+            )
         extras = [
             _count(overall[name], one, many)
             for name, one, many in (

@@ -182,8 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     started = time.perf_counter()
     experiment.run()
-    print(f"BenchMARL MAPPO: {experiment.total_frames} frames in {time.perf_counter() - started:.1f} s; "
-          f"logs in {experiment.folder_name}")  # fmt: skip
+    print(
+        f"BenchMARL MAPPO: {experiment.total_frames} frames in {time.perf_counter() - started:.1f} s; "
+        f"logs in {experiment.folder_name}"
+    )
     return 0
 
 

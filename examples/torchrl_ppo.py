@@ -203,8 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     net, trained = train(args)
     train_seconds = time.perf_counter() - started
-    print(f"trained {trained['frames']} frames ({trained['seat_steps']} seat steps, "
-          f"{trained['games_finished']} games finished) in {train_seconds:.1f} s")  # fmt: skip
+    print(
+        f"trained {trained['frames']} frames ({trained['seat_steps']} seat steps, "
+        f"{trained['games_finished']} games finished) in {train_seconds:.1f} s"
+    )
 
     results: dict[str, Any] = {"train": {**trained, "seconds": round(train_seconds, 1)}, "eval": {}}
     eval_started = time.perf_counter()
@@ -217,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
             result = evaluate(act, lineup, args.games, args.players, eval_seed)
             results["eval"][f"{name}_vs_{lineup}"] = result
             low, high = result["ci95"]
-            print(f"{name:>12} as player_0 vs {lineup:>9} seats: won {result['wins']}/{result['games']} "
-                  f"= {result['rate']:.1%} (95% CI {low:.1%}-{high:.1%})")  # fmt: skip
+            print(
+                f"{name:>12} as player_0 vs {lineup:>9} seats: won {result['wins']}/{result['games']} "
+                f"= {result['rate']:.1%} (95% CI {low:.1%}-{high:.1%})"
+            )
     results["eval_seconds"] = round(time.perf_counter() - eval_started, 1)
     results["seconds"] = round(time.perf_counter() - started, 1)
     print(f"evaluation {results['eval_seconds']} s; total {results['seconds']} s")

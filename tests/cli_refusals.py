@@ -13,8 +13,10 @@ from benchmarks.cli import main
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:
     """Every path under ``folder`` with its bytes (None: a folder or a symlink)."""
-    return {str(p.relative_to(folder)): (None if p.is_dir() or p.is_symlink() else p.read_bytes())
-            for p in sorted(folder.rglob("*"))}  # fmt: skip
+    return {
+        str(p.relative_to(folder)): (None if p.is_dir() or p.is_symlink() else p.read_bytes())
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 def refused_line(argv: list[str], folder: Path, capsys: pytest.CaptureFixture[str]) -> str:

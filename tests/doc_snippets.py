@@ -138,12 +138,21 @@ class BlockItem(pytest.Item):
         inherited = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "WEREWOLF_"))}
         env = {**inherited, "PATH": path, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "TERM": "dumb",
                "OPENAI_API_KEY": "sk-docs-example"}  # fmt: skip
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], cwd=folder, env=env, capture_output=True,
-                              text=True, timeout=BLOCK_TIMEOUT_S, stdin=subprocess.DEVNULL)  # fmt: skip
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", code],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=BLOCK_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
         expected = int(block.marks.get("exit") or 0)
         if done.returncode != expected:
-            raise BlockFailedError(f"{self.path}:{block.line}: exit {done.returncode}, expected {expected}\n"
-                              f"--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}")  # fmt: skip
+            raise BlockFailedError(
+                f"{self.path}:{block.line}: exit {done.returncode}, expected {expected}\n"
+                f"--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}"
+            )
         return done.stdout
 
     def _run_python(self, block: Block, code: str, folder: Path) -> str:

@@ -26,8 +26,14 @@ Script = Callable[[Game, Turn], Any]
 def quiet(game: Game, turn: Turn) -> Any:
     """A default answer that changes nothing: no kill, no protection, bid 0, silence, abstain."""
     kind = turn.kind
-    if kind in (ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK, ActionKind.HEAL, ActionKind.POISON,
-                ActionKind.SHOOT):  # fmt: skip
+    if kind in (
+        ActionKind.ELIMINATE,
+        ActionKind.PROTECT,
+        ActionKind.UNMASK,
+        ActionKind.HEAL,
+        ActionKind.POISON,
+        ActionKind.SHOOT,
+    ):
         return {"target": None}
     if kind is ActionKind.BID:
         return {"bid": 0}
@@ -47,8 +53,12 @@ def scripted(overrides: dict[tuple[ActionKind, int | None, int | None], Any]) ->
 
     def script(game: Game, turn: Turn) -> Any:
         rnd = game.state.round
-        for key in ((turn.kind, rnd, turn.player), (turn.kind, None, turn.player), (turn.kind, rnd, None),
-                    (turn.kind, None, None)):  # fmt: skip
+        for key in (
+            (turn.kind, rnd, turn.player),
+            (turn.kind, None, turn.player),
+            (turn.kind, rnd, None),
+            (turn.kind, None, None),
+        ):
             if key in overrides:
                 value = overrides[key]
                 return value(game, turn) if callable(value) else value

@@ -23,10 +23,23 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
     max_leaves=12,
 )
-field_names = st.sampled_from([
-    "target", "vote", "bid", "statement", "claims", "is_deceptive", "confidence", "deception_type",
-    "reasoning", "suspicion", "summary", "notes", "other",
-])  # fmt: skip
+field_names = st.sampled_from(
+    [
+        "target",
+        "vote",
+        "bid",
+        "statement",
+        "claims",
+        "is_deceptive",
+        "confidence",
+        "deception_type",
+        "reasoning",
+        "suspicion",
+        "summary",
+        "notes",
+        "other",
+    ]
+)
 names = st.sampled_from(["Alice", "bob", " EMMA ", "player_3", "player_99", "me", "Nobody", "", "abstain"])
 action_dicts = st.dictionaries(field_names, json_values | names, max_size=8)
 raw_actions = action_dicts | action_dicts.map(json.dumps) | st.text(max_size=80) | json_values
@@ -153,16 +166,20 @@ def test_dead_targets_are_refused() -> None:
     game = fixed_game()
     from tests.helpers import scripted
 
-    run_until(game, scripted({(ActionKind.ELIMINATE, 1, None): {"target": "Emma"}}),
-              stop=lambda g: g.current.kind is ActionKind.VOTE)  # fmt: skip
+    run_until(
+        game,
+        scripted({(ActionKind.ELIMINATE, 1, None): {"target": "Emma"}}),
+        stop=lambda g: g.current.kind is ActionKind.VOTE,
+    )
     result = parse({"vote": "Emma"}, game.current, game.state)
     assert result.action["vote"] is None and "(dead)" in result.fallbacks[0]
 
 
 def test_nan_and_infinite_numbers_fall_back() -> None:
     game = GAMES[ActionKind.PEER_ANALYSIS]
-    result = game.act({"is_deceptive": True, "confidence": float("nan"), "deception_type": "none",
-                       "suspicion": float("inf")})  # fmt: skip
+    result = game.act(
+        {"is_deceptive": True, "confidence": float("nan"), "deception_type": "none", "suspicion": float("inf")}
+    )
     assert result.action["confidence"] == 0.5
     assert 0.0 <= result.action["suspicion"] <= 1.0
     assert len(result.fallbacks) == 2
@@ -182,14 +199,20 @@ unit = st.one_of(st.floats(0, 1), st.integers(0, 1), st.floats(allow_nan=True), 
 well_typed = st.fixed_dictionaries(
     {},
     optional={
-        "target": st.none() | names, "vote": st.none() | names, "bid": st.integers(-3, 14) | st.booleans(),
-        "statement": st.text(max_size=30), "claims": st.none() | st.lists(st.integers(), max_size=2),
-        "is_deceptive": st.booleans() | st.integers(0, 1), "confidence": unit, "suspicion": unit,
+        "target": st.none() | names,
+        "vote": st.none() | names,
+        "bid": st.integers(-3, 14) | st.booleans(),
+        "statement": st.text(max_size=30),
+        "claims": st.none() | st.lists(st.integers(), max_size=2),
+        "is_deceptive": st.booleans() | st.integers(0, 1),
+        "confidence": unit,
+        "suspicion": unit,
         "deception_type": st.sampled_from(["none", "omission", "distortion", "fabrication", "misdirection", "x"]),
-        "reasoning": st.text(max_size=10) | st.integers(), "summary": st.text(max_size=10),
+        "reasoning": st.text(max_size=10) | st.integers(),
+        "summary": st.text(max_size=10),
         "notes": st.none() | st.text(max_size=10) | st.integers(),
     },
-)  # fmt: skip
+)
 
 
 @pytest.mark.parametrize("kind", list(ActionKind))
@@ -252,9 +275,17 @@ def test_a_statement_echoing_the_template_is_silence(text: str, echoed: str) -> 
 
 @pytest.mark.parametrize(
     "text",
-    ["I <3 this village", "Bob said <nothing> useful", "if votes < 3 and > 1 we lose", "Why?", "What do you say?",
-     "my role", "<Bob> is odd", "what you say is a lie"],
-)  # fmt: skip
+    [
+        "I <3 this village",
+        "Bob said <nothing> useful",
+        "if votes < 3 and > 1 we lose",
+        "Why?",
+        "What do you say?",
+        "my role",
+        "<Bob> is odd",
+        "what you say is a lie",
+    ],
+)
 def test_ordinary_angle_brackets_and_short_statements_are_speech(text: str) -> None:
     action, fallbacks = statement({"statement": text})
     assert action["statement"] == " ".join(text.split()) and not fallbacks
@@ -264,10 +295,12 @@ def test_an_echoed_statement_is_a_pass_in_the_game() -> None:
     from tests.helpers import scripted
 
     game = fixed_game()
-    script = scripted({
-        (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
-        (ActionKind.STATEMENT, None, 0): {"statement": "<what you say>"},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
+            (ActionKind.STATEMENT, None, 0): {"statement": "<what you say>"},
+        }
+    )
     run_until(game, script, stop=lambda g: any(e.type == "pass" for e in g.state.events))
     assert not game.state.statements
     action = next(e for e in game.state.events if e.type == "action" and e.data["kind"] == "statement")

@@ -84,8 +84,11 @@ def test_names_in_folded_text_are_cut_at_the_right_places(text: str) -> None:
 def test_claims_read_from_decomposed_and_full_width_names() -> None:
     text = f"ﬁne… {INES_DECOMPOSED} is a wolf, and {FULL_WIDTH_BOB} is the seer. I trust {ZOE_DECOMPOSED}."
     claims = {(c["kind"], c["player"], c["role"], c["team"], c["hedged"]) for c in X.extract(text, 4)}
-    assert claims == {("team", 0, None, "werewolf", False), ("role", 2, "seer", None, False),
-                      ("team", 1, None, "village", True)}  # fmt: skip
+    assert claims == {
+        ("team", 0, None, "werewolf", False),
+        ("role", 2, "seer", None, False),
+        ("team", 1, None, "village", True),
+    }
 
 
 def test_benchmark_seat_lookups_fold_names() -> None:

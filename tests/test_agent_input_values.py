@@ -43,21 +43,28 @@ def self_containing(container: str) -> Any:
 
 CJK = "我是预言家狼人就是他们两个今天必须投票"
 leaves = (
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(max_size=30) | st.binary(max_size=30)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=30)
+    | st.binary(max_size=30)
     | st.builds(lambda unit, n: unit * n, st.sampled_from(["x", CJK, "é", "ab ", "\u0301"]), st.integers(300, 30_000))
     | st.sampled_from(["Alice", "Bob", "me", "seer", "none", "fabrication", "player_3"])
-)  # fmt: skip
+)
 huge_ints = st.sampled_from([400, 5000]).map(lambda digits: -(10**digits))  # drawn, not written: repr fails
 
 
 def json_like(leaf: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.recursive(
         leaf,
-        lambda children: st.lists(children, max_size=4) | st.tuples(children, children)
-        | st.dictionaries(st.text(max_size=8) | st.integers(), children, max_size=4),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.tuples(children, children)
+            | st.dictionaries(st.text(max_size=8) | st.integers(), children, max_size=4)
+        ),
         max_leaves=10,
-    )  # fmt: skip
+    )
 
 
 hostile = (
@@ -65,7 +72,7 @@ hostile = (
     | st.builds(nested, st.integers(30, 3000), st.sampled_from(["list", "dict"]))
     | st.builds(self_containing, st.sampled_from(["list", "dict"]))
     | st.sets(st.integers(), max_size=3)
-)  # fmt: skip
+)
 actions = st.dictionaries(st.sampled_from(FIELDS), hostile, max_size=len(FIELDS))
 # The text form, as a model writes it (NaN and Infinity included: Python's json reads them).
 text_actions = st.dictionaries(st.sampled_from(FIELDS), json_like(leaves), max_size=len(FIELDS)).map(
@@ -87,8 +94,9 @@ def test_any_value_in_any_field_is_read_recorded_and_replayable(kind: ActionKind
     result = game.act(raw)  # never raises: no TypeError, RecursionError, ValueError
     # Legal when it was asked (after it, a used potion has no legal target left).
     check_legal(copy.deepcopy(PREPARED[kind]), turn, result.action)
-    event = game.state.events[next(i for i in range(len(game.state.events) - 1, -1, -1)
-                                   if game.state.events[i].type == "action")]  # fmt: skip
+    event = game.state.events[
+        next(i for i in range(len(game.state.events) - 1, -1, -1) if game.state.events[i].type == "action")
+    ]
     logged = json.loads(dumps_strictly(event.to_json()))  # the log line is strict JSON
     # A replay reads the logged form of the answer and must reach the same action and reasons.
     again = copy.deepcopy(PREPARED[kind])
@@ -156,8 +164,9 @@ def test_a_whole_game_of_list_deception_types_is_played_through_env_step() -> No
             env.step({"is_deceptive": False, "confidence": 0.2, "deception_type": ["none"], "suspicion": 0.5})
         else:
             legal = info["legal_targets"]
-            env.step({"bid": 1, "statement": "Hello.", "vote": None, "target": legal[0] if legal else None,
-                      "summary": "ok"})  # fmt: skip
+            env.step(
+                {"bid": 1, "statement": "Hello.", "vote": None, "target": legal[0] if legal else None, "summary": "ok"}
+            )
     game = env.unwrapped.game
     assert answers and game.over
     analyses = [e for e in game.state.events if e.type == "action" and e.data["kind"].endswith("analysis")]

@@ -36,8 +36,11 @@ def test_model_free_confidence_is_the_probability_of_deception(kind: str, tmp_pa
     for seed in range(3):
         log = play_game_sync({"num_players": 8}, kind, seed=seed, log_dir=tmp_path).log_path
         assert log is not None
-        answers += [r["data"]["parsed"] for r in engine_events(log)
-                    if r["type"] == "action" and r["data"]["kind"] in ("self_analysis", "peer_analysis")]  # fmt: skip
+        answers += [
+            r["data"]["parsed"]
+            for r in engine_events(log)
+            if r["type"] == "action" and r["data"]["kind"] in ("self_analysis", "peer_analysis")
+        ]
     assert answers and all(0.0 <= a["confidence"] <= 1.0 for a in answers)
     assert all(a["confidence"] >= 0.5 if a["is_deceptive"] else a["confidence"] <= 0.5 for a in answers)
     assert {a["is_deceptive"] for a in answers} == {True, False}
@@ -70,9 +73,10 @@ def test_seer_reveals_a_werewolf_it_found() -> None:
             obs, _r, term, trunc, info = env.last()
             env.step(None if term or trunc else policies[env.agent_name_mapping[agent]].act(obs, info))
         reveals = [
-            st for st in env.game.state.statements
+            st
+            for st in env.game.state.statements
             if st.speaker == 2 and any(c["kind"] == "seer_result" and c["team"] == "werewolf" for c in st.claims)
-        ]  # fmt: skip
+        ]
         assert all(not st.verdict["lie"] for st in reveals), "the seer's reveal is the truth"
         games_with_reveal += bool(reveals)
     assert games_with_reveal >= 5
@@ -100,12 +104,14 @@ def test_heuristic_villagers_beat_random_villagers() -> None:
 
 
 def test_lineup_resolution_priority(tmp_path: Path) -> None:
-    lineup = load_lineup({
-        "default": "random",
-        "teams": {"werewolf": "heuristic"},
-        "roles": {"seer": {"kind": "heuristic", "honesty": 1.0}},
-        "seats": {"player_0": "human"},
-    })  # fmt: skip
+    lineup = load_lineup(
+        {
+            "default": "random",
+            "teams": {"werewolf": "heuristic"},
+            "roles": {"seer": {"kind": "heuristic", "honesty": 1.0}},
+            "seats": {"player_0": "human"},
+        }
+    )
     assert lineup.spec_for("player_0", Role.WEREWOLF).kind == "human"
     assert lineup.spec_for("player_1", Role.SEER).options == {"honesty": 1.0}
     assert lineup.spec_for("player_2", Role.WEREWOLF).kind == "heuristic"
@@ -205,8 +211,11 @@ def test_human_end_of_input_lets_the_game_go_on() -> None:
 
 def test_human_shorthand_for_analyses() -> None:
     assert shorthand("yes 0.8 misdirection 0.9", "peer_analysis") == {
-        "is_deceptive": True, "confidence": 0.8, "deception_type": "misdirection", "suspicion": 0.9,
-    }  # fmt: skip
+        "is_deceptive": True,
+        "confidence": 0.8,
+        "deception_type": "misdirection",
+        "suspicion": 0.9,
+    }
     # A bare yes / no leans its way: confidence is the probability that the statement is deceptive.
     assert shorthand("no", "self_analysis") == {"is_deceptive": False, "confidence": 0.3, "deception_type": "none"}
     assert shorthand("yes", "self_analysis")["confidence"] == 0.7

@@ -57,8 +57,11 @@ def play(tmp_path: Path, statement: str) -> tuple[Path, HugeAnswers]:
 
 
 def calls(log: Path) -> list[dict[str, Any]]:
-    return [r["data"] for r in read_log(log) if r["type"] == "agent_record" and r["data"]["type"] == "llm_call"
-            and r["data"]["action_kind"] == "statement"]  # fmt: skip
+    return [
+        r["data"]
+        for r in read_log(log)
+        if r["type"] == "agent_record" and r["data"]["type"] == "llm_call" and r["data"]["action_kind"] == "statement"
+    ]
 
 
 def test_a_valid_10_mb_answer_is_stored_once_capped_with_its_length(tmp_path: Path) -> None:
@@ -68,8 +71,11 @@ def test_a_valid_10_mb_answer_is_stored_once_capped_with_its_length(tmp_path: Pa
     assert calls(log)
     for call in calls(log):
         assert call["raw"] == answer[:ANSWER_CHARS_KEPT] and call["raw_chars"] == len(answer)
-    spoken = [r["data"]["parsed"] for r in read_log(log)
-              if r["type"] == "action" and r["data"]["kind"] == "statement" and r["actor"] == 0]  # fmt: skip
+    spoken = [
+        r["data"]["parsed"]
+        for r in read_log(log)
+        if r["type"] == "action" and r["data"]["kind"] == "statement" and r["actor"] == 0
+    ]
     assert spoken and all(s["statement"].startswith("I am the seer and Bob is a werewolf") for s in spoken)
     assert all(s["truncated"] is True for s in spoken)
     assert replay(log)

@@ -161,8 +161,13 @@ def cycle_report(edges: list[Import]) -> list[str]:
     lines = []
     for component in cycles(edges):
         members = set(component)
-        inside = sorted({f"  {e.source}:{e.line} -> {e.target}" for e in edges
-                         if e.source in members and e.target in members and e.source != e.target})  # fmt: skip
+        inside = sorted(
+            {
+                f"  {e.source}:{e.line} -> {e.target}"
+                for e in edges
+                if e.source in members and e.target in members and e.source != e.target
+            }
+        )
         lines += [f"cycle of {len(component)}: {' <-> '.join(component)}", *inside]
     return lines
 

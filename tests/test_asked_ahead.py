@@ -27,8 +27,9 @@ def _game(answer: Any = None, seed: int = 2, **options: Any) -> tuple[Any, list[
 
 
 def _outcomes(result: Any) -> list[dict[str, Any]]:
-    return [r["data"] for r in result.events if r.get("type") == "agent_record"
-            and r["data"].get("type") == "llm_outcome"]  # fmt: skip
+    return [
+        r["data"] for r in result.events if r.get("type") == "agent_record" and r["data"].get("type") == "llm_outcome"
+    ]
 
 
 def _turns(result: Any, kind: str) -> int:
@@ -95,20 +96,24 @@ def test_votes_and_self_analyses_come_ahead_with_one_truthful_outcome_per_turn()
         ahead = [o for o in mine if o.get("asked_in")]
         assert ahead and {o["asked_in"] for o in ahead} <= asked_in
         assert all(o["outcome"] == "answered" for o in mine)
-    vote_calls = [q for q in requests
-                  if _asks(q, "vote") and not _asks(q, "is_deceptive") and not _asks(q, "statement")]  # fmt: skip
+    vote_calls = [
+        q for q in requests if _asks(q, "vote") and not _asks(q, "is_deceptive") and not _asks(q, "statement")
+    ]
     votes = [o for o in outcomes if o["action_kind"] == "vote"]
     assert len(vote_calls) == sum(1 for o in votes if not o.get("asked_in")), "a vote call only when none came ahead"
-    self_calls = [q for q in requests if _asks(q, "is_deceptive") and not _asks(q, "statement")
-                  and not _asks(q, "suspicion")]  # fmt: skip
+    self_calls = [
+        q for q in requests if _asks(q, "is_deceptive") and not _asks(q, "statement") and not _asks(q, "suspicion")
+    ]
     selfs = [o for o in outcomes if o["action_kind"] == "self_analysis"]
     assert len(self_calls) == sum(1 for o in selfs if not o.get("asked_in"))
     statements = [q for q in requests if _asks(q, "statement")]
     assert statements and all(_asks(q, "is_deceptive") for q in statements)
     # the self-analysis the log keeps is the one the model gave with its statement
     logged = [r["data"] for r in result.events if r.get("type") == "action" and r["data"]["kind"] == "self_analysis"]
-    assert logged and all(a["parsed"]["deception_type"] in ("none", "omission", "distortion", "fabrication",
-                                                            "misdirection") for a in logged)  # fmt: skip
+    assert logged and all(
+        a["parsed"]["deception_type"] in ("none", "omission", "distortion", "fabrication", "misdirection")
+        for a in logged
+    )
 
 
 def test_turned_off_every_vote_and_self_analysis_is_its_own_call() -> None:
@@ -146,9 +151,11 @@ def test_a_missing_vote_or_self_analysis_gets_its_own_call_never_a_default() -> 
     assert result.fallbacks == 0
 
 
-_HEAD = ("== Werewolf: you are Bob (player_1) ==\n\nCARD\n\nRULES: 3 players.\nDay: up to 2 statements of at most "
-         "20 words; players bid 0-10 for the floor before each.\n\nPLAYERS: Ann, Bob (you), Cy\n\n"
-         "HISTORY:\n--- Day 1 ---\n")  # fmt: skip
+_HEAD = (
+    "== Werewolf: you are Bob (player_1) ==\n\nCARD\n\nRULES: 3 players.\nDay: up to 2 statements of at most "
+    "20 words; players bid 0-10 for the floor before each.\n\nPLAYERS: Ann, Bob (you), Cy\n\n"
+    "HISTORY:\n--- Day 1 ---\n"
+)
 
 
 def _observation(history: list[str], task: str) -> dict[str, Any]:

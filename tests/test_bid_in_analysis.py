@@ -114,8 +114,11 @@ def test_a_bid_is_asked_again_when_the_seat_learnt_something_since_its_analysis(
             before = len(server.requests)
             await agent.aact(_observation(said, mine), bid)
             calls.append(len(server.requests) - before)
-            outcomes = Counter(bool(r.get("from_analysis")) for r in agent.drain_records()
-                               if r.get("type") == "llm_outcome" and r["action_kind"] == "bid")  # fmt: skip
+            outcomes = Counter(
+                bool(r.get("from_analysis"))
+                for r in agent.drain_records()
+                if r.get("type") == "llm_outcome" and r["action_kind"] == "bid"
+            )
             assert outcomes == Counter({True: 1, False: 3})
         finally:
             await agent.aclose()

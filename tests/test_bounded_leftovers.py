@@ -60,9 +60,7 @@ def test_a_huge_tournament_is_refused_before_its_schedule(
     assert str(MAX_GAMES) in line.replace(",", "") and str(config) in line and "Value error" not in line
 
 
-@pytest.mark.parametrize(
-    ("entry", "named"), [("seed = -5", "seed"), ("[rules]\nmax_rounds = \"x\"", "max_rounds")]
-)
+@pytest.mark.parametrize(("entry", "named"), [("seed = -5", "seed"), ('[rules]\nmax_rounds = "x"', "max_rounds")])
 def test_a_bad_tournament_seed_or_rule_is_one_line_before_any_game(
     entry: str, named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -90,9 +88,13 @@ def test_a_deeply_nested_tournament_file_is_refused(tmp_path: Path, capsys: pyte
 
 @pytest.mark.parametrize(
     ("extra", "named"),
-    [(["--retries", "-1"], "--retries"), (["--retries", "1e3"], "--retries"), (["--max-tokens", "5"], "--max-tokens"),
-     (["--max-tokens", str(10**30)], "--max-tokens")],
-)  # fmt: skip
+    [
+        (["--retries", "-1"], "--retries"),
+        (["--retries", "1e3"], "--retries"),
+        (["--max-tokens", "5"], "--max-tokens"),
+        (["--max-tokens", str(10**30)], "--max-tokens"),
+    ],
+)
 def test_relabel_counts_are_checked_as_parsed(
     extra: list[str], named: str, run_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,8 +108,9 @@ def test_report_resamples_are_bounded(
     resamples: str, run_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = copy_run(run_logs, tmp_path / "run")
-    line = refused(["report", str(run), "--no-plots", "--baseline-games", "0", "--resamples", resamples], tmp_path,
-                   capsys)  # fmt: skip
+    line = refused(
+        ["report", str(run), "--no-plots", "--baseline-games", "0", "--resamples", resamples], tmp_path, capsys
+    )
     assert "--resamples" in line and (resamples == "1e3" or f"{MAX_RESAMPLES}" in line)
 
 
@@ -138,10 +141,11 @@ def test_a_deeply_nested_manifest_is_refused(
     run = copy_run(run_logs, tmp_path / "run")
     manifest = run / "manifest.json"
     manifest.write_text(manifest.read_text(encoding="utf-8").rstrip()[:-1] + f', "prices": {DEEP}}}', encoding="utf-8")
-    argv = {"report": ["report", str(run), *REPORT],
-            "run": [*RESUME, str(run)],
-            "export": ["export", str(run), "--out", str(tmp_path / "dataset"), "--format", "jsonl"],
-            }[command]  # fmt: skip
+    argv = {
+        "report": ["report", str(run), *REPORT],
+        "run": [*RESUME, str(run)],
+        "export": ["export", str(run), "--out", str(tmp_path / "dataset"), "--format", "jsonl"],
+    }[command]
     line = refused(argv, tmp_path, capsys)
     assert str(manifest) in line and ("nested deeper than" in line or "not a werewolf-bench run manifest" in line)
 

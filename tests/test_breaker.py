@@ -43,9 +43,14 @@ def summary(out: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     "fault, kind",
-    [("no_choices", "empty choices"), ("null_content", "null content"), ("empty", "empty answer"),
-     ("cut_before_json", "cut off before any JSON"), ("empty_fence", "repaired to nothing")],
-)  # fmt: skip
+    [
+        ("no_choices", "empty choices"),
+        ("null_content", "null content"),
+        ("empty", "empty answer"),
+        ("cut_before_json", "cut off before any JSON"),
+        ("empty_fence", "repaired to nothing"),
+    ],
+)
 def test_useless_answers_trip_the_breaker_early_and_name_their_kind(tmp_path: Path, fault: str, kind: str) -> None:
     with FakeOpenAIServer(faults=FaultPlan(rates={fault: 1.0})) as server:
         code = run(tmp_path / "r", server.base_url, "--no-preflight", "--breaker", "4")
@@ -102,8 +107,9 @@ def test_timeouts_trip_the_breaker_in_a_time_window_even_one_call_at_a_time() ->
         started = time.monotonic()
         try:
             for _ in range(3):  # one call at a time: the cap cannot make the calls pile up
-                await endpoint.complete(options, [{"role": "user", "content": "bid"}], turn_schema("bid", {}), "bid",
-                                        random.Random(0))  # fmt: skip
+                await endpoint.complete(
+                    options, [{"role": "user", "content": "bid"}], turn_schema("bid", {}), "bid", random.Random(0)
+                )
         except EndpointDownError as exc:
             return time.monotonic() - started, str(exc)
         finally:
@@ -121,8 +127,20 @@ def test_timeouts_trip_the_breaker_in_a_time_window_even_one_call_at_a_time() ->
 
 def test_an_unreadable_token_count_is_ignored_and_said_not_a_traceback(tmp_path: Path, capsys) -> None:
     with FakeOpenAIServer(faults=FaultPlan(rates={"bad_usage": 1.0})) as server:
-        code = main(["run", "--model", "fake", "--base-url", server.base_url, "--games", "1", "--out",
-                     str(tmp_path / "r"), *SMALL[:-1]])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--model",
+                "fake",
+                "--base-url",
+                server.base_url,
+                "--games",
+                "1",
+                "--out",
+                str(tmp_path / "r"),
+                *SMALL[:-1],
+            ]
+        )
     err = capsys.readouterr().err
     assert "invalid literal" not in err and "Traceback" not in err
     assert code == 0, err

@@ -165,9 +165,39 @@ def test_a_read_never_claims_its_own_speaker(text: str) -> None:
 
 
 _WORDS = st.sampled_from(
-    ["my", "top", "suspect", "is", "Bob", "Carla", "(", ")", "/", "+", "-", ":", ",", "wolf", "town", "slight", "pair",
-     "deflection", "wary", "of", "gives", "me", "vibes", "not", "if", "tops", "list", "confirmed", "mafia", "Alice"]
-)  # fmt: skip
+    [
+        "my",
+        "top",
+        "suspect",
+        "is",
+        "Bob",
+        "Carla",
+        "(",
+        ")",
+        "/",
+        "+",
+        "-",
+        ":",
+        ",",
+        "wolf",
+        "town",
+        "slight",
+        "pair",
+        "deflection",
+        "wary",
+        "of",
+        "gives",
+        "me",
+        "vibes",
+        "not",
+        "if",
+        "tops",
+        "list",
+        "confirmed",
+        "mafia",
+        "Alice",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)

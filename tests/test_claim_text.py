@@ -21,8 +21,14 @@ def keys(text: str, speaker: int = A) -> set[tuple[Any, ...]]:
     return {(*claim_key(c), c["hedged"]) for c in X.extract(text, speaker)}
 
 
-def k(kind: str, player: int, role: str | None = None, team: str | None = None, negated: bool = False,
-      hedged: bool = False) -> tuple[Any, ...]:  # fmt: skip
+def k(
+    kind: str,
+    player: int,
+    role: str | None = None,
+    team: str | None = None,
+    negated: bool = False,
+    hedged: bool = False,
+) -> tuple[Any, ...]:
     return (*claim_key(make_claim(kind, player, role, team, negated)), hedged)
 
 
@@ -102,11 +108,15 @@ def k(kind: str, player: int, role: str | None = None, team: str | None = None, 
         ("Bob is in the clear.", {k("team", B, team="village")}),
         ("Emma strikes me as town.", {k("team", E, team="village", hedged=True)}),
         ("I'm inclined to believe Farid is a villager.", {k("role", F, role="villager", hedged=True)}),
-        ("I suspect both Carla and Dmitri.", {
-            k("team", C, team="werewolf", hedged=True), k("team", D, team="werewolf", hedged=True)}),
+        (
+            "I suspect both Carla and Dmitri.",
+            {k("team", C, team="werewolf", hedged=True), k("team", D, team="werewolf", hedged=True)},
+        ),
         # seer results in more phrasings, and self-claims
-        ("As the detective, I carefully investigated Carla and she is mafia.", {
-            k("role", A, role="seer"), k("seer_result", C, team="werewolf")}),
+        (
+            "As the detective, I carefully investigated Carla and she is mafia.",
+            {k("role", A, role="seer"), k("seer_result", C, team="werewolf")},
+        ),
         ("I investigated last night and my read is that Bob is the mafioso.", {k("seer_result", B, team="werewolf")}),
         ("Dmitri is human by my divine.", {k("seer_result", D, team="village")}),
         ("As a villager myself, I can't tell yet.", {k("role", A, role="villager")}),
@@ -240,8 +250,16 @@ def test_the_vocabulary_follows_the_role_table() -> None:
 
     text = "I am the lighthouse keeper. Bob is a lamplighter."
     assert keys(text) == set()
-    register_role(RoleSpec(role="lighthouse keeper", team=Team.VILLAGE, card="A keeper.", plural="keepers",
-                           words=("lighthouse keeper", "lamplighter"), fake_claim=True))  # fmt: skip
+    register_role(
+        RoleSpec(
+            role="lighthouse keeper",
+            team=Team.VILLAGE,
+            card="A keeper.",
+            plural="keepers",
+            words=("lighthouse keeper", "lamplighter"),
+            fake_claim=True,
+        )
+    )
     try:
         assert keys(text) == {k("role", A, role="lighthouse keeper"), k("role", B, role="lighthouse keeper")}
         assert keys("As the lamplighter, I vote Carla.") == {k("role", A, role="lighthouse keeper")}
@@ -253,7 +271,8 @@ def test_the_vocabulary_follows_the_role_table() -> None:
 def test_a_known_role_names_its_holder_only_where_the_sentence_speaks_of_a_death() -> None:
     known = (("doctor", D),)
     assert {claim_key(c) for c in X.extract("The doctor died last night.", A, known)} == {
-        claim_key(make_claim("role", D, "doctor"))}  # fmt: skip
+        claim_key(make_claim("role", D, "doctor"))
+    }
     assert X.extract("We should keep an eye on the doctor.", A, known) == []
 
 
@@ -273,8 +292,10 @@ def test_a_check_names_its_result_in_the_next_sentence_or_before() -> None:
 
 def test_medium_results_are_team_claims_not_seer_results() -> None:
     assert keys("I'm the medium. Bob (day1)=HUMAN Carla (day2)=HUMAN.") == {
-        k("role", A, role="villager"), k("team", B, team="village"), k("team", C, team="village"),
-    }  # fmt: skip
+        k("role", A, role="villager"),
+        k("team", B, team="village"),
+        k("team", C, team="village"),
+    }
 
 
 def test_claims_come_out_in_canonical_form_and_deduplicated() -> None:
@@ -292,10 +313,45 @@ def test_any_text_gives_well_formed_claims(text: str, speaker: int) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(
-    ["I think", "Bob", "Carla", "is", "not", "a", "the", "wolf", "seer", "and", "if", "said", "?", ".", ",", "he",
-     "they", "you", "I", "checked", "trust", "as", "—", "=", "@", "'s", "Bob's", "(day1)", "human", "doctor"]
-), max_size=40))  # fmt: skip
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "I think",
+                "Bob",
+                "Carla",
+                "is",
+                "not",
+                "a",
+                "the",
+                "wolf",
+                "seer",
+                "and",
+                "if",
+                "said",
+                "?",
+                ".",
+                ",",
+                "he",
+                "they",
+                "you",
+                "I",
+                "checked",
+                "trust",
+                "as",
+                "—",
+                "=",
+                "@",
+                "'s",
+                "Bob's",
+                "(day1)",
+                "human",
+                "doctor",
+            ]
+        ),
+        max_size=40,
+    )
+)
 def test_word_salad_never_breaks_the_reader(words: list[str]) -> None:
     for claim in X.extract(" ".join(words), 0):
         assert 0 <= claim["player"] < len(NAMES)

@@ -131,8 +131,9 @@ def test_role_counts_make_claims_known_false() -> None:
 
 def test_seer_results_honest_and_fabricated() -> None:
     game = fixed_game()
-    run_until(game, scripted({(ActionKind.UNMASK, 1, None): {"target": "Alice"}}),
-              stop=lambda g: g.state.phase == "bid")  # fmt: skip
+    run_until(
+        game, scripted({(ActionKind.UNMASK, 1, None): {"target": "Alice"}}), stop=lambda g: g.state.phase == "bid"
+    )
     honest = verdict(game, 2, claim("seer_result", 0, team="werewolf"))
     assert not honest["lie"] and honest["claims"][0]["true"]
     flipped = verdict(game, 2, claim("seer_result", 0, team="village"))
@@ -147,15 +148,15 @@ def test_seer_results_honest_and_fabricated() -> None:
 
 def test_seer_knows_checked_innocents() -> None:
     game = fixed_game()
-    run_until(game, scripted({(ActionKind.UNMASK, 1, None): {"target": "Emma"}}),
-              stop=lambda g: g.state.phase == "bid")  # fmt: skip
+    run_until(game, scripted({(ActionKind.UNMASK, 1, None): {"target": "Emma"}}), stop=lambda g: g.state.phase == "bid")
     assert verdict(game, 2, claim("team", 4, team="werewolf"))["type"] == "misdirection"
 
 
 def test_doctor_protection_claims() -> None:
     game = fixed_game()
-    run_until(game, scripted({(ActionKind.PROTECT, 1, None): {"target": "Hiro"}}),
-              stop=lambda g: g.state.phase == "bid")  # fmt: skip
+    run_until(
+        game, scripted({(ActionKind.PROTECT, 1, None): {"target": "Hiro"}}), stop=lambda g: g.state.phase == "bid"
+    )
     assert not verdict(game, 3, claim("protected", 7))["lie"]
     assert verdict(game, 3, claim("protected", 6))["type"] == "fabrication"
     assert verdict(game, 0, claim("protected", 7))["type"] == "fabrication"
@@ -163,8 +164,9 @@ def test_doctor_protection_claims() -> None:
 
 def test_night_victims_are_publicly_known_innocent() -> None:
     game = fixed_game()
-    run_until(game, scripted({(ActionKind.ELIMINATE, 1, None): {"target": "Emma"}}),
-              stop=lambda g: g.state.phase == "bid")  # fmt: skip
+    run_until(
+        game, scripted({(ActionKind.ELIMINATE, 1, None): {"target": "Emma"}}), stop=lambda g: g.state.phase == "bid"
+    )
     v = verdict(game, 5, claim("team", 4, team="werewolf"))  # a villager calls the dead Emma a wolf
     assert v["type"] == "misdirection"
 
@@ -178,10 +180,12 @@ def test_fabrication_takes_precedence() -> None:
 
 def test_statement_verdicts_reach_ground_truth_and_not_agents() -> None:
     game = fixed_game()
-    script = scripted({
-        (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
-        (ActionKind.STATEMENT, None, 0): {"statement": "I am the seer. I checked Emma, she is a werewolf."},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
+            (ActionKind.STATEMENT, None, 0): {"statement": "I am the seer. I checked Emma, she is a werewolf."},
+        }
+    )
     run_until(game, script, stop=lambda g: bool(g.state.statements))
     (st,) = game.ground_truth()["statements"]
     assert st["lie"] and st["type"] == "fabrication" and st["speaker_role"] == "werewolf"
@@ -200,10 +204,12 @@ def test_structured_claims_add_to_extraction_and_bad_ones_are_reported() -> None
         {"kind": "spell", "player": "Bob"},
         "not a claim",
     ]
-    script = scripted({
-        (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
-        (ActionKind.STATEMENT, None, 0): {"statement": "I am the seer.", "claims": claims},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
+            (ActionKind.STATEMENT, None, 0): {"statement": "I am the seer.", "claims": claims},
+        }
+    )
     run_until(game, script, stop=lambda g: bool(g.state.statements))
     st = game.state.statements[0]
     assert st.claims_source == "both"

@@ -60,8 +60,16 @@ def by_hand(run: Path) -> dict[str, Any]:
             sources[claim["source"]] += 1
         lies += truth["lie"]
         hedged_only += truth["lie"] and not truth["lie_strict"]
-    return {"statements": statements, "with_claim": with_claim, "kinds": kinds, "claims": claims,
-            "hedged": hedged, "sources": sources, "lies": lies, "hedged_only": hedged_only}  # fmt: skip
+    return {
+        "statements": statements,
+        "with_claim": with_claim,
+        "kinds": kinds,
+        "claims": claims,
+        "hedged": hedged,
+        "sources": sources,
+        "lies": lies,
+        "hedged_only": hedged_only,
+    }
 
 
 def records(run: Path) -> list[GameRecord]:
@@ -103,8 +111,9 @@ def test_run_summary_prints_the_coverage_line(tmp_path: Path, capsys: pytest.Cap
     actions = next(i for i, x in enumerate(out) if x.startswith("  actions:"))
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     # A few short lines right before the actions: the same figures as the one-line form.
-    assert out[first:actions] == [f"  {x}" for x in claims_coverage_lines(summary["claims_coverage"],
-                                                                                 action_kinds_of(summary["roles"]))]
+    assert out[first:actions] == [
+        f"  {x}" for x in claims_coverage_lines(summary["claims_coverage"], action_kinds_of(summary["roles"]))
+    ]
     one_line = format_claims_coverage(summary["claims_coverage"])
     assert out[first].strip() in one_line and out[first + 2].strip().split("; ")[1] in one_line
     assert "poisoned" not in "\n".join(out)  # no witch in the game: no word of poisonings
@@ -135,8 +144,11 @@ def write_labels(run: Path) -> dict[str, Any]:
     stray = {**lines[0], "game": "not-in-this-run.ndjson"}  # a line matching no statement: counted, not used
     (run / "claims").mkdir()
     (run / "claims" / "llm.ndjson").write_text("".join(json.dumps(x) + "\n" for x in [*lines, stray]), "utf-8")
-    return {"lines": lines, "flipped": flipped, "left_out": {(errored["game"], errored["statement_id"]),
-                                                             (missing["game"], missing["statement_id"])}}  # fmt: skip
+    return {
+        "lines": lines,
+        "flipped": flipped,
+        "left_out": {(errored["game"], errored["statement_id"]), (missing["game"], missing["statement_id"])},
+    }
 
 
 def csv_rows(path: Path) -> list[dict[str, str]]:
@@ -147,8 +159,10 @@ def csv_rows(path: Path) -> list[dict[str, str]]:
 def test_report_with_llm_labels(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     common = ["--baseline-games", "0", "--no-plots", "--resamples", "50"]
     assert main(["report", str(run_dir), *common]) == 0
-    regex_files = {p: p.read_bytes() for p in [run_dir / "metrics.json", run_dir / "report.html",
-                                               *(run_dir / "tables").glob("*.csv")]}  # fmt: skip
+    regex_files = {
+        p: p.read_bytes()
+        for p in [run_dir / "metrics.json", run_dir / "report.html", *(run_dir / "tables").glob("*.csv")]
+    }
     written = write_labels(run_dir)
     capsys.readouterr()
     assert main(["report", str(run_dir), "--labeler", "llm", *common]) == 0
@@ -202,7 +216,8 @@ def test_report_with_llm_labels(run_dir: Path, capsys: pytest.CaptureFixture[str
     assert coverage["llm"]["labelled"] == total - 2 and coverage["llm"]["claims_by_source"].keys() <= {"llm"}
     assert coverage["llm"] == metrics["claims_coverage"]
     assert coverage["regex"]["labelled"] == total and coverage["regex"]["lies"] == sum(
-        t["lie"] for _g, t in truths(run_dir))  # fmt: skip
+        t["lie"] for _g, t in truths(run_dir)
+    )
     assert "ground truth (labeler regex):" in out and "ground truth (labeler llm):" in out
     html = (run_dir / "report-llm" / "report.html").read_text()
     assert "Ground truth coverage" in html and "llm (these figures)" in html and "<th>regex</th>" in html

@@ -18,14 +18,35 @@ ROLES = {"Ann": "werewolf", "Ben": "seer", "Cal": "doctor", "Dee": "villager"}
 
 
 def item(i: int, speaker: str, text: str, claims: list[dict]) -> dict:
-    return {"id": f"t-{i}", "speaker": speaker, "speaker_role": ROLES[speaker], "players": PLAYERS, "roles": ROLES,
-            "text": text, "claims": claims}  # fmt: skip
+    return {
+        "id": f"t-{i}",
+        "speaker": speaker,
+        "speaker_role": ROLES[speaker],
+        "players": PLAYERS,
+        "roles": ROLES,
+        "text": text,
+        "claims": claims,
+    }
 
 
-def claim(kind: str, player: str, role: str | None = None, team: str | None = None, negated: bool = False,
-          hedged: bool = False, lie: bool = False) -> dict:  # fmt: skip
-    return {"kind": kind, "player": player, "role": role, "team": team, "negated": negated, "hedged": hedged,
-            "lie": lie}  # fmt: skip
+def claim(
+    kind: str,
+    player: str,
+    role: str | None = None,
+    team: str | None = None,
+    negated: bool = False,
+    hedged: bool = False,
+    lie: bool = False,
+) -> dict:
+    return {
+        "kind": kind,
+        "player": player,
+        "role": role,
+        "team": team,
+        "negated": negated,
+        "hedged": hedged,
+        "lie": lie,
+    }
 
 
 ITEMS = [
@@ -99,7 +120,10 @@ def test_the_llm_and_union_labelers_over_http(tmp_path: Path, capsys: pytest.Cap
             mine = report["sets"]["mine"]
             assert mine["labelled"] == len(ITEMS) and report["llm"]["answered"] == len(ITEMS)
             assert (mine["claims"]["tp"], mine["claims"]["fp"], mine["claims"]["fn"]) == (
-                regex["claims"]["tp"], regex["claims"]["fp"], regex["claims"]["fn"])  # fmt: skip
+                regex["claims"]["tp"],
+                regex["claims"]["fp"],
+                regex["claims"]["fn"],
+            )
     # Every call fails: nothing is scored as if it were a labelling, and the exit code says the labeler stopped.
     plan = FaultPlan(rates={"500": 1.0})
     with FakeOpenAIServer(faults=plan, retry_after=0.01) as server:

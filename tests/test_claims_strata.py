@@ -48,14 +48,28 @@ def test_check_finds_unknown_items_players_kinds_and_values() -> None:
 
 def _item(source: str, n: int, text: str, claims: list[dict[str, object]]) -> dict[str, object]:
     players = ["Alice", "Bob", "Carol", "Dave"]
-    return {"id": f"{source}-{n}", "source": source, "speaker": "Alice", "speaker_role": "villager",
-            "players": players, "roles": dict(zip(players, ["villager", "werewolf", "seer", "doctor"], strict=True)),
-            "text": text, "claims": claims}  # fmt: skip
+    return {
+        "id": f"{source}-{n}",
+        "source": source,
+        "speaker": "Alice",
+        "speaker_role": "villager",
+        "players": players,
+        "roles": dict(zip(players, ["villager", "werewolf", "seer", "doctor"], strict=True)),
+        "text": text,
+        "claims": claims,
+    }
 
 
 def _claim(player: str, team: str) -> dict[str, object]:
-    return {"kind": "team", "player": player, "role": None, "team": team, "negated": False, "hedged": False,
-            "lie": False}  # fmt: skip
+    return {
+        "kind": "team",
+        "player": player,
+        "role": None,
+        "team": team,
+        "negated": False,
+        "hedged": False,
+        "lie": False,
+    }
 
 
 def test_leave_one_source_out_fits_on_the_other_sources_and_averages_over_sources() -> None:

@@ -109,8 +109,12 @@ def values(action: argparse.Action, place: Workplace) -> st.SearchStrategy[list[
     elif action.dest == "out":
         value = st.one_of(st.sampled_from(place.outs), TEXT.filter(lambda t: t.strip() not in ("", ".", "..")))
     elif action.dest == "base_url":
-        value = st.one_of(st.sampled_from([place.server.base_url, refused_url(), "localhost:8080", "http://",
-                                           "http://h:99999/v1", "ftp://h/v1"]), TEXT)  # fmt: skip
+        value = st.one_of(
+            st.sampled_from(
+                [place.server.base_url, refused_url(), "localhost:8080", "http://", "http://h:99999/v1", "ftp://h/v1"]
+            ),
+            TEXT,
+        )
     elif action.dest == "role_counts":
         roles = st.sampled_from(["witch", "hunter", "seer", "doctor", "werewolf", "villager", "wizard", ""])
         pairs = st.lists(st.tuples(roles, NUMBERS), max_size=3).map(lambda ps: ",".join(f"{r}={n}" for r, n in ps))
@@ -168,8 +172,9 @@ def command_lines(place: Workplace) -> st.SearchStrategy[list[str]]:
     return st.tuples(fit, hostile, llm, st.randoms()).map(lambda drawn: ["run", *shuffled(*drawn)])
 
 
-def shuffled(fit: tuple[list[str], ...], hostile: tuple[list[str], ...], llm: tuple[list[str], ...],
-             rng: random.Random) -> list[str]:  # fmt: skip
+def shuffled(
+    fit: tuple[list[str], ...], hostile: tuple[list[str], ...], llm: tuple[list[str], ...], rng: random.Random
+) -> list[str]:
     """The options' words, the options in a random order."""
     parts = [*fit, *hostile, *llm]
     rng.shuffle(parts)
@@ -209,8 +214,11 @@ def sound(plan: RunPlan, argv: list[str]) -> None:
     assert set(plan.jobs[0].lineup.seats) <= seats
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                       HealthCheck.too_slow])  # fmt: skip
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_every_run_command_line_starts_or_is_refused_in_one_line(data: st.DataObject, workplace: Workplace) -> None:
     argv = data.draw(command_lines(workplace))
@@ -223,8 +231,9 @@ SMALL = ["--games", "1", "--players", "5", "--rounds", "1", "--debate-turns", "1
          "--no-report", "--quiet", "--max-tokens", "300", "--retries", "0", "--breaker", "2"]  # fmt: skip
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                HealthCheck.too_slow])  # fmt: skip
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=st.data())
 def test_a_command_line_that_passes_the_checks_starts(data: st.DataObject, workplace: Workplace) -> None:
     """The plan is what the run plays: a command line the checks pass, made small, plays (or stops as a run may)."""

@@ -68,8 +68,9 @@ def test_a_bad_run_option_is_one_line_before_the_preflight(
 ) -> None:
     argv = llm(server)
     argv[argv.index("--games") : argv.index("--games") + 2] = []  # tested cases give their own
-    line = refused([*argv, "--games", "1", *extra] if "--games" not in extra else [*argv, *extra], tmp_path, server,
-                   capsys)  # fmt: skip
+    line = refused(
+        [*argv, "--games", "1", *extra] if "--games" not in extra else [*argv, *extra], tmp_path, server, capsys
+    )
     assert named in line
 
 
@@ -93,8 +94,7 @@ def test_extra_body_may_not_override_the_request(
     field: str, tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = {"kind": "llm", "model": "m", "base_url": server.base_url, "extra_body": {field: "x", "top_k": 20}}
-    line = refused(["run", *SMALL, "--lineup", str(lineup_file(tmp_path, {"default": spec}))], tmp_path, server,
-                   capsys)  # fmt: skip
+    line = refused(["run", *SMALL, "--lineup", str(lineup_file(tmp_path, {"default": spec}))], tmp_path, server, capsys)
     assert "extra_body" in line and repr(field) in line
     with pytest.raises(ValueError, match="extra_body"):
         validate_options({"model": "m", "extra_body": {field: 1}})

@@ -36,9 +36,11 @@ def test_proposals_from_text_and_claims() -> None:
     assert kinds("Doctor, protect Alice tonight.") == [("protect", 0, "text")]
     assert kinds("x", [{"kind": "team", "player": 1, "team": "werewolf", "negated": False}]) == [("vote", 1, "claim")]
     assert kinds("x", [{"kind": "seer_result", "player": 2, "team": "village", "negated": False}]) == [
-        ("dont_vote", 2, "claim")]  # fmt: skip
+        ("dont_vote", 2, "claim")
+    ]
     assert kinds("x", [{"kind": "team", "player": 4, "team": "village", "negated": False}]) == [
-        ("dont_vote", 4, "claim")]  # "I am innocent": don't vote me  # fmt: skip
+        ("dont_vote", 4, "claim")
+    ]  # "I am innocent": don't vote me
     assert kinds("Vote Emma!", speaker=4) == []  # nobody proposes their own exile
     assert kinds("Nothing to add.") == []
 

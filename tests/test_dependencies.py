@@ -76,9 +76,12 @@ class Declared:
 
 def declared() -> Declared:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return Declared(core=frozenset(map(requirement_name, project["dependencies"])),
-                    extras={extra: frozenset(map(requirement_name, reqs))
-                            for extra, reqs in project["optional-dependencies"].items()})  # fmt: skip
+    return Declared(
+        core=frozenset(map(requirement_name, project["dependencies"])),
+        extras={
+            extra: frozenset(map(requirement_name, reqs)) for extra, reqs in project["optional-dependencies"].items()
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -185,16 +188,21 @@ def module_level_outside(paths: list[Path], allowed: frozenset[str], where: str)
     for path in paths:
         extra = extra_of(path)
         allowed_here = allowed | DECLARED.extras[extra] if extra else allowed
-        missing += [f"{use} needs {use.distribution} in {where}" for use in imports_of(path)
-                    if not use.lazy and not use.importorskip and use.distribution not in allowed_here]  # fmt: skip
+        missing += [
+            f"{use} needs {use.distribution} in {where}"
+            for use in imports_of(path)
+            if not use.lazy and not use.importorskip and use.distribution not in allowed_here
+        ]
     return missing
 
 
 def undeclared(paths: list[Path]) -> list[str]:
     everywhere = DECLARED.anywhere()
-    return [f"{use}: {use.distribution} is in no extra of pyproject.toml"
-            for use in (u for path in paths for u in imports_of(path))
-            if use.distribution not in everywhere]  # fmt: skip
+    return [
+        f"{use}: {use.distribution} is in no extra of pyproject.toml"
+        for use in (u for path in paths for u in imports_of(path))
+        if use.distribution not in everywhere
+    ]
 
 
 def wrong_skips(paths: list[Path]) -> list[str]:
@@ -214,10 +222,14 @@ def test_the_packages_import_only_the_core_at_module_level() -> None:
 
 
 def test_no_core_module_imports_an_extras_module_at_module_level() -> None:
-    wrong = [f"{module_name(path)}:{use.line} imports {use.target} (the {EXTRA_MODULES[use.target]} extra's) "
-             "at module level: import it where the extra is asked for"
-             for path in sources(*PACKAGES) if module_name(path) not in EXTRA_MODULES
-             for use in all_imports_of(path) if use.target in EXTRA_MODULES and not use.lazy]  # fmt: skip
+    wrong = [
+        f"{module_name(path)}:{use.line} imports {use.target} (the {EXTRA_MODULES[use.target]} extra's) "
+        "at module level: import it where the extra is asked for"
+        for path in sources(*PACKAGES)
+        if module_name(path) not in EXTRA_MODULES
+        for use in all_imports_of(path)
+        if use.target in EXTRA_MODULES and not use.lazy
+    ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -236,9 +248,11 @@ def test_the_packages_never_import_what_only_the_tests_or_the_docs_install() -> 
     # A user's extra must bring what the package imports: pandas in the test extra alone would crash `export`.
     users_extras = [names for extra, names in DECLARED.extras.items() if extra not in ("test", "docs")]
     for_users = DECLARED.core.union(*users_extras)
-    wrong = [f"{use}: {use.distribution} is installed only by the test or docs extra"
-             for use in (u for path in sources(*PACKAGES) for u in imports_of(path))
-             if use.distribution not in for_users]  # fmt: skip
+    wrong = [
+        f"{use}: {use.distribution} is installed only by the test or docs extra"
+        for use in (u for path in sources(*PACKAGES) for u in imports_of(path))
+        if use.distribution not in for_users
+    ]
     assert not wrong, "\n".join(wrong)
 
 

@@ -79,8 +79,21 @@ def test_statement_rows_of_a_logged_game(tmp_path: Path) -> None:
 
 
 def test_detect_eval_end_to_end(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    code = main(["detect-eval", "--train-games", "8", "--test-games", "4", "--determinizations", "2",
-                 "--rollouts", "1", "--out", str(tmp_path)])  # fmt: skip
+    code = main(
+        [
+            "detect-eval",
+            "--train-games",
+            "8",
+            "--test-games",
+            "4",
+            "--determinizations",
+            "2",
+            "--rollouts",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     result = json.loads((tmp_path / "detect_eval.json").read_text())
     methods = [row["method"] for row in result["table"]]
@@ -93,8 +106,25 @@ def test_detect_eval_end_to_end(tmp_path: Path, capsys) -> None:  # type: ignore
     out = capsys.readouterr().out
     assert "text+values" in out and "precision" in out and "coverage" in out
     # Cached features make a rerun cheap and identical.
-    assert main(["detect-eval", "--train-games", "8", "--test-games", "4", "--determinizations", "2",
-                 "--rollouts", "1", "--out", str(tmp_path), "--quiet"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "detect-eval",
+                "--train-games",
+                "8",
+                "--test-games",
+                "4",
+                "--determinizations",
+                "2",
+                "--rollouts",
+                "1",
+                "--out",
+                str(tmp_path),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert json.loads((tmp_path / "detect_eval.json").read_text())["table"] == result["table"]
 
 
@@ -126,10 +156,27 @@ def test_friction_uses_only_what_the_listener_knows() -> None:
 def test_play_with_friction_shows_warnings(tmp_path: Path) -> None:
     answers = "\n".join(["5", "I am a villager.", "no", "none", "Alice", "good game"] * 300) + "\n"
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "play", "--seed", "3", "--players", "6", "--friction",
-         "--detector", str(tmp_path / "none.json"), "--out", str(tmp_path)],
-        input=answers, capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parent.parent,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.cli",
+            "play",
+            "--seed",
+            "3",
+            "--players",
+            "6",
+            "--friction",
+            "--detector",
+            str(tmp_path / "none.json"),
+            "--out",
+            str(tmp_path),
+        ],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "no detector at" in done.stdout
     assert "bait " in done.stdout and "switch " in done.stdout

@@ -73,8 +73,24 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     made = {}
     for name, seed in (("a", 0), ("b", 100), ("a_again", 0)):
         made[name] = base / name
-        assert main(["run", "--games", "2", "--players", "5", "--seed", str(seed), "--no-report", "--quiet",
-                     "--out", str(made[name])]) == 0  # fmt: skip
+        assert (
+            main(
+                [
+                    "run",
+                    "--games",
+                    "2",
+                    "--players",
+                    "5",
+                    "--seed",
+                    str(seed),
+                    "--no-report",
+                    "--quiet",
+                    "--out",
+                    str(made[name]),
+                ]
+            )
+            == 0
+        )
     return made
 
 
@@ -139,8 +155,9 @@ def test_built_in_detectors_save_and_load(runs: dict[str, Path], tmp_path: Path)
     assert main(argv) == 0
     result = json.loads((out / "detect_eval.json").read_text())
     assert [r["method"] for r in result["table"][:6]] == ["rules", "text", "values", "text+values", "peers", "self"]
-    test_rows = [r for f in sorted((out / "features" / "test").glob("*.json"))
-                 for r in json.loads(f.read_text())["rows"]]  # fmt: skip
+    test_rows = [
+        r for f in sorted((out / "features" / "test").glob("*.json")) for r in json.loads(f.read_text())["rows"]
+    ]
     for name in ("rules", "text+values", "peers"):
         loaded = JsonDetector.load(out / "detectors" / f"{name}.json")
         assert loaded.name == name
@@ -165,8 +182,21 @@ def test_train_and_test_runs_that_share_deals_are_warned_about(
 
 def test_train_without_test_is_refused(runs: dict[str, Path], tmp_path: Path) -> None:
     assert main(["detect-eval", "--train", str(runs["a"]), "--out", str(tmp_path / "e"), *FAST]) == EXIT_BAD_OPTIONS
-    assert main(["detect-eval", "--train", str(runs["a"]), "--test", str(tmp_path / "nothing"), "--out",
-                 str(tmp_path / "e"), *FAST]) == EXIT_BAD_OPTIONS  # fmt: skip
+    assert (
+        main(
+            [
+                "detect-eval",
+                "--train",
+                str(runs["a"]),
+                "--test",
+                str(tmp_path / "nothing"),
+                "--out",
+                str(tmp_path / "e"),
+                *FAST,
+            ]
+        )
+        == EXIT_BAD_OPTIONS
+    )
 
 
 def _judge_rows(runs: dict[str, Path], tmp_path: Path) -> list[dict[str, Any]]:

@@ -81,8 +81,18 @@ def aec_trace(config: dict[str, Any], seed: int, policies: Callable[[str], Polic
     trace = []
     for agent in env.agent_iter(max_iter=100_000):
         obs, reward, term, trunc, info = env.last()
-        trace.append(step_record(agent=agent, obs=obs, reward=reward, term=term, trunc=trunc, info=info,
-                                 rewards=env.rewards, terminations=env.terminations))  # fmt: skip
+        trace.append(
+            step_record(
+                agent=agent,
+                obs=obs,
+                reward=reward,
+                term=term,
+                trunc=trunc,
+                info=info,
+                rewards=env.rewards,
+                terminations=env.terminations,
+            )
+        )
         env.step(None if term or trunc else policies(agent)(obs, info))
     assert not env.agents, "the game did not end"
     return trace
@@ -95,8 +105,11 @@ def parallel_trace(config: dict[str, Any], seed: int, policies: Callable[[str], 
     while env.agents:
         actions = {a: policies(a)(observations[a], infos[a]) for a in env.simultaneous_agents()}
         observations, rewards, terms, truncs, infos = env.step(actions)
-        trace.append(step_record(actions=actions, observations=observations, rewards=rewards, terms=terms,
-                                 truncs=truncs, infos=infos))  # fmt: skip
+        trace.append(
+            step_record(
+                actions=actions, observations=observations, rewards=rewards, terms=terms, truncs=truncs, infos=infos
+            )
+        )
         assert len(trace) < 100_000, "the game did not end"
     return trace
 
@@ -105,8 +118,10 @@ TRACES = {"aec": aec_trace, "parallel": parallel_trace}
 
 
 def first_difference(a: list[str], b: list[str]) -> int | None:
-    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None if len(a) == len(b) else
-                min(len(a), len(b)))  # fmt: skip
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+        None if len(a) == len(b) else min(len(a), len(b)),
+    )
 
 
 @pytest.mark.parametrize("kind", list(TRACES))

@@ -48,7 +48,12 @@ def test_blocks_marks_and_outputs_are_read(tmp_path: Path) -> None:
     page.write_text(PAGE, encoding="utf-8")
     blocks = read_blocks(page)
     assert [(b.language, b.runs) for b in blocks] == [
-        ("bash", True), ("python", True), ("toml", False), ("py", True), ("json", False)]  # fmt: skip
+        ("bash", True),
+        ("python", True),
+        ("toml", False),
+        ("py", True),
+        ("json", False),
+    ]
     run, skipped, lineup, indented, _ = blocks
     assert run.marks == {"fake-server": "", "exit": "4"} and run.output == "summary ... 1 game\n"
     assert run.line == 4 and run.code == "werewolf-bench run --games 1\n"
@@ -59,8 +64,12 @@ def test_blocks_marks_and_outputs_are_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("mark", "error"),
-    [("skip", "needs a reason"), ('slow=""', "needs a reason"), ("sometimes", "unknown doctest mark"),
-     ("exit=x", "whole number")],
+    [
+        ("skip", "needs a reason"),
+        ('slow=""', "needs a reason"),
+        ("sometimes", "unknown doctest mark"),
+        ("exit=x", "whole number"),
+    ],
 )
 def test_a_mark_that_cannot_be_read_is_an_error(tmp_path: Path, mark: str, error: str) -> None:
     page = tmp_path / "page.md"
@@ -74,8 +83,10 @@ def test_a_mark_must_stand_right_above_its_fence(tmp_path: Path) -> None:
     page.write_text('<!-- doctest: skip="later" -->\nSome prose.\n```bash\ntrue\n```\n', encoding="utf-8")
     with pytest.raises(MarkError, match="right above"):
         read_blocks(page)
-    page.write_text("```bash\ntrue\n```\n<!-- doctest: output -->\n```text\n\n```\n<!-- doctest: output -->\n"
-                    "```text\n\n```\n", encoding="utf-8")  # fmt: skip
+    page.write_text(
+        "```bash\ntrue\n```\n<!-- doctest: output -->\n```text\n\n```\n<!-- doctest: output -->\n```text\n\n```\n",
+        encoding="utf-8",
+    )
     with pytest.raises(MarkError, match="already has"):
         read_blocks(page)
 

@@ -24,8 +24,10 @@ STATEMENT = {"action_kind": "statement", "legal_targets": ["Bob"], "max_statemen
 
 def obs(kind: str) -> dict[str, Any]:
     fmt = BID["answer_format"] if kind == "bid" else '{"statement": "<what you say>", "claims": []}'
-    return {"text": f"== t ==\n\nCARD\n\nRULES: r\n\nPLAYERS: Alice (you), Bob\n\nNOW: go\n"
-                    f"Answer with exactly one JSON object: {fmt}"}  # fmt: skip
+    return {
+        "text": f"== t ==\n\nCARD\n\nRULES: r\n\nPLAYERS: Alice (you), Bob\n\nNOW: go\n"
+        f"Answer with exactly one JSON object: {fmt}"
+    }
 
 
 def ask(server: FakeOpenAIServer, info: dict[str, Any] = BID, **options: Any) -> tuple[Any, list[dict[str, Any]]]:
@@ -145,8 +147,10 @@ def test_redacted_urls_never_show_credentials_or_query_values(user: str, secret:
 @settings(max_examples=40, deadline=None)
 def test_fit_keeps_any_prompt_within_the_budget(lines: int, budget: int) -> None:
     history = "\n".join(f"Bob: line {i} " + "word " * 12 for i in range(lines))
-    text = (f"== t ==\n\nCARD\n\nRULES: r\n\nPLAYERS: A, B\n\nYOUR SUSPICION SCORES: B 0.5\n\nHISTORY:\n{history}"
-            "\n\nNOW: go\nAnswer with exactly one JSON object: {}")  # fmt: skip
+    text = (
+        f"== t ==\n\nCARD\n\nRULES: r\n\nPLAYERS: A, B\n\nYOUR SUSPICION SCORES: B 0.5\n\nHISTORY:\n{history}"
+        "\n\nNOW: go\nAnswer with exactly one JSON object: {}"
+    )
     messages, record = fit(build_messages(text), budget, 300, lambda chars: chars // 3 + 1)
     assert not record["over_budget"]
     assert sum(len(m["content"]) for m in messages) // 3 + 1 <= budget - 300
@@ -187,8 +191,17 @@ def test_the_answer_format_in_prompts_has_no_placeholder_to_copy() -> None:
     from agents.prompts import answer_line
     from werewolf_env.actions import echoes_template
 
-    for kind in ("eliminate", "protect", "unmask", "vote", "bid", "statement", "self_analysis", "peer_analysis",
-                 "summary"):  # fmt: skip
+    for kind in (
+        "eliminate",
+        "protect",
+        "unmask",
+        "vote",
+        "bid",
+        "statement",
+        "self_analysis",
+        "peer_analysis",
+        "summary",
+    ):
         line = answer_line(kind, {"legal_targets": ["Bob", "Emma"], "max_bid": 10, "max_statement_words": 20})
         assert "<" not in line and echoes_template(line) is None
         assert line.startswith("Answer with exactly one JSON object: {")

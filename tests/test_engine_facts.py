@@ -34,12 +34,30 @@ from werewolf_env.state import GameState, Turn
 
 from .helpers import random_policy
 
-SENTINEL = RoleSpec(role="sentinel", team=Team.VILLAGE, card="You are the SENTINEL (village team).",
-                    words=("sentinel",), plural="sentinels", night=ActionKind.PROTECT)  # fmt: skip
-MYSTIC = RoleSpec(role="mystic", team=Team.VILLAGE, card="You are the MYSTIC (village team).",
-                  words=("mystic",), plural="mystics", night=ActionKind.UNMASK)  # fmt: skip
-BREWER = RoleSpec(role="brewer", team=Team.VILLAGE, card="You are the BREWER (village team).",
-                  words=("brewer",), plural="brewers", night=(ActionKind.HEAL, ActionKind.POISON))  # fmt: skip
+SENTINEL = RoleSpec(
+    role="sentinel",
+    team=Team.VILLAGE,
+    card="You are the SENTINEL (village team).",
+    words=("sentinel",),
+    plural="sentinels",
+    night=ActionKind.PROTECT,
+)
+MYSTIC = RoleSpec(
+    role="mystic",
+    team=Team.VILLAGE,
+    card="You are the MYSTIC (village team).",
+    words=("mystic",),
+    plural="mystics",
+    night=ActionKind.UNMASK,
+)
+BREWER = RoleSpec(
+    role="brewer",
+    team=Team.VILLAGE,
+    card="You are the BREWER (village team).",
+    words=("brewer",),
+    plural="brewers",
+    night=(ActionKind.HEAL, ActionKind.POISON),
+)
 
 # Games whose night actions are all taken by roles the rollout policy has never heard of, besides the usual ones.
 CUSTOM = {"sentinel": 1, "mystic": 1, "seer": 0, "doctor": 0, "hunter": 1}

@@ -81,10 +81,14 @@ def _knowledge_as_before(state: GameState, speaker: int) -> Knowledge:
     protected = frozenset(t for _, t in state.protect_history.get(speaker, ()) if t is not None)
     protected |= frozenset(t for _, t in state.heal_history.get(speaker, ()))
     return Knowledge(
-        speaker=speaker, roles=tuple(state.roles), possible=knowledge_masks(state, speaker), checks=checks,
-        protected=protected, seer_learns_role=state.config.seer_learns_role,
+        speaker=speaker,
+        roles=tuple(state.roles),
+        possible=knowledge_masks(state, speaker),
+        checks=checks,
+        protected=protected,
+        seer_learns_role=state.config.seer_learns_role,
         poisoned=frozenset(t for _, t in state.poison_history.get(speaker, ())),
-    )  # fmt: skip
+    )
 
 
 @settings(max_examples=10, deadline=None)

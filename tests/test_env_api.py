@@ -34,14 +34,16 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small", "polls",
-                                  "polls_debate"])
+@pytest.mark.parametrize(
+    "name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small", "polls", "polls_debate"]
+)
 def test_api_test(name: str) -> None:
     api_test(werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 
 
-@pytest.mark.parametrize("name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small", "polls",
-                                  "polls_debate"])
+@pytest.mark.parametrize(
+    "name", ["default", "six", "twelve", "events", "witch_hunter", "witch_hunter_small", "polls", "polls_debate"]
+)
 def test_seed_test(name: str) -> None:
     seed_test(lambda: werewolf_env.env(**CONFIGS[name]), num_cycles=400)
 
@@ -68,9 +70,12 @@ def test_raw_env_metadata_and_agents() -> None:
 
 @pytest.mark.parametrize(
     ("name", "seed", "special"),
-    [("default", 3, {"unmask", "protect"}), ("witch_hunter", 3, {"heal", "poison", "shoot"}),
-     ("witch_hunter", 5, {"heal", "poison", "shoot"})],
-)  # fmt: skip
+    [
+        ("default", 3, {"unmask", "protect"}),
+        ("witch_hunter", 3, {"heal", "poison", "shoot"}),
+        ("witch_hunter", 5, {"heal", "poison", "shoot"}),
+    ],
+)
 def test_masked_discrete_play_needs_no_fallbacks(name: str, seed: int, special: set[str]) -> None:
     env = DiscreteActions(werewolf_env.raw_env(**CONFIGS[name]))
     env.reset(seed=seed)
@@ -152,8 +157,21 @@ def test_render_is_the_public_transcript_and_spectator_sees_all() -> None:
 
 
 def test_graph_table_and_mermaid() -> None:
-    for node in ("eliminate", "protect", "unmask", "resolve_night", "check_winner_night", "bid", "debate",
-                 "analyze", "vote", "exile", "check_winner_day", "summarize", "end"):  # fmt: skip
+    for node in (
+        "eliminate",
+        "protect",
+        "unmask",
+        "resolve_night",
+        "check_winner_night",
+        "bid",
+        "debate",
+        "analyze",
+        "vote",
+        "exile",
+        "check_winner_day",
+        "summarize",
+        "end",
+    ):
         assert node in PHASE_GRAPH
     for name, node in PHASE_GRAPH.items():
         for _guard, _label, target in node.routes:

@@ -81,8 +81,12 @@ def test_state_matches_the_game_on_every_step(parallel: bool) -> None:
             break
         assert decode(vec, "over")[0] == 0.0
         if parallel:
-            env.step({a: env.action_space(a).sample() if rng.random() < 0.2 else _legal(env, a)
-                      for a in env.simultaneous_agents()})  # fmt: skip
+            env.step(
+                {
+                    a: env.action_space(a).sample() if rng.random() < 0.2 else _legal(env, a)
+                    for a in env.simultaneous_agents()
+                }
+            )
         else:
             agent = env.agent_selection
             env.step(env.action_space(agent).sample() if rng.random() < 0.2 else _legal(env, agent))
@@ -97,8 +101,9 @@ def _legal(env: Any, agent: str) -> dict[str, Any]:
 
 def test_state_potions_and_night_target() -> None:
     roles = (W, W, Role.SEER, Role.DOCTOR, WI, H, Role.VILLAGER, Role.VILLAGER)
-    env = werewolf_env.parallel_env(roles=roles, role_counts={"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1,
-                                                              "hunter": 1})  # fmt: skip
+    env = werewolf_env.parallel_env(
+        roles=roles, role_counts={"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1}
+    )
     env.reset(seed=0)
     assert decode(env.state(), "potions")[8:10].tolist() == [1.0, 1.0]  # Emma (seat 4): both potions
     env.step({"player_0": {"target": "Grace"}, "player_1": {"target": "Grace"}})
@@ -112,8 +117,9 @@ def test_state_potions_and_night_target() -> None:
 
 def parallel_viewer_trace(roles: tuple[Role, ...], viewer: int, rounds: int) -> tuple[list[tuple[str, ...]], list[str]]:
     """What ``viewer`` holds after each parallel step (when it changed), and the global states."""
-    env = werewolf_env.parallel_env(num_players=8, roles=roles, max_rounds=rounds, num_werewolves=roles.count(W),
-                                    info_events=True)  # fmt: skip
+    env = werewolf_env.parallel_env(
+        num_players=8, roles=roles, max_rounds=rounds, num_werewolves=roles.count(W), info_events=True
+    )
     observations, infos = env.reset(seed=7)
     names = env.game.state.names
     trace: list[tuple[str, ...]] = []
@@ -133,9 +139,12 @@ def parallel_viewer_trace(roles: tuple[Role, ...], viewer: int, rounds: int) -> 
         if not env.agents:
             break
         state = env.game.state
-        actions = {a: role_blind_answer(env.game.pending_turn(env.agent_name_mapping[a]).kind,
-                                        env.agent_name_mapping[a], state.round, names)
-                   for a in env.simultaneous_agents()}  # fmt: skip
+        actions = {
+            a: role_blind_answer(
+                env.game.pending_turn(env.agent_name_mapping[a]).kind, env.agent_name_mapping[a], state.round, names
+            )
+            for a in env.simultaneous_agents()
+        }
         observations, _r, _t, _tr, infos = env.step(actions)
     return trace, states
 

@@ -150,8 +150,11 @@ def test_what_the_dispatcher_turns_into_codes_every_command_declares(
         return command
 
     args = argparse.Namespace(command=name)
-    for error, code in ((KeyboardInterrupt(), EXIT_INTERRUPTED), (Terminated(), EXIT_TERMINATED),
-                        (PermissionError(13, "Permission denied", "x"), EXIT_STORAGE)):  # fmt: skip
+    for error, code in (
+        (KeyboardInterrupt(), EXIT_INTERRUPTED),
+        (Terminated(), EXIT_TERMINATED),
+        (PermissionError(13, "Permission denied", "x"), EXIT_STORAGE),
+    ):
         assert cli._dispatch(raising(error), args) == code  # type: ignore[arg-type]
         assert code in codes_of(name), (name, code)
     capsys.readouterr()
@@ -162,8 +165,13 @@ def test_what_the_dispatcher_turns_into_codes_every_command_declares(
 def test_an_output_closed_early_ends_with_the_declared_code(argv: list[str], game_log: Path, tmp_path: Path) -> None:
     # replay: more output than a pipe's buffer, so that a write meets the closed pipe (play flushes each line)
     extra = [str(game_log)] * 40 if argv[0] == "replay" else ["--out", str(tmp_path)]
-    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *argv, *extra], cwd=ROOT,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.cli", *argv, *extra],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert proc.stdout is not None
     proc.stdout.readline()
     proc.stdout.close()  # | head -1
@@ -183,11 +191,28 @@ def test_play_stops_with_exit_3_when_an_llm_seats_server_stops_answering(tmp_pat
         lineup = tmp_path / "lineup.toml"
         lineup.write_text(f'[default]\nkind = "llm"\nmodel = "fake"\nbase_url = "{server.base_url}"\n')
         done = subprocess.run(
-            [sys.executable, "-m", "benchmarks.cli", "play", "--lineup", str(lineup), "--seat", "player_0",
-             "--players", "5", "--seed", "1", "--out", str(tmp_path / "out")],
-            capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "benchmarks.cli",
+                "play",
+                "--lineup",
+                str(lineup),
+                "--seat",
+                "player_0",
+                "--players",
+                "5",
+                "--seed",
+                "1",
+                "--out",
+                str(tmp_path / "out"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
             env={**os.environ, "OPENAI_API_KEY": "sk-test"},
-        )  # fmt: skip
+        )
     assert done.returncode == 3, done.stderr[-2000:]
     assert "error: the game stopped:" in done.stderr and "Traceback" not in done.stderr
     assert 3 in codes_of("play")

@@ -56,8 +56,23 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPENAI_API_KEY", "sk-test")
         with FakeOpenAIServer() as server:
-            assert main(["run", "--model", "fake", "--base-url", server.base_url, "--games", "2",
-                         "--out", str(out["llm"]), *SMALL]) == 0  # fmt: skip
+            assert (
+                main(
+                    [
+                        "run",
+                        "--model",
+                        "fake",
+                        "--base-url",
+                        server.base_url,
+                        "--games",
+                        "2",
+                        "--out",
+                        str(out["llm"]),
+                        *SMALL,
+                    ]
+                )
+                == 0
+            )
         with FakeOpenAIServer(answer=sloppy) as server:
             llm = {"kind": "llm", "model": "fake", "base_url": server.base_url, "retries": 0}
             lineup = root / "lineup.json"
@@ -76,8 +91,11 @@ def exported(runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) ->
 
 def logs(runs: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
     """Every exported game's records by game_id, read by the project's reader."""
-    return {game_id_of(run.name, path.stem): read_log(path) for run in runs.values()
-            for path in sorted((run / "games").glob("*.ndjson"))}  # fmt: skip
+    return {
+        game_id_of(run.name, path.stem): read_log(path)
+        for run in runs.values()
+        for path in sorted((run / "games").glob("*.ndjson"))
+    }
 
 
 def events(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -137,7 +155,8 @@ def test_round_trip_counts_types_and_values(runs: dict[str, Path], exported: Pat
             assert len(row["claims"]) == len(data["claims"])
             assert [c["player"] for c in row["claims"]] == [c["player"] for c in data["claims"]]
             assert [c["known_false"] for c in row["hidden_claims"]] == [
-                c["known_false"] for c in truth[data["statement_id"]]["claims"]]
+                c["known_false"] for c in truth[data["statement_id"]]["claims"]
+            ]
     assert fallbacks_seen > 0, "the sloppy answers fell back"
 
 
@@ -159,8 +178,11 @@ def test_analyses_and_fallback_flags_equal_the_logs(runs: dict[str, Path], expor
                 assert row["hidden_self_confidence"] == pytest.approx(data["parsed"]["confidence"])
                 assert row["hidden_self_fallback"] == ("fallbacks" in data)
             elif rec.get("type") == "action" and data["kind"] == "peer_analysis":
-                peer = next(p for p in rows[(game_id, statement_id)]["hidden_peer_analyses"]
-                            if p["observer_seat"] == rec["actor"])  # fmt: skip
+                peer = next(
+                    p
+                    for p in rows[(game_id, statement_id)]["hidden_peer_analyses"]
+                    if p["observer_seat"] == rec["actor"]
+                )
                 assert peer["is_deceptive"] == data["parsed"]["is_deceptive"]
                 assert peer["fallback"] == ("fallbacks" in data)
                 analyses[(statement_id, "peer")] += 1
@@ -193,6 +215,7 @@ def test_models_per_seat_for_llm_and_mixed_runs(exported: Path) -> None:
 
 def test_pandas_reads_typed_columns(exported: Path) -> None:
     import pandas as pd  # the reader most users load the dataset with
+
     statements = pd.read_parquet(exported / "statements" / "train.parquet")
     games = pd.read_parquet(exported / "games" / "data.parquet")
     assert statements["round"].dtype == "int32" and statements["hidden_seed"].dtype == "int64"
@@ -231,8 +254,9 @@ def test_jsonl_holds_the_same_rows(runs: dict[str, Path], exported: Path, tmp_pa
     assert "path: statements/*.jsonl" in (out / "README.md").read_text()
 
 
-def test_batches_are_row_groups_of_the_same_table(runs: dict[str, Path], exported: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_batches_are_row_groups_of_the_same_table(
+    runs: dict[str, Path], exported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(export_module, "BATCH_ROWS", 5)
     out = tmp_path / "small-batches"
     assert main(["export", *map(str, runs.values()), "--out", str(out)]) == 0
@@ -257,8 +281,9 @@ def test_dataset_card(exported: Path) -> None:
     assert mark["runs"][1]["models"] == ["fake"] and mark["runs"][0]["models"] == []
 
 
-def test_unfinished_logs_are_left_out(runs: dict[str, Path], tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_unfinished_logs_are_left_out(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run = tmp_path / "run"
     shutil.copytree(runs["heuristic"], run)
     log = sorted((run / "games").glob("*.ndjson"))[0]
@@ -284,16 +309,20 @@ def test_not_a_run_folder(runs: dict[str, Path], tmp_path: Path, capsys: pytest.
     stray = tmp_path / "stray"
     stray.mkdir()
     (stray / "notes.txt").write_text("hi")
-    for bad, said in ((stray, "holds no manifest.json"), (tmp_path / "missing", "no such folder"),
-                      (stray / "notes.txt", "a file")):  # fmt: skip
+    for bad, said in (
+        (stray, "holds no manifest.json"),
+        (tmp_path / "missing", "no such folder"),
+        (stray / "notes.txt", "a file"),
+    ):
         assert main(["export", str(runs["heuristic"]), str(bad), "--out", str(tmp_path / "out")]) == 2
         err = capsys.readouterr().err
         assert f"{bad} is not a run folder" in err and said in err
         assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-def test_out_must_be_new_empty_or_an_earlier_export(runs: dict[str, Path], tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_out_must_be_new_empty_or_an_earlier_export(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "mine.txt").write_text("keep")
@@ -308,9 +337,9 @@ def test_out_must_be_new_empty_or_an_earlier_export(runs: dict[str, Path], tmp_p
     assert sorted(p.name for p in out.iterdir()) == ["LICENSE.md", "README.md", "export.json", "games", "statements"]
 
 
-def test_parquet_without_pyarrow_says_what_to_do(runs: dict[str, Path], tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_parquet_without_pyarrow_says_what_to_do(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(export_module, "pyarrow_or_none", lambda: None)
     assert main(["export", str(runs["heuristic"]), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err

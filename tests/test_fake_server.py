@@ -21,8 +21,10 @@ import pytest
 from agents.fake_openai import CLASSIC_FAULTS, FAULTS, PLACEHOLDER, FakeOpenAIServer, FaultPlan, refused_url
 
 BID = 'PLAYERS: Alice, Bob, Carla (you)\n\nNOW: bid\nAnswer with exactly one JSON object: {"bid": 3}'
-STATEMENT = ('PLAYERS: Alice, Bob, Carla (you)\n\nNOW: statement\n'
-             'Answer with exactly one JSON object: {"statement": "<what you say>", "notes": "..."}')  # fmt: skip
+STATEMENT = (
+    "PLAYERS: Alice, Bob, Carla (you)\n\nNOW: statement\n"
+    'Answer with exactly one JSON object: {"statement": "<what you say>", "notes": "..."}'
+)
 BAD_KEY = {"message": "Incorrect API key provided", "type": "invalid_request_error", "param": None,
            "code": "invalid_api_key"}  # fmt: skip
 SCHEMA = {"type": "json_schema", "json_schema": {"name": "bid", "schema": {"type": "object"}}}
@@ -42,14 +44,21 @@ class Reply:
         return content
 
 
-def send(base_url: str, method: str, path: str, body: dict[str, Any] | None = None,
-         headers: dict[str, str] | None = None, timeout: float = 5.0) -> Reply:  # fmt: skip
+def send(
+    base_url: str,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 5.0,
+) -> Reply:
     parts = urlsplit(base_url)
     connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
     try:
         data = json.dumps(body) if body is not None else None
-        connection.request(method, parts.path + path, body=data, headers={"Content-Type": "application/json",
-                                                                           **(headers or {})})  # fmt: skip
+        connection.request(
+            method, parts.path + path, body=data, headers={"Content-Type": "application/json", **(headers or {})}
+        )
         response = connection.getresponse()
         raw = response.read()
         return Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, raw)
@@ -57,11 +66,17 @@ def send(base_url: str, method: str, path: str, body: dict[str, Any] | None = No
         connection.close()
 
 
-def chat(server: FakeOpenAIServer, prompt: str = BID, system: str | None = None,
-         headers: dict[str, str] | None = None, **fields: Any) -> Reply:  # fmt: skip
+def chat(
+    server: FakeOpenAIServer,
+    prompt: str = BID,
+    system: str | None = None,
+    headers: dict[str, str] | None = None,
+    **fields: Any,
+) -> Reply:
     messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
-    return send(server.base_url, "POST", "/chat/completions", {"model": "fake", "messages": messages, **fields},
-                headers)  # fmt: skip
+    return send(
+        server.base_url, "POST", "/chat/completions", {"model": "fake", "messages": messages, **fields}, headers
+    )
 
 
 def error_of(reply: Reply) -> dict[str, Any]:
@@ -110,8 +125,9 @@ def test_models_restrict_chat_and_are_listed() -> None:
         assert [m["id"] for m in send(server.base_url, "GET", "/models").json()["data"]] == ["fake"]
 
 
-@pytest.mark.parametrize(("status", "kind"), [(500, "internal_server_error"), (400, "invalid_request_error"),
-                                              (422, "invalid_request_error")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("status", "kind"), [(500, "internal_server_error"), (400, "invalid_request_error"), (422, "invalid_request_error")]
+)
 def test_schema_error_refuses_json_schema_only(status: int, kind: str) -> None:
     with FakeOpenAIServer(schema_error=True, schema_error_status=status) as server:
         refused = chat(server, response_format=SCHEMA)
@@ -269,8 +285,21 @@ def test_refused_url_refuses_connections() -> None:
 
 
 def test_command_line_flags() -> None:
-    process = subprocess.Popen([sys.executable, "-m", "agents.fake_openai", "--api-key", "sk-cli", "--schema-error",
-                                "--drop-system", "--trickle", "0"], stdout=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agents.fake_openai",
+            "--api-key",
+            "sk-cli",
+            "--schema-error",
+            "--drop-system",
+            "--trickle",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()

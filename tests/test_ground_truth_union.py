@@ -22,10 +22,12 @@ from werewolf_env.state import ActionKind
 def speak(answer: dict[str, Any], speaker: int = 0) -> Game:
     """A standard game in which ``speaker`` takes the floor on day 1 and answers ``answer``."""
     game = fixed_game()
-    script = scripted({
-        (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == speaker else 0},
-        (ActionKind.STATEMENT, None, speaker): answer,
-    })  # fmt: skip
+    script = scripted(
+        {
+            (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == speaker else 0},
+            (ActionKind.STATEMENT, None, speaker): answer,
+        }
+    )
     run_until(game, script, stop=lambda g: bool(g.state.statements) or g.state.round > 1)
     return game
 
@@ -70,8 +72,9 @@ def test_a_structured_claim_the_text_also_makes_counts_once() -> None:
 
 
 def test_structured_claims_alone_are_judged() -> None:
-    game = speak({"statement": "We should vote carefully.", "claims": [{"kind": "team", "player": "Emma",
-                                                                         "team": "werewolf"}]})  # fmt: skip
+    game = speak(
+        {"statement": "We should vote carefully.", "claims": [{"kind": "team", "player": "Emma", "team": "werewolf"}]}
+    )
     (truth,) = game.ground_truth()["statements"]
     assert truth["lie"] and truth["type"] == "misdirection"  # Alice knows Emma is not on her pack
     assert truth["claims_source"] == "agent" and truth["claims"][0]["source"] == "agent"

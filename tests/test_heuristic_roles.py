@@ -91,13 +91,19 @@ def test_real_witch_and_hunter_claims_are_true_and_village_never_lies(witch_and_
 
 def test_werewolf_fake_claims_are_judged_lies(witch_and_hunter: Played) -> None:
     wolf_role_claims = [
-        c for st in witch_and_hunter.statements if st["speaker_role"] == Role.WEREWOLF.value
-        for c in st["claims"] if c["kind"] == "role" and c["player"] == st["speaker"] and not c["negated"]
-    ]  # fmt: skip
+        c
+        for st in witch_and_hunter.statements
+        if st["speaker_role"] == Role.WEREWOLF.value
+        for c in st["claims"]
+        if c["kind"] == "role" and c["player"] == st["speaker"] and not c["negated"]
+    ]
     assert {c["role"] for c in wolf_role_claims} >= {WITCH, HUNTER}
     assert all(c["known_false"] and c["type"] == "fabrication" for c in wolf_role_claims)
-    wolf_results = [c for c in claims_of(witch_and_hunter.statements, Role.WEREWOLF.value)
-                    if c["kind"] in ("protected", "poisoned", "seer_result")]  # fmt: skip
+    wolf_results = [
+        c
+        for c in claims_of(witch_and_hunter.statements, Role.WEREWOLF.value)
+        if c["kind"] in ("protected", "poisoned", "seer_result")
+    ]
     assert wolf_results and all(c["known_false"] for c in wolf_results)
 
 

@@ -157,8 +157,15 @@ def check_content(record: dict[str, Any], seat: int, roles: list[Role], config: 
         assert record["actor"] == seat, where
 
 
-def deducible_roles(config: GameConfig, seat: int, own: Role, pack: set[int], checks: dict[int, str],
-                    revealed: dict[int, Role], night_victims: set[int]) -> list[set[Role]]:  # fmt: skip
+def deducible_roles(
+    config: GameConfig,
+    seat: int,
+    own: Role,
+    pack: set[int],
+    checks: dict[int, str],
+    revealed: dict[int, Role],
+    night_victims: set[int],
+) -> list[set[Role]]:
     """Every role each seat can have in some world consistent with what ``seat`` knows (brute force)."""
     n = config.num_players
     counts = config.seat_counts()
@@ -206,8 +213,9 @@ def seat_knowledge(
     return checks, revealed, victims
 
 
-def check_facts(text: str, seat: int, roles: list[Role], names: tuple[str, ...], checks: dict[int, str],
-                revealed: dict[int, Role]) -> None:  # fmt: skip
+def check_facts(
+    text: str, seat: int, roles: list[Role], names: tuple[str, ...], checks: dict[int, str], revealed: dict[int, Role]
+) -> None:
     """The observation's WHAT YOU KNOW section states only the seat's own knowledge and public reveals."""
     if "\n\nWHAT YOU KNOW:\n" not in text:
         return
@@ -245,12 +253,18 @@ def small_configs(draw: st.DrawFn) -> GameConfig:
         deck = [W] * wolves + [S] * seers + [D] * doctors + [V] * (n - wolves - seers - doctors)
         fixed = tuple(draw(st.permutations(deck)))
     return GameConfig(
-        num_players=n, num_werewolves=wolves, num_seers=seers, num_doctors=doctors, roles=fixed,
-        max_rounds=draw(st.integers(1, 4)), max_debate_turns=draw(st.integers(1, 3)),
+        num_players=n,
+        num_werewolves=wolves,
+        num_seers=seers,
+        num_doctors=doctors,
+        roles=fixed,
+        max_rounds=draw(st.integers(1, 4)),
+        max_debate_turns=draw(st.integers(1, 3)),
         analysis=draw(st.sampled_from(["full", "self", "peer", "off"])),
-        doctor_repeat_protect=draw(st.booleans()), seer_learns_role=draw(st.booleans()),
+        doctor_repeat_protect=draw(st.booleans()),
+        seer_learns_role=draw(st.booleans()),
         reveal_role_on_death=draw(st.booleans()),
-    )  # fmt: skip
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -292,8 +306,11 @@ def test_each_seat_gets_exactly_what_it_may_know(config: GameConfig, seed: int, 
         # the stream is exactly the events the seat may know, in order, up to its last turn
         want = [seat_form(json.loads(dumps({**e.to_json(), "seq": i}))) for i, e in enumerate(expected[: len(stream)])]
         # how a statement's claims were found (text, agent) tells policies apart, and so maybe teams: never sent
-        assert not any("claims_source" in r["data"] or any("source" in c for c in r["data"].get("claims", ()))
-                       for r in stream if r["type"] == "statement")  # fmt: skip
+        assert not any(
+            "claims_source" in r["data"] or any("source" in c for c in r["data"].get("claims", ()))
+            for r in stream
+            if r["type"] == "statement"
+        )
         assert stream == want, f"seat {seat}: info['events'] differ from what it may know"
         for record in stream:
             check_content(record, seat, roles, config)

@@ -154,8 +154,11 @@ def check_log(records: list[dict[str, Any]], seat: int, person: Person) -> Playe
         assert "fallbacks" not in d and "repairs" not in d, d
         n = len(done.setdefault(kind, []))
         if kind in TARGET_KINDS:  # the first name the game takes: alive, not oneself, no werewolf for the pack
-            legal = [p for p in wanted if p not in dead and p != seat
-                     and not (kind == "eliminate" and roles[p] == "werewolf")]  # fmt: skip
+            legal = [
+                p
+                for p in wanted
+                if p not in dead and p != seat and not (kind == "eliminate" and roles[p] == "werewolf")
+            ]
             assert parsed == {TARGET_KINDS[kind]: legal[0]}, (kind, parsed, [names[p] for p in legal])
             played.refused += wanted.index(legal[0])
             done[kind].append(legal[0])
@@ -229,9 +232,12 @@ def check_screen(screen: str, records: list[dict[str, Any]], seat: int, played: 
         elif r["type"] == "pack_decision" and wolf:
             assert f"The pack's proposals: {label[seat]} -> " in screen
     # Own actions are reminded (one line each); no one else's is: they are hidden.
-    for reminder, kinds in (("You voted for ", ("vote",)), ("You protected ", ("protect",)),
-                            ("You proposed to eliminate ", ("eliminate",)),
-                            ("You analysed the statement", ("self_analysis", "peer_analysis"))):  # fmt: skip
+    for reminder, kinds in (
+        ("You voted for ", ("vote",)),
+        ("You protected ", ("protect",)),
+        ("You proposed to eliminate ", ("eliminate",)),
+        ("You analysed the statement", ("self_analysis", "peer_analysis")),
+    ):
         assert screen.count(reminder) == played.count(*kinds), reminder
 
     # Hidden: the deal, the other roles' private events, the engine's ground truth.
@@ -306,8 +312,13 @@ def play_in_a_terminal(
 ) -> tuple[int, str, str]:
     """Run ``werewolf-bench`` with ``args``, the person answering each prompt it prints; (code, stdout, stderr).
     With ``answers``, the input ends (Ctrl-D) at the prompt after that many answers."""
-    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *args], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.cli", *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin and proc.stdout and proc.stderr
     out, err = bytearray(), bytearray()
     end = time.monotonic() + deadline
@@ -345,8 +356,9 @@ def play_in_a_terminal(
 def test_play_command_with_a_person_at_the_keyboard(tmp_path: Path) -> None:
     """``werewolf-bench play`` in a terminal: the person in seat 4 (Emma, the doctor in this seed's deal)."""
     person = Person(["Carla", "Alice", "Bob", "Dmitri", "Farid"])
-    code, out, err = play_in_a_terminal(["play", "--seed", "3", "--players", "6", "--seat", "player_4",
-                                         "--out", str(tmp_path)], person)  # fmt: skip
+    code, out, err = play_in_a_terminal(
+        ["play", "--seed", "3", "--players", "6", "--seat", "player_4", "--out", str(tmp_path)], person
+    )
     assert code == 0, err
     game, _, ending = out.partition("\nGame over (seed 3): ")
     log = Path(re.search(r"^Log: (.+)$", ending, re.M).group(1))  # type: ignore[union-attr]
@@ -377,8 +389,9 @@ EOF_CASES = {"lives": 3, "dies later": 7}
 def test_when_the_input_ends_the_fallbacks_play_the_seat_to_the_end(case: str, tmp_path: Path) -> None:
     seed = EOF_CASES[case]
     person = Person(["Carla", "Alice", "Bob", "Dmitri", "Farid"])
-    code, out, err = play_in_a_terminal(["play", "--seed", str(seed), "--players", "6", "--seat", "player_4",
-                                         "--out", str(tmp_path)], person, answers=8)  # fmt: skip
+    code, out, err = play_in_a_terminal(
+        ["play", "--seed", str(seed), "--players", "6", "--seat", "player_4", "--out", str(tmp_path)], person, answers=8
+    )
     assert code == EXIT_OK and EXIT_OK in codes_of("play"), err  # the game finished, as play's --help says
     game, _, ending = out.partition(f"\nGame over (seed {seed}): ")
     records = read_log(Path(re.search(r"^Log: (.+)$", ending, re.M).group(1)))  # type: ignore[union-attr]
@@ -414,9 +427,27 @@ def test_when_the_input_ends_the_fallbacks_play_the_seat_to_the_end(case: str, t
 @pytest.mark.skipif(sys.platform == "win32", reason="select() on pipes")
 def test_a_seat_killed_on_the_first_night_sees_the_game_in_the_order_it_happened(tmp_path: Path) -> None:
     """Seed 6: Emma (seat 4, a villager) is killed on night 1, before any turn of hers."""
-    run = subprocess.run([sys.executable, "-m", "benchmarks.cli", "play", "--seed", "6", "--players", "6", "--seat",
-                          "player_4", "--out", str(tmp_path)], cwd=ROOT, stdin=subprocess.DEVNULL,
-                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.cli",
+            "play",
+            "--seed",
+            "6",
+            "--players",
+            "6",
+            "--seat",
+            "player_4",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == EXIT_OK, run.stderr
     game, _, ending = run.stdout.partition("\nGame over (seed 6): ")
     records = read_log(Path(re.search(r"^Log: (.+)$", ending, re.M).group(1)))  # type: ignore[union-attr]

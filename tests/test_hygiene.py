@@ -81,8 +81,13 @@ def role_blind_answer(kind: ActionKind, seat: int, rnd: int, names: tuple[str, .
     if kind is ActionKind.SELF_ANALYSIS:
         return {"is_deceptive": False, "confidence": 0.3, "deception_type": "none", "reasoning": "plain"}
     if kind is ActionKind.PEER_ANALYSIS:  # confidence: the probability that the statement is deceptive
-        return {"is_deceptive": seat % 2 == 0, "confidence": 0.6 if seat % 2 == 0 else 0.4, "deception_type": "none",
-                "reasoning": "hmm", "suspicion": (seat + 1) / 10}  # fmt: skip
+        return {
+            "is_deceptive": seat % 2 == 0,
+            "confidence": 0.6 if seat % 2 == 0 else 0.4,
+            "deception_type": "none",
+            "reasoning": "hmm",
+            "suspicion": (seat + 1) / 10,
+        }
     if kind is ActionKind.VOTE:
         return {"vote": None}
     return {"summary": f"summary of {seat}"}
@@ -94,8 +99,9 @@ def viewer_trace(roles: tuple[Role, ...], viewer: int, max_rounds: int = 2, **co
     (Steps that change nothing for the viewer are not repeated: how many hidden actions others take
     between two of its views is not for it to count.)
     """
-    env = werewolf_env.raw_env(num_players=8, roles=roles, max_rounds=max_rounds, num_werewolves=roles.count(W),
-                               info_events=True, **config)  # fmt: skip
+    env = werewolf_env.raw_env(
+        num_players=8, roles=roles, max_rounds=max_rounds, num_werewolves=roles.count(W), info_events=True, **config
+    )
     env.reset(seed=7)
     names = env.game.state.names
     trace = []

@@ -97,8 +97,9 @@ def test_werewolf_scores_equal_the_projects_metrics(tmp_path: Any) -> None:
 
 
 def test_model_free_seats_and_invalid_answers(tmp_path: Any) -> None:
-    log = run(werewolf(games=2, others="heuristic", **GAME), tmp_path,
-              model_roles={"seer": "werewolf_scripted/malformed"})  # fmt: skip
+    log = run(
+        werewolf(games=2, others="heuristic", **GAME), tmp_path, model_roles={"seer": "werewolf_scripted/malformed"}
+    )
     for sample in log.samples:
         value = sample.scores["werewolf_scorer"].value
         seers = sample.metadata["werewolf_game"]["llm_seats"]
@@ -121,9 +122,14 @@ def test_metrics_are_inspects_own_under_the_same_names_however_installed(tmp_pat
 
 def test_a_misspelt_model_role_fails_before_any_sample(tmp_path: Any) -> None:
     with pytest.raises(ValueError, match=r"werewolfs: not a team, role or seat.*did you mean 'werewolf'"):
-        inspect_eval("werewolf_deception/werewolf", task_args={"games": 2, **GAME}, model="werewolf_scripted/play",
-                     model_roles={"werewolfs": "werewolf_scripted/wolf"}, log_dir=str(tmp_path),
-                     display="none")  # fmt: skip
+        inspect_eval(
+            "werewolf_deception/werewolf",
+            task_args={"games": 2, **GAME},
+            model="werewolf_scripted/play",
+            model_roles={"werewolfs": "werewolf_scripted/wolf"},
+            log_dir=str(tmp_path),
+            display="none",
+        )
     assert not list(tmp_path.rglob("*.eval"))  # no eval log: no sample ran
 
 

@@ -46,8 +46,9 @@ def test_seer_results_are_judged_against_the_checks_on_record() -> None:
         "Cal", make_claim("seer_result", ANN, team="werewolf"), checks={"Ann": "werewolf"}, checks_known=True
     )
     assert not honest["lie"]
-    unchecked = verdict("Cal", make_claim("seer_result", BEN, team="werewolf"), checks={"Ann": "werewolf"},
-                        checks_known=True)  # fmt: skip
+    unchecked = verdict(
+        "Cal", make_claim("seer_result", BEN, team="werewolf"), checks={"Ann": "werewolf"}, checks_known=True
+    )
     assert unchecked["lie"] and unchecked["type"] == "fabrication"
     # Without a night log the seer gets the benefit of the doubt when the result is true.
     assert not verdict("Cal", make_claim("seer_result", BEN, team="werewolf"))["lie"]

@@ -23,8 +23,10 @@ def _fresh(env: raw_env, agent: str) -> dict[str, object]:
     seat = env.agent_name_mapping[agent]
     turn = next((t for t in state.pending if t.player == seat), None)
     legal = env.game.legal_targets(turn) if turn is not None else []  # type: ignore[union-attr]
-    return {"observation": ObservationRenderer(state).vector(seat, turn, legal),
-            "text": ObservationRenderer(state).text(seat, turn, legal)}  # fmt: skip
+    return {
+        "observation": ObservationRenderer(state).vector(seat, turn, legal),
+        "text": ObservationRenderer(state).text(seat, turn, legal),
+    }
 
 
 def _same(a: dict[str, object], b: dict[str, object]) -> bool:
@@ -70,9 +72,14 @@ def test_it_is_a_dict_for_every_reader() -> None:
     made = {"observation": obs["observation"], "text": obs["text"]}
     assert isinstance(obs, dict) and list(obs) == ["observation", "text"] and len(obs) == 2
     assert "text" in obs and "other" not in obs and obs.get("other", 1) == 1
-    for other in (env.observe(env.agent_selection), dict(env.observe(env.agent_selection)),
-                  {**env.observe(env.agent_selection)}, copy.copy(obs), copy.deepcopy(obs),
-                  pickle.loads(pickle.dumps(obs))):  # fmt: skip
+    for other in (
+        env.observe(env.agent_selection),
+        dict(env.observe(env.agent_selection)),
+        {**env.observe(env.agent_selection)},
+        copy.copy(obs),
+        copy.deepcopy(obs),
+        pickle.loads(pickle.dumps(obs)),
+    ):
         assert type(other) in (dict, Observation)
         assert _same(other, made)
         assert set(other) == {"observation", "text"}

@@ -31,8 +31,22 @@ from agents.local_server import MODEL_NAME, LocalModelServer
 def test_a_full_game_on_the_real_model_with_default_options_is_valid(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     with LocalModelServer(log=tmp_path / "server.log") as server:
-        code = main(["run", "--model", MODEL_NAME, "--base-url", server.base_url, "--games", "1", "--out", str(out),
-                     "--rounds", "2", "--no-report"])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--model",
+                MODEL_NAME,
+                "--base-url",
+                server.base_url,
+                "--games",
+                "1",
+                "--out",
+                str(out),
+                "--rounds",
+                "2",
+                "--no-report",
+            ]
+        )
     printed = capsys.readouterr().out
     print(printed)  # the run's summary, validity lines included (pytest -s shows it)
     summary = json.loads((out / "summary.json").read_text())

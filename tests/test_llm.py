@@ -52,8 +52,11 @@ def test_clean_game_logs_every_call_with_tokens(tmp_path: Path) -> None:
     records = calls(result.log_path)
     # every step is a call but the turns answered ahead (``agents.folding``, on by default): bids and votes inside
     # the analyses, self-analyses inside the statements
-    folded = [r["data"] for r in read_log(result.log_path) if r["type"] == "agent_record"
-              and r["data"]["type"] == "llm_outcome" and r["data"].get("asked_in")]  # fmt: skip
+    folded = [
+        r["data"]
+        for r in read_log(result.log_path)
+        if r["type"] == "agent_record" and r["data"]["type"] == "llm_outcome" and r["data"].get("asked_in")
+    ]
     assert {r["action_kind"] for r in folded} == {"bid", "vote", "self_analysis"}
     assert all(bool(r.get("from_analysis")) == r["asked_in"].endswith("analysis") for r in folded)
     assert len(records) == requests == result.steps - len(folded)
@@ -102,8 +105,10 @@ def test_cache_makes_a_rerun_free_and_identical(tmp_path: Path, temperature: flo
         before = len(server.requests)
         second = play_game_sync(SMALL, lineup, seed=5, log_dir=tmp_path / "b", cache_dir=tmp_path / "cache")
         assert len(server.requests) == before, "the rerun made no calls"
-    engine = [[r for r in read_log(p) if r["type"] not in ("header", "agent_record")]
-              for p in (first.log_path, second.log_path)]  # fmt: skip
+    engine = [
+        [r for r in read_log(p) if r["type"] not in ("header", "agent_record")]
+        for p in (first.log_path, second.log_path)
+    ]
     assert engine[0] == engine[1]
     assert all(r["cached"] for r in calls(second.log_path))
 
@@ -137,8 +142,10 @@ def test_validation_messages_quote_the_problem() -> None:
     assert validate('{"vote": null}', "vote", info) == ({"vote": None}, None)
     assert validate('```json\n{"bid": 4}\n```', "bid", info) == ({"bid": 4}, None)
     assert validate('{"bid": 40}', "bid", info)[1] == "bid: must be between 0 and 10"
-    assert "suspicion" in validate('{"is_deceptive": true, "confidence": 1, "deception_type": "none"}',
-                                   "peer_analysis", info)[1]  # fmt: skip
+    assert (
+        "suspicion"
+        in validate('{"is_deceptive": true, "confidence": 1, "deception_type": "none"}', "peer_analysis", info)[1]
+    )
     assert validate("no json here", "bid", info)[0] is None
 
 

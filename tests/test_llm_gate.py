@@ -35,41 +35,115 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(url: str, tmp: Path, extra: list[str]) -> int:
-    return main(["run", "--model", "fake", "--base-url", url, "--games", "1", "--out", str(tmp / "out"), *SMALL,
-                 "--no-report", "--quiet", *extra])  # fmt: skip
+    return main(
+        [
+            "run",
+            "--model",
+            "fake",
+            "--base-url",
+            url,
+            "--games",
+            "1",
+            "--out",
+            str(tmp / "out"),
+            *SMALL,
+            "--no-report",
+            "--quiet",
+            *extra,
+        ]
+    )
 
 
 def _tournament(url: str, tmp: Path, extra: list[str]) -> int:
     config = tmp / "t.toml"
-    config.write_text(f'name = "t"\nblocks = 1\nplayers = 5\n[rules]\nmax_rounds = 1\nmax_debate_turns = 1\n'
-                      f'[[entrants]]\nkind = "heuristic"\n'
-                      f'[[entrants]]\nname = "m"\nkind = "llm"\nmodel = "fake"\nbase_url = "{url}"\n')  # fmt: skip
+    config.write_text(
+        f'name = "t"\nblocks = 1\nplayers = 5\n[rules]\nmax_rounds = 1\nmax_debate_turns = 1\n'
+        f'[[entrants]]\nkind = "heuristic"\n'
+        f'[[entrants]]\nname = "m"\nkind = "llm"\nmodel = "fake"\nbase_url = "{url}"\n'
+    )
     return main(["tournament", str(config), "--out", str(tmp / "out"), "--no-plots", "--quiet", *extra])
 
 
 def _relabel(url: str, tmp: Path, extra: list[str], played: Path) -> int:
     source = run_copy(played, tmp)
-    return main(["relabel", str(source), "--labeler", "llm", "--model", "fake", "--base-url", url,
-                 "--out", str(tmp / "out"), "--quiet", *extra])  # fmt: skip
+    return main(
+        [
+            "relabel",
+            str(source),
+            "--labeler",
+            "llm",
+            "--model",
+            "fake",
+            "--base-url",
+            url,
+            "--out",
+            str(tmp / "out"),
+            "--quiet",
+            *extra,
+        ]
+    )
 
 
 def _rescore(url: str, tmp: Path, extra: list[str], played: Path) -> int:
     source = run_copy(played, tmp)
-    return main(["rescore", str(source), "--labeler", "fake", "--base-url", url, "--out", str(tmp / "out"),
-                 "--no-plots", *extra])  # fmt: skip
+    return main(
+        [
+            "rescore",
+            str(source),
+            "--labeler",
+            "fake",
+            "--base-url",
+            url,
+            "--out",
+            str(tmp / "out"),
+            "--no-plots",
+            *extra,
+        ]
+    )
 
 
 def _detect_eval(url: str, tmp: Path, extra: list[str]) -> int:
-    return main(["detect-eval", "--dataset", "peskov2020", "--data-dir", str(PESKOV), "--out", str(tmp / "out"),
-                 "--detector", "llm-judge", "--judge-sample", "4", "--judge-model", "fake", "--judge-base-url", url,
-                 "--quiet", *extra])  # fmt: skip
+    return main(
+        [
+            "detect-eval",
+            "--dataset",
+            "peskov2020",
+            "--data-dir",
+            str(PESKOV),
+            "--out",
+            str(tmp / "out"),
+            "--detector",
+            "llm-judge",
+            "--judge-sample",
+            "4",
+            "--judge-model",
+            "fake",
+            "--judge-base-url",
+            url,
+            "--quiet",
+            *extra,
+        ]
+    )
 
 
 def _claims_eval(url: str, tmp: Path, extra: list[str]) -> int:
     data = tmp / "mine.jsonl"
     data.write_text(json.dumps(ITEM) + "\n")
-    return claims_eval.main(["--data", str(data), "--corpus", str(tmp / "nowhere"), "--labeler", "llm",
-                             "--model", "fake", "--base-url", url, *extra])  # fmt: skip
+    return claims_eval.main(
+        [
+            "--data",
+            str(data),
+            "--corpus",
+            str(tmp / "nowhere"),
+            "--labeler",
+            "llm",
+            "--model",
+            "fake",
+            "--base-url",
+            url,
+            *extra,
+        ]
+    )
 
 
 COMMANDS: dict[str, Callable[..., int]] = {
@@ -98,9 +172,13 @@ def _call(name: str, url: str, tmp: Path, extra: list[str], played: Path) -> int
 @pytest.mark.parametrize("preflight", [True, False], ids=["preflight", "no-preflight"])
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_every_model_command_fails_fast_and_the_same_way(
-    name: str, preflight: bool, server_url: tuple[str, str], played: Path, tmp_path: Path,
+    name: str,
+    preflight: bool,
+    server_url: tuple[str, str],
+    played: Path,
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """With the preflight: exit 2 before anything is played or written. Without it: the breaker, exit 3."""
     kind, url = server_url
     started = time.monotonic()
@@ -131,8 +209,9 @@ def test_the_inspect_tasks_llm_seats_pass_the_same_gate(
     kind, url = server_url
     task = werewolf(games=2, players=5, rounds=1, debate_turns=1, preflight=preflight, breaker=1)
     started = time.monotonic()
-    logs = inspect_eval(task, model="openai/fake", model_base_url=url, log_dir=str(tmp_path), display="none",
-                        max_retries=0, timeout=5)  # fmt: skip
+    logs = inspect_eval(
+        task, model="openai/fake", model_base_url=url, log_dir=str(tmp_path), display="none", max_retries=0, timeout=5
+    )
     elapsed = time.monotonic() - started
     log = logs[0]
     assert log.status == "error", "a model that cannot answer does not play games on fallbacks"

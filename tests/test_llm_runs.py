@@ -26,8 +26,12 @@ def run(out: Path, base_url: str, *extra: str, model: str = "fake") -> int:
 
 
 def calls(out: Path) -> list[dict[str, Any]]:
-    return [r["data"] for path in sorted((out / "games").glob("*.ndjson")) for r in read_log(path)
-            if r["type"] == "agent_record" and r["data"]["type"] == "llm_call"]  # fmt: skip
+    return [
+        r["data"]
+        for path in sorted((out / "games").glob("*.ndjson"))
+        for r in read_log(path)
+        if r["type"] == "agent_record" and r["data"]["type"] == "llm_call"
+    ]
 
 
 def summary(out: Path) -> dict[str, Any]:
@@ -146,8 +150,24 @@ def test_a_dead_server_trips_the_breaker_and_keeps_finished_games(tmp_path: Path
         base_url, port = server.base_url, int(server.base_url.split(":")[2].split("/")[0])
     # The server is gone: the second game cannot be played, and the first must survive.
     started = time.monotonic()
-    code = main(["run", "--model", "fake", "--base-url", base_url, "--games", "2", "--out", str(out), *SMALL,
-                 "--no-preflight", *PATIENT, "--breaker", "3"])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--model",
+            "fake",
+            "--base-url",
+            base_url,
+            "--games",
+            "2",
+            "--out",
+            str(out),
+            *SMALL,
+            "--no-preflight",
+            *PATIENT,
+            "--breaker",
+            "3",
+        ]
+    )
     assert code == 3 and time.monotonic() - started < 30
     s = summary(out)
     assert s["status"] == "stopped" and s["headline"].startswith("RUN STOPPED") and "3 calls in a row" in s["headline"]
@@ -157,16 +177,30 @@ def test_a_dead_server_trips_the_breaker_and_keeps_finished_games(tmp_path: Path
     assert len(list((out / "games").glob("*.ndjson"))) == 1
     capsys.readouterr()
     with FakeOpenAIServer(port=port) as server:  # back up: the same command resumes and finishes
-        code = main(["run", "--model", "fake", "--base-url", server.base_url, "--games", "2", "--out", str(out),
-                     *SMALL, *PATIENT])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--model",
+                "fake",
+                "--base-url",
+                server.base_url,
+                "--games",
+                "2",
+                "--out",
+                str(out),
+                *SMALL,
+                *PATIENT,
+            ]
+        )
     assert code == 0 and summary(out)["games"] == 2
 
 
 def test_a_trickling_server_cannot_hold_a_call_past_its_deadline(tmp_path: Path) -> None:
     with FakeOpenAIServer(trickle=0.05) as server:  # a ~300-byte answer would take 15 s
         started = time.monotonic()
-        code = run(tmp_path / "r", server.base_url, "--no-preflight", "--timeout", "0.5", "--retries", "0",
-                   "--breaker", "4")  # fmt: skip
+        code = run(
+            tmp_path / "r", server.base_url, "--no-preflight", "--timeout", "0.5", "--retries", "0", "--breaker", "4"
+        )
         elapsed = time.monotonic() - started
     assert code == 3
     assert elapsed < 15, f"{elapsed:.1f}s: calls were held past the 0.5 s deadline"

@@ -32,8 +32,12 @@ SMALL = GameConfig.model_validate(
 
 
 def peer(flag: bool, confidence: float, suspicion: float) -> dict:
-    return {"is_deceptive": flag, "confidence": confidence, "deception_type": "fabrication" if flag else "none",
-            "suspicion": suspicion}  # fmt: skip
+    return {
+        "is_deceptive": flag,
+        "confidence": confidence,
+        "deception_type": "fabrication" if flag else "none",
+        "suspicion": suspicion,
+    }
 
 
 def small_game(caught: bool, bad_suspicion: bool = False) -> GameRecord:
@@ -83,7 +87,9 @@ def test_every_lie_caught() -> None:
     record = small_game(caught=True)
     assert record.winner == "village"
     assert [(s.speaker, s.lie, s.lie_type, s.peer_detected) for s in record.statements] == [
-        (0, True, "fabrication", True), (1, False, None, False)]  # fmt: skip
+        (0, True, "fabrication", True),
+        (1, False, None, False),
+    ]
     alice, bob = players(record)["Alice"], players(record)["Bob"]
     assert (alice["statements"], alice["lies"], alice["lies_fabrication"], alice["lies_undetected"]) == (1, 1, 1, 0)
     assert alice["self_reported_deceptions"] == 0
@@ -140,7 +146,9 @@ def test_confidence_is_the_probability_of_deception() -> None:
     d = aggregate([record], resamples=0)["detective"]["all"]["all"]
     # 0.9 on every peer analysis of the lie, 0.1 on the truth's: each 0.1 off its outcome.
     assert [(b["bin"], b["stated"], b["observed"]) for b in d["reliability"]] == [
-        ([0.1, 0.2], 0.1, 0.0), ([0.9, 1.0], 0.9, 1.0)]  # fmt: skip
+        ([0.1, 0.2], 0.1, 0.0),
+        ([0.9, 1.0], 0.9, 1.0),
+    ]
     assert d["ece"]["value"] == pytest.approx(0.1) and d["brier"]["value"] == pytest.approx(0.01)
 
 
@@ -291,8 +299,14 @@ def test_every_analysis_a_fallback_gives_no_valid_predictions(tmp_path: Path) ->
     moved = summary["persuasion"]["speaker"]["all"]["all"]
     assert moved["no_valid_predictions"] and moved["shift_fallbacks"] == peers
     assert moved["coverage"] == {"answered": 0, "expected": peers, "share": 0.0}
-    for name in ("persuasion", "deception_effect", "deception_success", "misled_lies", "misled_truths",
-                 "shift_speaker"):  # fmt: skip
+    for name in (
+        "persuasion",
+        "deception_effect",
+        "deception_success",
+        "misled_lies",
+        "misled_truths",
+        "shift_speaker",
+    ):
         assert moved[name]["value"] is None, name
     assert summary["persuasion"]["listener"]["all"]["all"]["resistance"]["value"] is None
     # The tidy rows keep every analysis, marked, and no statement counts as caught or missed.

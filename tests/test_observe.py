@@ -13,15 +13,23 @@ from werewolf_env.visibility import knowledge
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), players=st.sampled_from([5, 8, 11]),
-       analysis=st.sampled_from(["full", "off"]), reveal=st.booleans(), witch_hunter=st.booleans())  # fmt: skip
+@given(
+    seed=st.integers(0, 10**6),
+    players=st.sampled_from([5, 8, 11]),
+    analysis=st.sampled_from(["full", "off"]),
+    reveal=st.booleans(),
+    witch_hunter=st.booleans(),
+)
 def test_cached_observations_equal_fresh_ones(
     seed: int, players: int, analysis: str, reveal: bool, witch_hunter: bool
 ) -> None:
     # With a witch and a hunter: what the witch learns at night (the attack, her potions) and the hunter's turns.
     extra = {"role_counts": {"witch": 1, "hunter": 1}, "num_seers": 0 if players == 5 else 1} if witch_hunter else {}
     env = werewolf_env.raw_env(
-        num_players=players, num_werewolves=max(1, players // 4), analysis=analysis, reveal_role_on_death=reveal,
+        num_players=players,
+        num_werewolves=max(1, players // 4),
+        analysis=analysis,
+        reveal_role_on_death=reveal,
         **extra,
     )
     env.reset(seed=seed)
@@ -60,8 +68,12 @@ def test_public_render_equals_reference_transcript() -> None:
 @given(seed=st.integers(0, 10**6), players=st.integers(5, 16), learns_role=st.booleans(), reveal=st.booleans())
 def test_knowledge_never_excludes_the_truth(seed: int, players: int, learns_role: bool, reveal: bool) -> None:
     """Whatever a player knows is consistent with the hidden roles (so it can be sampled from)."""
-    env = werewolf_env.raw_env(num_players=players, num_werewolves=max(1, (players - 1) // 3),
-                               seer_learns_role=learns_role, reveal_role_on_death=reveal)  # fmt: skip
+    env = werewolf_env.raw_env(
+        num_players=players,
+        num_werewolves=max(1, (players - 1) // 3),
+        seer_learns_role=learns_role,
+        reveal_role_on_death=reveal,
+    )
     env.reset(seed=seed)
     policy = random_policy(seed, fuzz=0.0)
     state = env.game.state
@@ -102,8 +114,15 @@ def _reference_propagation(possible: list[int], counts: dict) -> list[int]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=st.data(), wolves=st.integers(1, 3), seers=st.integers(0, 1), doctors=st.integers(0, 1),
-       villagers=st.integers(1, 8), witches=st.integers(0, 1), hunters=st.integers(0, 1))  # fmt: skip
+@given(
+    data=st.data(),
+    wolves=st.integers(1, 3),
+    seers=st.integers(0, 1),
+    doctors=st.integers(0, 1),
+    villagers=st.integers(1, 8),
+    witches=st.integers(0, 1),
+    hunters=st.integers(0, 1),
+)
 def test_count_propagation_matches_the_plain_fixed_point(
     data: st.DataObject, wolves: int, seers: int, doctors: int, villagers: int, witches: int, hunters: int
 ) -> None:

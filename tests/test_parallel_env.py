@@ -98,8 +98,13 @@ def play_aec(config: dict[str, Any], seed: int, policies: Policies, log_dir: Pat
         views.append(view(agent, obs, info))
         env.step(policies(agent)(obs, info))
     base = env.unwrapped
-    return {"views": views, "returns": returns, "truth": base.ground_truth(), "snapshot": base.snapshot(),
-            "log": Path(base.log_path).read_bytes()}  # fmt: skip
+    return {
+        "views": views,
+        "returns": returns,
+        "truth": base.ground_truth(),
+        "snapshot": base.snapshot(),
+        "log": Path(base.log_path).read_bytes(),
+    }
 
 
 def play_parallel(config: dict[str, Any], seed: int, policies: Policies, log_dir: Path) -> dict[str, Any]:
@@ -130,16 +135,30 @@ def play_parallel(config: dict[str, Any], seed: int, policies: Policies, log_dir
         else:
             assert all(terms[a] or truncs[a] for a in agents_before)
     assert env.step({}) == ({}, {}, {}, {}, {})
-    return {"views": views, "returns": returns, "truth": env.ground_truth(), "snapshot": env.snapshot(),
-            "log": Path(env.log_path).read_bytes(), "steps": steps}  # fmt: skip
+    return {
+        "views": views,
+        "returns": returns,
+        "truth": env.ground_truth(),
+        "snapshot": env.snapshot(),
+        "log": Path(env.log_path).read_bytes(),
+        "steps": steps,
+    }
 
 
 @pytest.mark.parametrize(
     ("name", "seed", "make"),
-    [("default", 0, heuristic_policies), ("default", 1, heuristic_policies), ("witch_hunter", 2, heuristic_policies),
-     ("witch_hunter", 3, heuristic_policies), ("six_self", 4, heuristic_policies), ("default", 5, fuzz_policies),
-     ("witch_hunter", 6, fuzz_policies), ("polls", 7, heuristic_policies), ("polls", 8, fuzz_policies)],
-)  # fmt: skip
+    [
+        ("default", 0, heuristic_policies),
+        ("default", 1, heuristic_policies),
+        ("witch_hunter", 2, heuristic_policies),
+        ("witch_hunter", 3, heuristic_policies),
+        ("six_self", 4, heuristic_policies),
+        ("default", 5, fuzz_policies),
+        ("witch_hunter", 6, fuzz_policies),
+        ("polls", 7, heuristic_policies),
+        ("polls", 8, fuzz_policies),
+    ],
+)
 def test_parallel_plays_the_aec_game_byte_for_byte(name: str, seed: int, make: Policies, tmp_path: Path) -> None:
     aec = play_aec(CONFIGS[name], seed, make(seed), tmp_path / "aec")  # type: ignore[operator]
     par = play_parallel(CONFIGS[name], seed, make(seed), tmp_path / "par")  # type: ignore[operator]

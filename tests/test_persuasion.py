@@ -45,16 +45,34 @@ class Log:
         self.speaker = speaker
         verdicts = [dict(c, true=i not in false, known_false=i in false) for i, c in enumerate(claims)]
         self.events += [
-            {"type": "statement", "round": self.round, "actor": speaker,
-             "data": {"statement_id": self.sid, "speaker": speaker, "text": "...", "claims": claims}},
-            {"type": "ground_truth", "round": self.round, "actor": speaker,
-             "data": {"statement_id": self.sid, "lie": bool(false), "type": "misdirection" if false else "none",
-                      "claims": verdicts}},
-        ]  # fmt: skip
+            {
+                "type": "statement",
+                "round": self.round,
+                "actor": speaker,
+                "data": {"statement_id": self.sid, "speaker": speaker, "text": "...", "claims": claims},
+            },
+            {
+                "type": "ground_truth",
+                "round": self.round,
+                "actor": speaker,
+                "data": {
+                    "statement_id": self.sid,
+                    "lie": bool(false),
+                    "type": "misdirection" if false else "none",
+                    "claims": verdicts,
+                },
+            },
+        ]
         return self
 
-    def analysis(self, listener: int, speaker: float, subjects: dict[int, float] | None = None,
-                 fallback: bool = False, flag: bool = False) -> Log:  # fmt: skip
+    def analysis(
+        self,
+        listener: int,
+        speaker: float,
+        subjects: dict[int, float] | None = None,
+        fallback: bool = False,
+        flag: bool = False,
+    ) -> Log:
         """``listener``'s peer analysis: its reported suspicion of the speaker and of some subjects."""
         data: dict[str, Any] = {"kind": "peer_analysis", "parsed": {"is_deceptive": flag, "confidence": 0.5,
                                                                      "suspicion": speaker}}  # fmt: skip
@@ -66,22 +84,48 @@ class Log:
             prior = self.scores[listener][subject]
             score = self.weight * reported + (1 - self.weight) * prior
             self.scores[listener][subject] = score
-            self.events.append({"type": "suspicion", "round": self.round, "actor": listener,
-                                "data": {"statement_id": self.sid, "subject": subject, "prior": prior,
-                                         "reported": reported, "score": score}})  # fmt: skip
+            self.events.append(
+                {
+                    "type": "suspicion",
+                    "round": self.round,
+                    "actor": listener,
+                    "data": {
+                        "statement_id": self.sid,
+                        "subject": subject,
+                        "prior": prior,
+                        "reported": reported,
+                        "score": score,
+                    },
+                }
+            )
         return self
 
     def poll(self, after: str, targets: dict[int, int | None], fallbacks: tuple[int, ...] = ()) -> Log:
         sid = self.sid if after == "statement" else None
         for poller, target in targets.items():
-            self.events.append({"type": "poll", "round": self.round, "actor": poller, "audience": [],
-                                "data": {"after": after, "statement_id": sid, "target": target,
-                                         "fallback": poller in fallbacks}})  # fmt: skip
+            self.events.append(
+                {
+                    "type": "poll",
+                    "round": self.round,
+                    "actor": poller,
+                    "audience": [],
+                    "data": {"after": after, "statement_id": sid, "target": target, "fallback": poller in fallbacks},
+                }
+            )
         return self
 
     def record(self) -> GameRecord:
-        return GameRecord.from_events([*self.events, {"type": "game_over", "round": self.round, "actor": None,
-                                                      "data": {"winner": "village", "truncated": False}}])  # fmt: skip
+        return GameRecord.from_events(
+            [
+                *self.events,
+                {
+                    "type": "game_over",
+                    "round": self.round,
+                    "actor": None,
+                    "data": {"winner": "village", "truncated": False},
+                },
+            ]
+        )
 
 
 def figures(log: Log) -> dict[int, dict[str, Any]]:
@@ -200,8 +244,13 @@ def test_vote_swing_from_polls_after_each_statement() -> None:
     assert len(rows["polls"]) == 15 and sum(p["fallback"] for p in rows["polls"]) == 1
     assert rows["polls"][0]["after"] == "day_start" and rows["polls"][0]["target_role"] == SEER
     polls = aggregate([log.record()], resamples=0)["persuasion"]["polls"]
-    assert polls == {"modes": ["after_statement"], "polls": 15, "answered": 14, "fallbacks": 1,
-                     "by_after": {"day_start": 5, "statement": 10}}  # fmt: skip
+    assert polls == {
+        "modes": ["after_statement"],
+        "polls": 15,
+        "answered": 14,
+        "fallbacks": 1,
+        "by_after": {"day_start": 5, "statement": 10},
+    }
 
 
 def test_polls_after_the_debate_give_no_per_statement_swing() -> None:

@@ -98,8 +98,9 @@ def test_the_seat_order_tie_no_longer_moves_vote_swing(heuristic_games: list[Gam
 
 def test_control_subjects_are_unmentioned_and_never_change_play() -> None:
     def play(chance: float) -> GameRecord:
-        return GameRecord.from_events(play_game_sync({**CONFIG, "control_subject_probability": chance}, "heuristic",
-                                                     3).events)  # fmt: skip
+        return GameRecord.from_events(
+            play_game_sync({**CONFIG, "control_subject_probability": chance}, "heuristic", 3).events
+        )
 
     always, never = play(1.0), play(0.0)
     assert not any(st.controls for st in never.statements)
@@ -221,8 +222,12 @@ def test_no_event_a_seat_sees_marks_its_control_subject() -> None:
         env.step(None if term or trunc else policies[env.agent_name_mapping[agent]].act(obs, info))
     assert env.game is not None
     state = env.game.state
-    controls = {(e.data["statement_id"], i): j for e in state.events if e.type == "ground_truth"
-                for i, j in e.data.get("control_subjects", ())}  # fmt: skip
+    controls = {
+        (e.data["statement_id"], i): j
+        for e in state.events
+        if e.type == "ground_truth"
+        for i, j in e.data.get("control_subjects", ())
+    }
     assert controls
     own = [e for e in seen if e["type"] == "suspicion"]
     assert any((e["data"]["statement_id"], e["actor"]) in controls for e in own)  # controls' scores were seen

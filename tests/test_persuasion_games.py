@@ -20,8 +20,9 @@ POLL_FIGURES = ("polls", "polls_answered", "vote_swing_speaker", "vote_swing_acc
 
 
 def records(games: int, **config: Any) -> list[GameRecord]:
-    return [GameRecord.from_events(play_game_sync({**CONFIG, **config}, "heuristic", seed).events)
-            for seed in range(games)]  # fmt: skip
+    return [
+        GameRecord.from_events(play_game_sync({**CONFIG, **config}, "heuristic", seed).events) for seed in range(games)
+    ]
 
 
 @pytest.fixture(scope="module")

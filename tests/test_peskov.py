@@ -25,7 +25,13 @@ HAVE_DATA = (DEFAULT_DATA_DIR / "train.jsonl").is_file() and (DEFAULT_DATA_DIR /
 
 def test_reader_is_tolerant(tmp_path: Path) -> None:
     assert [truth_value(v) for v in (True, "false", " TRUE ", "NOANNOTATION", None, 1)] == [
-        True, False, True, None, None, None]  # fmt: skip
+        True,
+        False,
+        True,
+        None,
+        None,
+        None,
+    ]
     train = read_split(FIXTURE, "train")
     assert {m.game for m in train} == {"1", "2", "3", "4"} and len(train) == 4 * 3 * 24
     raw = [json.loads(line) for line in (FIXTURE / "train.jsonl").read_text().splitlines()]

@@ -20,8 +20,9 @@ def test_the_judge_reads_only_the_dialog_so_far_and_answers(tmp_path: Path) -> N
     rows = read_split(FIXTURE, "validation")
     with FakeOpenAIServer() as server:
         url = server.base_url
-        judge = DiplomacyJudge({"model": "fake", "base_url": server.base_url}, concurrency=4,
-                               cache_dir=tmp_path / "cache")  # fmt: skip
+        judge = DiplomacyJudge(
+            {"model": "fake", "base_url": server.base_url}, concurrency=4, cache_dir=tmp_path / "cache"
+        )
         p = judge.fit(rows).probability(rows)
         users = [m["content"] for request in server.requests for m in request["messages"] if m["role"] == "user"]
     assert len(p) == len(rows) and all(x == 0.1 for x in p)  # the scripted analysis: not deceptive, confidence 0.1

@@ -81,8 +81,22 @@ def test_every_block_searches_the_same_a_priori_grid() -> None:
 
 def test_the_table_shows_humans_lie_rates_and_the_headline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    assert main(["detect-eval", "--dataset", "peskov2020", "--data-dir", str(FIXTURE), "--out", str(out),
-                 "--detector", "text"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "detect-eval",
+                "--dataset",
+                "peskov2020",
+                "--data-dir",
+                str(FIXTURE),
+                "--out",
+                str(out),
+                "--detector",
+                "text",
+            ]
+        )
+        == 0
+    )
     result = json.loads((out / "detect_eval.json").read_text())
     for split in result["splits"].values():
         assert set(split["detectors"]) == {"text", "random", "all-lie", HUMANS}

@@ -138,7 +138,7 @@ def test_real_transcript_speech_is_never_a_placeholder() -> None:
 WORDS = st.sampled_from(
     "Alice Bob Carol Dave seer doctor werewolf villager trust vote suspect lying quiet night protected "
     "checked innocent accuse defend".split()
-)  # fmt: skip
+)
 QUOTED = st.sampled_from(
     ["what you say", "to everyone", "in your own words", "one public statement", "you have the floor"]
 )
@@ -166,8 +166,11 @@ def test_the_llm_seat_asks_again_then_the_game_plays_silence(tmp_path: Path) -> 
         lineup = {"default": {"kind": "llm", "model": "fake", "base_url": server.base_url}}
         play_game_sync({"num_players": 5, "max_rounds": 1, "max_debate_turns": 2}, lineup, 1, log_dir=tmp_path)
     records = read_log(next(tmp_path.glob("*.ndjson")))
-    calls = [r["data"] for r in records if r["type"] == "agent_record" and r["data"]["type"] == "llm_call"
-             and r["data"]["action_kind"] == "statement"]  # fmt: skip
+    calls = [
+        r["data"]
+        for r in records
+        if r["type"] == "agent_record" and r["data"]["type"] == "llm_call" and r["data"]["action_kind"] == "statement"
+    ]
     assert calls and {c["attempt"] for c in calls} == {"answer", "repair"}
     assert all(c["error"] and "own" in c["error"] for c in calls), [c["error"] for c in calls]
     spoken = [r["data"] for r in records if r["type"] == "action" and r["data"]["kind"] == "statement"]

@@ -65,8 +65,9 @@ def test_polls_never_change_the_game(tmp_path: Path, lineup: str, mode: str) -> 
         assert _without_polls(on) == _without_polls(off)
         polls = [r for r in on if r["type"] == "poll"]
         assert polls and all(r["audience"] == [] for r in polls)
-        assert {r["data"]["after"] for r in polls} == ({"day_start", "statement"} if mode == "after_statement"
-                                                       else {"debate"})  # fmt: skip
+        assert {r["data"]["after"] for r in polls} == (
+            {"day_start", "statement"} if mode == "after_statement" else {"debate"}
+        )
 
 
 def test_every_living_player_is_polled_at_each_moment(tmp_path: Path) -> None:
@@ -170,8 +171,16 @@ def test_subject_scores_update_the_matrix_and_are_logged(tmp_path: Path) -> None
         seat = game.current.player
         names = [state.names[p] for p in state.analysis_subjects(seat)]
         answers[seat] = {name: 0.9 for name in names}
-        game.act({"is_deceptive": False, "confidence": 0.2, "deception_type": "none", "reasoning": "",
-                  "suspicion": 0.4, "suspicion_of": answers[seat]})  # fmt: skip
+        game.act(
+            {
+                "is_deceptive": False,
+                "confidence": 0.2,
+                "deception_type": "none",
+                "reasoning": "",
+                "suspicion": 0.4,
+                "suspicion_of": answers[seat],
+            }
+        )
     weight = state.config.suspicion_weight
     controls = dict(next(e for e in state.events if e.type == "ground_truth").data.get("control_subjects") or ())
     for seat, scored in answers.items():
@@ -187,10 +196,19 @@ def test_subject_scores_update_the_matrix_and_are_logged(tmp_path: Path) -> None
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.floats()),
-                 st.dictionaries(st.sampled_from(["Bob", "Carla", "Alice", "bob", "player_2", "Zed", "", "me"]),
-                                 st.one_of(st.floats(allow_nan=True), st.integers(-3, 3), st.text(max_size=3),
-                                           st.none(), st.booleans()), max_size=6)))  # fmt: skip
+@given(
+    st.one_of(
+        st.none(),
+        st.integers(),
+        st.text(max_size=5),
+        st.lists(st.floats()),
+        st.dictionaries(
+            st.sampled_from(["Bob", "Carla", "Alice", "bob", "player_2", "Zed", "", "me"]),
+            st.one_of(st.floats(allow_nan=True), st.integers(-3, 3), st.text(max_size=3), st.none(), st.booleans()),
+            max_size=6,
+        ),
+    )
+)
 def test_any_subject_scores_are_read_without_a_fallback(raw: Any) -> None:
     game = GAME_AT_ANALYSIS
     turn = game.current
@@ -216,25 +234,34 @@ def test_subject_scores_are_off_in_old_logs_and_replay_as_played(tmp_path: Path)
     assert GameConfig.from_record(recorded).subject_suspicion is False
     assert without_new_defaults(recorded, GameConfig.from_record(recorded).model_dump(mode="json")) == recorded
     for setting in (True, False):
-        result = play_game_sync(GameConfig(subject_suspicion=setting, vote_polls="after_statement"),
-                                {"default": "heuristic"}, 2, log_dir=tmp_path / str(setting))  # fmt: skip
+        result = play_game_sync(
+            GameConfig(subject_suspicion=setting, vote_polls="after_statement"),
+            {"default": "heuristic"},
+            2,
+            log_dir=tmp_path / str(setting),
+        )
         assert result.log_path is not None and replay(result.log_path).ok
 
 
 def test_heuristic_listeners_score_the_accused(tmp_path: Path) -> None:
     records = _log(tmp_path, "g", {"default": "heuristic"}, 1, subject_suspicion=True)
     speakers = {r["data"]["statement_id"]: r["data"]["speaker"] for r in records if r["type"] == "statement"}
-    subject_events = [r for r in records if r["type"] == "suspicion"
-                      and r["data"]["subject"] != speakers[r["data"]["statement_id"]]]  # fmt: skip
+    subject_events = [
+        r for r in records if r["type"] == "suspicion" and r["data"]["subject"] != speakers[r["data"]["statement_id"]]
+    ]
     assert subject_events, "heuristic games accuse players: their listeners score the accused"
-    analyses = [r for r in records if r["type"] == "action" and r["data"]["kind"] == "peer_analysis"
-                and "suspicion_of" in r["data"]["parsed"]]  # fmt: skip
+    analyses = [
+        r
+        for r in records
+        if r["type"] == "action" and r["data"]["kind"] == "peer_analysis" and "suspicion_of" in r["data"]["parsed"]
+    ]
     assert analyses and not any("repairs" in r["data"] for r in analyses)
 
 
 def test_model_seats_answer_subject_scores_and_polls_through_the_server(tmp_path: Path) -> None:
-    config = GameConfig(num_players=5, max_rounds=2, max_debate_turns=2, subject_suspicion=True,
-                        vote_polls="after_statement")  # fmt: skip
+    config = GameConfig(
+        num_players=5, max_rounds=2, max_debate_turns=2, subject_suspicion=True, vote_polls="after_statement"
+    )
     with FakeOpenAIServer() as server:
         lineup = {"default": {"kind": "llm", "model": "fake", "base_url": server.base_url, "timeout": 2.0}}
         result = play_game_sync(config, lineup, 0, log_dir=tmp_path)
@@ -243,16 +270,26 @@ def test_model_seats_answer_subject_scores_and_polls_through_the_server(tmp_path
     records = read_log(result.log_path)
     polls = [r for r in records if r["type"] == "poll"]
     assert polls and not any(r["data"]["fallback"] for r in polls)
-    scored = [r for r in records if r["type"] == "action" and r["data"]["kind"] == "peer_analysis"
-              and r["data"]["parsed"].get("suspicion_of")]  # fmt: skip
-    asked = [r for r in records if r["type"] == "action" and r["data"]["kind"] == "peer_analysis"
-             and "suspicion_of" in r["data"]["parsed"]]  # fmt: skip
+    scored = [
+        r
+        for r in records
+        if r["type"] == "action" and r["data"]["kind"] == "peer_analysis" and r["data"]["parsed"].get("suspicion_of")
+    ]
+    asked = [
+        r
+        for r in records
+        if r["type"] == "action" and r["data"]["kind"] == "peer_analysis" and "suspicion_of" in r["data"]["parsed"]
+    ]
     assert asked and len(scored) == len(asked), "every analysis asked for subject scores gave them"
-    schemas = [b["response_format"]["json_schema"] for b in bodies
-               if (b.get("response_format") or {}).get("type") == "json_schema"]  # fmt: skip
+    schemas = [
+        b["response_format"]["json_schema"]
+        for b in bodies
+        if (b.get("response_format") or {}).get("type") == "json_schema"
+    ]
     with_subjects = [s for s in schemas if "suspicion_of" in s["schema"].get("properties", {})]
-    assert with_subjects and all(s["schema"]["properties"]["suspicion_of"]["additionalProperties"] is False
-                                 for s in with_subjects)  # fmt: skip
+    assert with_subjects and all(
+        s["schema"]["properties"]["suspicion_of"]["additionalProperties"] is False for s in with_subjects
+    )
     assert any(s["name"] == "poll" for s in schemas)
 
 
@@ -261,8 +298,11 @@ def test_scoring_subjects_changes_no_move_of_the_built_in_agents(tmp_path: Path,
     """The scores are private updates of the matrix: the built-in agents' public moves stay as they were."""
 
     def public(records: list[dict[str, Any]]) -> list[str]:
-        return [json.dumps({k: r.get(k) for k in ("type", "round", "actor", "data")}, sort_keys=True)
-                for r in records if r.get("audience") == "all" and r["type"] != "game_start"]  # fmt: skip
+        return [
+            json.dumps({k: r.get(k) for k in ("type", "round", "actor", "data")}, sort_keys=True)
+            for r in records
+            if r.get("audience") == "all" and r["type"] != "game_start"
+        ]
 
     for seed in range(3):
         on = _log(tmp_path, f"on{seed}", {"default": lineup}, seed, subject_suspicion=True)

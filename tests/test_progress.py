@@ -177,24 +177,51 @@ def test_track_advances_after_each_item_and_the_width_follows_columns(monkeypatc
 
 def test_werewolf_bench_run_piped_prints_plain_lines_and_a_final_one(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "run", "--games", "3", "--baseline-games", "2", "--out",
-         str(tmp_path / "run")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.cli",
+            "run",
+            "--games",
+            "3",
+            "--baseline-games",
+            "2",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "\r" not in done.stdout and "\r" not in done.stderr
     # The games bar's final line; a secondary stage (the report) that outlasts 5 s adds plain lines after it,
     # each ending at 100% too (how long it takes depends on the machine's load, so either is right).
     finals = [line for line in done.stderr.splitlines() if "100%" in line]
     assert finals and finals[0].startswith("games  3/3  100%"), done.stderr
-    assert all(not line.startswith("games") or "100%" in line or "elapsed" in line
-               for line in done.stderr.splitlines()), done.stderr  # fmt: skip
+    assert all(
+        not line.startswith("games") or "100%" in line or "elapsed" in line for line in done.stderr.splitlines()
+    ), done.stderr
     assert "games/s" in done.stderr and "failed 0" in done.stderr
     assert "games  3/3" not in done.stdout  # the status stays out of the results
     assert done.stdout.startswith("werewolf-deception ")
     quiet = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "run", "--games", "3", "--no-report", "--quiet", "--out",
-         str(tmp_path / "quiet")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.cli",
+            "run",
+            "--games",
+            "3",
+            "--no-report",
+            "--quiet",
+            "--out",
+            str(tmp_path / "quiet"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == "", quiet.stderr

@@ -18,8 +18,11 @@ from werewolf_env.observe_text import Section
 
 def _post(server: FakeOpenAIServer, messages: list[dict[str, str]]) -> dict[str, Any]:
     body = {"model": "fake", "messages": messages}
-    request = urllib.request.Request(f"{server.base_url}/chat/completions", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{server.base_url}/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=10) as reply:  # raises on an HTTP error status
         usage: dict[str, Any] = json.load(reply)["usage"]
     return usage
@@ -66,36 +69,51 @@ def test_a_seats_prompts_are_mostly_a_reusable_prefix_of_its_previous_one() -> N
 
 
 def test_history_lines_are_compacted_without_losing_what_they_say() -> None:
-    history = "\n".join([
-        "HISTORY:",
-        "--- Day 1 ---",
-        "Bob takes the floor (bid 9).",
-        'Bob: "I think Emma is a werewolf."',
-        "You analysed the statement: deceptive=true (none, probability deceptive 0.60, suspicion 0.25, of Emma 0.25).",
-        "Carla takes the floor (bid 3).",
-        "Carla says nothing.",
-        "You voted for Bob.",
-        "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob. Tally: Bob 1, Carla 1; abstained: 1.",
-    ])  # fmt: skip
+    history = "\n".join(
+        [
+            "HISTORY:",
+            "--- Day 1 ---",
+            "Bob takes the floor (bid 9).",
+            'Bob: "I think Emma is a werewolf."',
+            "You analysed the statement: deceptive=true (none, probability deceptive 0.60, suspicion 0.25, "
+            "of Emma 0.25).",
+            "Carla takes the floor (bid 3).",
+            "Carla says nothing.",
+            "You voted for Bob.",
+            "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob. Tally: Bob 1, Carla 1; abstained: 1.",
+        ]
+    )
     assert compact_history(history).split("\n")[2:] == [
         'Bob (bid 9): "I think Emma is a werewolf."',  # the seat's own analysis: its scores say it
         "Carla (bid 3) says nothing.",
         "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob.",  # the tally follows from the votes
     ]
-    invalid = ("You analysed the statement: deceptive=false (none, probability deceptive 0.50). "
-               "You answered invalidly (is_deceptive: missing).")
+    invalid = (
+        "You analysed the statement: deceptive=false (none, probability deceptive 0.50). "
+        "You answered invalidly (is_deceptive: missing)."
+    )
     assert compact_history(f"HISTORY:\n{invalid}") == "HISTORY:\nYou answered invalidly (is_deceptive: missing).", (
-        "the invalid answer is said nowhere else")
+        "the invalid answer is said nowhere else"
+    )
     # without suspicion scores in the prompt (``show_suspicion=False``) the seat's analyses stay, shorter
     assert compact_history(history, scores_shown=False).split("\n")[3] == (
-        "You analysed it: deceptive=true (none, p=0.60, suspicion 0.25, Emma 0.25).")
+        "You analysed it: deceptive=true (none, p=0.60, suspicion 0.25, Emma 0.25)."
+    )
     opening = "HISTORY:\nThe game begins with 3 players: Bob, Carla, Dmitri.\nYour role: villager.\n--- Night 1 ---"
     assert compact_history(opening) == "HISTORY:\n--- Night 1 ---", "the players line and role card say them"
 
 
 def test_notes_are_woven_after_the_statement_they_were_written_with() -> None:
-    history = "\n".join(["HISTORY:", "--- Day 1 ---", 'Dmitri (you) (bid 9): "Farid lies."', "Bob (bid 2): \"No.\"",
-                         "--- Day 2 ---", 'Dmitri (you) (bid 4): "Still Farid."'])  # fmt: skip
+    history = "\n".join(
+        [
+            "HISTORY:",
+            "--- Day 1 ---",
+            'Dmitri (you) (bid 9): "Farid lies."',
+            'Bob (bid 2): "No."',
+            "--- Day 2 ---",
+            'Dmitri (you) (bid 4): "Still Farid."',
+        ]
+    )
     notes = f"{Section.NOTES}:\n- [round 1, debate] watch Farid\n- [round 2, debate] and Bob\n- [round 2, vote] hm"
     woven = weave_notes(history, notes).split("\n")
     assert woven[3] == "(Your private note: watch Farid)"
@@ -118,9 +136,11 @@ def test_notes_are_clipped_and_kept_within_a_per_seat_budget() -> None:
 
 
 def test_the_system_message_is_the_same_all_game_and_the_changing_parts_come_last() -> None:
-    text = ("== Werewolf: you are Bob (player_1) ==\n\nCARD\n\nRULES: r\n\nPLAYERS: A, Bob (you)\n\nWHAT YOU KNOW:\n- x"
-            "\n\nYOUR SUSPICION SCORES (0 = trust): A 0.5\n\nHISTORY:\nline\n\nYOUR PRIVATE NOTES:\n- [round 1, vote] n"
-            "\n\nNOW: go")  # fmt: skip
+    text = (
+        "== Werewolf: you are Bob (player_1) ==\n\nCARD\n\nRULES: r\n\nPLAYERS: A, Bob (you)\n\nWHAT YOU KNOW:\n- x"
+        "\n\nYOUR SUSPICION SCORES (0 = trust): A 0.5\n\nHISTORY:\nline\n\nYOUR PRIVATE NOTES:\n- [round 1, vote] n"
+        "\n\nNOW: go"
+    )
     system, user = build_messages(text)
     assert "CARD" in system["content"] and "PLAYERS" not in system["content"]
     sections = [chunk.split("\n")[0].split(" (")[0].split(":")[0] for chunk in user["content"].split("\n\n")]
@@ -129,8 +149,10 @@ def test_the_system_message_is_the_same_all_game_and_the_changing_parts_come_las
 
 
 def test_a_note_with_blank_lines_stays_within_the_notes_budget() -> None:
-    text = (f"== t ==\n\nCARD\n\nRULES: r\n\nPLAYERS: A\n\nHISTORY:\nline\n\n{Section.NOTES}:\n"
-            f"- [round 1, vote] a\n\n{'y' * 3000}\n\nNOW: go")  # fmt: skip
+    text = (
+        f"== t ==\n\nCARD\n\nRULES: r\n\nPLAYERS: A\n\nHISTORY:\nline\n\n{Section.NOTES}:\n"
+        f"- [round 1, vote] a\n\n{'y' * 3000}\n\nNOW: go"
+    )
     _system, user = build_messages(text)
     assert user["content"].startswith("HISTORY:\nline\n(Your private note, round 1, vote: a ")
     assert len(user["content"]) < NOTE_CHARS + 100 and user["content"].endswith("PLAYERS: A\n\nNOW: go")

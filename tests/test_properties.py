@@ -21,13 +21,18 @@ def configs(draw: st.DrawFn) -> GameConfig:
     seers = draw(st.integers(0, min(2, n - wolves)))
     doctors = draw(st.integers(0, min(2, n - wolves - seers)))
     return GameConfig(
-        num_players=n, num_werewolves=wolves, num_seers=seers, num_doctors=doctors,
-        max_rounds=draw(st.integers(1, 6)), max_debate_turns=draw(st.integers(1, 4)),
+        num_players=n,
+        num_werewolves=wolves,
+        num_seers=seers,
+        num_doctors=doctors,
+        max_rounds=draw(st.integers(1, 6)),
+        max_debate_turns=draw(st.integers(1, 4)),
         max_statement_words=draw(st.integers(1, 25)),
         analysis=draw(st.sampled_from(["full", "self", "peer", "off"])),
-        doctor_repeat_protect=draw(st.booleans()), seer_learns_role=draw(st.booleans()),
+        doctor_repeat_protect=draw(st.booleans()),
+        seer_learns_role=draw(st.booleans()),
         reveal_role_on_death=draw(st.booleans()),
-    )  # fmt: skip
+    )
 
 
 def play(config: GameConfig, seed: int, policy_seed: int, fuzz: float) -> tuple[Game, list[dict[str, Any]]]:
@@ -44,8 +49,12 @@ def play(config: GameConfig, seed: int, policy_seed: int, fuzz: float) -> tuple[
 
 
 @settings(max_examples=60, deadline=None)
-@given(config=configs(), seed=st.integers(0, 2**31 - 1), policy_seed=st.integers(0, 2**20),
-       fuzz=st.sampled_from([0.0, 0.3, 1.0]))  # fmt: skip
+@given(
+    config=configs(),
+    seed=st.integers(0, 2**31 - 1),
+    policy_seed=st.integers(0, 2**20),
+    fuzz=st.sampled_from([0.0, 0.3, 1.0]),
+)
 def test_game_invariants(config: GameConfig, seed: int, policy_seed: int, fuzz: float) -> None:
     game, events = play(config, seed, policy_seed, fuzz)
     s = game.state

@@ -76,13 +76,19 @@ def test_a_run_relabelled_by_the_fake_model_agrees_with_the_regex_labels(run_dir
     for row, merged in zip(llm, union, strict=True):
         assert set(row) == set(merged) == LINE_KEYS and row["error"] is None and merged["error"] is None
         seen = truth[(row["game"], row["statement_id"])]
-        text_claims = [{k: c[k] for k in ("kind", "player", "role", "team", "negated", "hedged")}
-                       for c in seen["claims"] if c["source"] in ("text", "both")]  # fmt: skip
+        text_claims = [
+            {k: c[k] for k in ("kind", "player", "role", "team", "negated", "hedged")}
+            for c in seen["claims"]
+            if c["source"] in ("text", "both")
+        ]
         assert row["speaker"] == seen["speaker"] and row["claims"] == text_claims
         assert all(set(c) == {"kind", "player", "role", "team", "negated", "hedged"} for c in row["claims"])
         # the union holds every logged claim, judged with the rebuilt knowledge: the logged verdict again
         assert (merged["lie"], merged["lie_strict"], merged["type"]) == (
-            seen["truth"]["lie"], seen["truth"]["lie_strict"], seen["truth"]["type"])  # fmt: skip
+            seen["truth"]["lie"],
+            seen["truth"]["lie_strict"],
+            seen["truth"]["type"],
+        )
         assert [v["known_false"] for v in row["verdicts"]] == [
             v["known_false"] for v in seen["truth"]["claims"] if v["source"] in ("text", "both")
         ]
@@ -199,10 +205,25 @@ def item(n: int, speaker: str, text: str, claims: list[dict[str, Any]] | None = 
     return found
 
 
-def gold(kind: str, player: str, *, role: str | None = None, team: str | None = None, negated: bool = False,
-         hedged: bool = False, lie: bool = False) -> dict[str, Any]:  # fmt: skip
-    return {"kind": kind, "player": player, "role": role, "team": team, "negated": negated, "hedged": hedged,
-            "lie": lie}  # fmt: skip
+def gold(
+    kind: str,
+    player: str,
+    *,
+    role: str | None = None,
+    team: str | None = None,
+    negated: bool = False,
+    hedged: bool = False,
+    lie: bool = False,
+) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "player": player,
+        "role": role,
+        "team": team,
+        "negated": negated,
+        "hedged": hedged,
+        "lie": lie,
+    }
 
 
 OWN_STATEMENTS = [
@@ -235,7 +256,9 @@ def test_a_jsonl_of_statements_is_labelled_judged_and_scored(tmp_path: Path, cap
         assert "error_llm" not in row and row["claims_union"] is not None
     first = rows[0]
     assert {(c["kind"], c["player"], c["lie"]) for c in first["claims_llm"]} == {
-        ("role", "Quill", True), ("team", "Ulrich", True)}  # fmt: skip
+        ("role", "Quill", True),
+        ("team", "Ulrich", True),
+    }
     assert [r["lie_llm"] for r in rows] == [True, False, True, False, False]
     summary = json.loads((tmp_path / "mine.llm.summary.json").read_text())
     assert summary["kind"] == "jsonl" and summary["answered"] == 5
@@ -290,9 +313,11 @@ def test_the_labeler_steps_down_formats_and_keeps_rules_when_system_messages_are
     items = [{"speaker": "Tilda", "players": PLAYERS, "text": "I protected Vesna last night, and I am not a wolf."},
              {"speaker": "Ghost", "players": PLAYERS, "text": "Ulrich is the seer."}]  # fmt: skip
     want = [[make_claim("protected", 5), make_claim("team", 3, team="werewolf", negated=True)], None]
-    for server_options, fmt in (({"schema_error": True}, "json_object_schema"),
-                                ({"reject_response_format": True}, "none"),
-                                ({"drop_system": True}, "json_schema")):  # fmt: skip
+    for server_options, fmt in (
+        ({"schema_error": True}, "json_object_schema"),
+        ({"reject_response_format": True}, "none"),
+        ({"drop_system": True}, "json_schema"),
+    ):
         with FakeOpenAIServer(**server_options) as server:  # type: ignore[arg-type]
             label = llm_labeler("fake", server.base_url)
             got = label(items)

@@ -58,8 +58,21 @@ def test_log_structure(tmp_path: Path) -> None:
     for r in engine:
         assert set(r) == {"seq", "round", "phase", "type", "actor", "audience", "data"}
     types = {r["type"] for r in engine}
-    assert {"game_start", "roles", "role_assigned", "night_start", "action", "pack_decision", "death", "floor",
-            "statement", "ground_truth", "suspicion", "votes", "game_over"} <= types  # fmt: skip
+    assert {
+        "game_start",
+        "roles",
+        "role_assigned",
+        "night_start",
+        "action",
+        "pack_decision",
+        "death",
+        "floor",
+        "statement",
+        "ground_truth",
+        "suspicion",
+        "votes",
+        "game_over",
+    } <= types
     actions = [r for r in engine if r["type"] == "action"]
     assert all({"kind", "raw", "parsed"} <= set(r["data"]) for r in actions)
     assert any("fallbacks" in r["data"] for r in actions), "fuzzed play should record fallbacks"

@@ -69,8 +69,12 @@ def test_run_writes_a_full_report(run_dir: Path, tmp_path: Path, capsys: pytest.
     assert html.index("Answer validity") < html.index("Outcomes")  # read first
     assert "analyses answered / asked" in html and "no valid predictions" not in html
     capsys.readouterr()
-    assert main(["report", str(run_dir), "--out", str(tmp_path), "--baseline-games", "0", "--no-plots",
-                 "--resamples", "50"]) == 0  # fmt: skip
+    assert (
+        main(
+            ["report", str(run_dir), "--out", str(tmp_path), "--baseline-games", "0", "--no-plots", "--resamples", "50"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     for role, values in document["metrics"]["detective"]["by_role"].items():  # F1, ..., answered/expected
         n = values["coverage"]["expected"]
@@ -129,8 +133,10 @@ def test_report_on_a_run_whose_analyses_all_fell_back(tmp_path: Path, capsys: py
     assert detective["coverage"] == {"answered": 0, "expected": asked, "share": 0.0}
     garbage = document["validity"]["policies"]["garbage"]
     assert garbage["by_kind"]["peer_analysis"]["fallback_rate"] == 1.0
-    assert garbage["by_kind"]["peer_analysis"]["invalid_fields"]["unparseable JSON"] == garbage["by_kind"][
-        "peer_analysis"]["actions"]  # fmt: skip
+    assert (
+        garbage["by_kind"]["peer_analysis"]["invalid_fields"]["unparseable JSON"]
+        == garbage["by_kind"]["peer_analysis"]["actions"]
+    )
     analyses = rows(tmp_path / "tables" / "analyses.csv")
     assert len(analyses) == asked + sum(len(r.statements) for r in records)  # every row kept, marked
     assert {row["answered"] for row in analyses} == {"False"}
@@ -141,15 +147,19 @@ def test_report_on_a_run_whose_analyses_all_fell_back(tmp_path: Path, capsys: py
 
 def _non_analysis(path: Path) -> list[dict]:
     return [
-        r for r in read_log(path)
+        r
+        for r in read_log(path)
         if r["type"] not in ("agent_record", "suspicion", "snapshot")
         and not (r["type"] == "action" and r["data"]["kind"] in ANALYSIS_KINDS)
-    ]  # fmt: skip
+    ]
 
 
 def _analyses(path: Path) -> list[tuple[int, str]]:
-    return [(r["actor"], r["data"]["kind"]) for r in read_log(path)
-            if r["type"] == "action" and r["data"]["kind"] in ANALYSIS_KINDS]  # fmt: skip
+    return [
+        (r["actor"], r["data"]["kind"])
+        for r in read_log(path)
+        if r["type"] == "action" and r["data"]["kind"] in ANALYSIS_KINDS
+    ]
 
 
 def test_rescore_changes_only_the_labels(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,7 +173,8 @@ def test_rescore_changes_only_the_labels(run_dir: Path, capsys: pytest.CaptureFi
         assert _non_analysis(rescored) == _non_analysis(original)
         assert _analyses(rescored) == _analyses(original)
         changed += [r["data"]["parsed"] for r in read_log(rescored) if r["type"] == "action"] != [
-            r["data"]["parsed"] for r in read_log(original) if r["type"] == "action"]  # fmt: skip
+            r["data"]["parsed"] for r in read_log(original) if r["type"] == "action"
+        ]
         assert replay(rescored).ok
         labeler = next(r for r in read_log(rescored) if r["type"] == "agent_record" and r["data"]["type"] == "labeler")
         assert labeler["data"]["policies"] == ["random"] * 8
@@ -180,8 +191,9 @@ def test_rescore_changes_only_the_labels(run_dir: Path, capsys: pytest.CaptureFi
         assert f"original {n} answered / {n} expected, new {n} answered / {n} expected, compared on {n}" in line
 
 
-def test_rescore_with_a_labeler_that_never_answers(run_dir: Path, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_rescore_with_a_labeler_that_never_answers(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Every answer of the labeler is unusable: the comparison says so rather than printing 0.00."""
     with FakeOpenAIServer(faults=FaultPlan(rates={"malformed": 1.0})) as server:
         lineup = tmp_path / "broken.json"
@@ -203,8 +215,19 @@ def test_rescore_with_a_labeler_that_never_answers(run_dir: Path, tmp_path: Path
 
 def test_rescore_with_an_llm_labeler(run_dir: Path, tmp_path: Path) -> None:
     with FakeOpenAIServer() as server:
-        code = main(["rescore", str(run_dir), "--labeler", "judge-model", "--base-url", server.base_url,
-                     "--out", str(tmp_path), "--no-plots"])  # fmt: skip
+        code = main(
+            [
+                "rescore",
+                str(run_dir),
+                "--labeler",
+                "judge-model",
+                "--base-url",
+                server.base_url,
+                "--out",
+                str(tmp_path),
+                "--no-plots",
+            ]
+        )
         requests = len(server.requests)
     assert code == 0
     analyses = sum(len(_analyses(p)) for p in (run_dir / "games").glob("*.ndjson"))
@@ -233,9 +256,17 @@ def browser():  # type: ignore[no-untyped-def]
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"):  # fmt: skip
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -250,8 +281,10 @@ def _console_problems(driver) -> list[dict]:  # type: ignore[no-untyped-def]
 def test_console_check_sees_a_broken_page(tmp_path: Path, browser) -> None:  # type: ignore[no-untyped-def]
     """A positive control: the same check reports a page whose script fails."""
     page = tmp_path / "broken.html"
-    page.write_text('<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head>'
-                    "<body><script>notDefinedAnywhere();</script></body></html>")  # fmt: skip
+    page.write_text(
+        '<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head>'
+        "<body><script>notDefinedAnywhere();</script></body></html>"
+    )
     browser.get(page.as_uri())
     assert any("notDefinedAnywhere" in e["message"] for e in _console_problems(browser))
 

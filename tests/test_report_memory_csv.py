@@ -78,12 +78,12 @@ def test_any_name_round_trips(base_game: GameRecord, names: list[str], policies:
 def test_a_report_of_players_and_policies_with_tricky_names(tmp_path: Path) -> None:
     """The whole report, from a played game: names a spreadsheet or a CSV reader could trip on come back."""
     names = ["Ann, Jr.", 'Bo "Q"', "=SUM(A1)", "-minus|pipe", "+$x$"]
-    lineup = {"default": {"kind": "heuristic", "name": "@heur, \"istic\" | $1$"}}
+    lineup = {"default": {"kind": "heuristic", "name": '@heur, "istic" | $1$'}}
     record = small_game(tmp_path / "run" / "games", names, lineup)
     build_report(tmp_path / "run", baseline_games=0, resamples=10, plots=False)
     players = read_table(tmp_path / "run" / "tables" / "players.csv")
     assert [row["seat_name"] for row in players] == record.names == names
-    assert {row["seat_policy"] for row in players} == {"@heur, \"istic\" | $1$"}
+    assert {row["seat_policy"] for row in players} == {'@heur, "istic" | $1$'}
     statements = read_table(tmp_path / "run" / "tables" / "statements.csv")
     assert {row["speaker_name"] for row in statements} <= set(names)
     assert [row["text"] for row in statements] == [st.text for st in record.statements]

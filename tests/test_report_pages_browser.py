@@ -99,7 +99,9 @@ def test_hide_switch_leaves_no_role_visible(run_dir: Path, browser: Any) -> None
         assert _aligned(widths), (viewer.name, widths)  # no header left over a column that hid
         roster = browser.find_element(By.CSS_SELECTOR, "table.roster")
         assert [c.text for c in roster.find_elements(By.CSS_SELECTOR, "th") if c.is_displayed()] == [
-            "player", "at the end"]  # fmt: skip
+            "player",
+            "at the end",
+        ]
         assert browser.find_elements(By.CSS_SELECTOR, "article.statement .speech")  # the public game stays
         assert _console_problems(browser) == [], viewer.name
 

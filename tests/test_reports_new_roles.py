@@ -69,8 +69,12 @@ def test_records_tell_poison_and_shot_deaths_from_the_packs(records: list[GameRe
     causes = {d["cause"] for r in records for d in r.deaths}
     assert {"night", "poison", "shot"} <= causes
     for record in records:
-        poisoned = {(e["round"], v) for e in record.events if e["type"] == "night_outcome"
-                    for v in e["data"].get("poisoned", ())}  # fmt: skip
+        poisoned = {
+            (e["round"], v)
+            for e in record.events
+            if e["type"] == "night_outcome"
+            for v in e["data"].get("poisoned", ())
+        }
         for death in record.deaths:
             if death["cause"] == "poison":  # the public event said "night"; the record knows better
                 assert (death["round"], death["victim"]) in poisoned
@@ -114,8 +118,11 @@ def test_players_read_their_own_night_and_nobody_else_reads_it(run_dir: Path, re
         for seat in range(record.num_players):
             if seat != witch:
                 assert "The werewolves attack" not in "\n".join(_spectator(path, seat, everything=False))
-    witch_lines = [line for p, r in zip(sorted((run_dir / "games").glob("*.ndjson")), records, strict=True)
-                   for line in _spectator(p, r.roles.index("witch"), everything=False)]  # fmt: skip
+    witch_lines = [
+        line
+        for p, r in zip(sorted((run_dir / "games").glob("*.ndjson")), records, strict=True)
+        for line in _spectator(p, r.roles.index("witch"), everything=False)
+    ]
     assert any(re.fullmatch(r"You used your (healing potion|poison) on \w+\.", line) for line in witch_lines)
 
 
@@ -191,8 +198,16 @@ def test_hide_switch_hides_witch_and_hunter(run_dir: Path, report: dict[str, Any
 
 @pytest.fixture
 def mystic() -> Iterator[str]:
-    register_role(RoleSpec(role="mystic", team=Team.VILLAGE, card="You are the MYSTIC (village team).",
-                           words=("mystic",), plural="mystics", night=ActionKind.UNMASK))  # fmt: skip
+    register_role(
+        RoleSpec(
+            role="mystic",
+            team=Team.VILLAGE,
+            card="You are the MYSTIC (village team).",
+            words=("mystic",),
+            plural="mystics",
+            night=ActionKind.UNMASK,
+        )
+    )
     try:
         yield "mystic"
     finally:

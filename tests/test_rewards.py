@@ -84,20 +84,30 @@ def test_detection_worked_by_hand() -> None:
     """Seat 1: p 0.9 on a lie, 0.2 and 0.4 on truths: BS_lie 0.01, BS_truth (0.04 + 0.16) / 2 = 0.1;
     1 - 4 * (0.01 + 0.1) / 2 = 0.78. Its fallen-back analysis and the unlabelled statement do not count."""
     log = (
-        Log().statement(0, lie=True).analysis(1, 0.9).analysis(2, 0.1)
-        .statement(3, lie=False).analysis(1, 0.2).analysis(2, 0.9, fallback=True)
-        .statement(4, lie=False).analysis(1, 0.4, flag=True)  # the flag is ignored: the probability is scored
-        .statement(2, lie=True, labelled=False).analysis(1, 0.0)
-        .statement(0, lie=True).analysis(1, 1.0, fallback=True)
-    ).record("village")  # fmt: skip
+        Log()
+        .statement(0, lie=True)
+        .analysis(1, 0.9)
+        .analysis(2, 0.1)
+        .statement(3, lie=False)
+        .analysis(1, 0.2)
+        .analysis(2, 0.9, fallback=True)
+        .statement(4, lie=False)
+        .analysis(1, 0.4, flag=True)  # the flag is ignored: the probability is scored
+        .statement(2, lie=True, labelled=False)
+        .analysis(1, 0.0)
+        .statement(0, lie=True)
+        .analysis(1, 1.0, fallback=True)
+    ).record("village")
     assert detection(log, 1) == pytest.approx(0.78)
     assert detection(log, 2) == pytest.approx(1 - 4 * 0.81)  # one class only: 0.9 off on the lie
     assert detection(log, 0) == 0.0  # analysed nothing: no signal
 
 
 @settings(max_examples=200, deadline=None)
-@given(labels=st.lists(st.booleans(), min_size=2, max_size=30).filter(lambda ls: len(set(ls)) == 2),
-       constant=st.floats(0.0, 1.0))  # fmt: skip
+@given(
+    labels=st.lists(st.booleans(), min_size=2, max_size=30).filter(lambda ls: len(set(ls)) == 2),
+    constant=st.floats(0.0, 1.0),
+)
 def test_constant_answers_never_score_above_zero_and_the_truth_scores_one(labels: list[bool], constant: float) -> None:
     """Whatever the share of lies, a constant probability scores at most 0 (exactly -1 for 0 or 1); stating
     the labels themselves scores 1."""
@@ -114,13 +124,21 @@ def test_constant_answers_never_score_above_zero_and_the_truth_scores_one(labels
 def test_honesty_and_deception_success() -> None:
     log = (
         Log()
-        .statement(0, lie=True).analysis(1, 0.9).analysis(2, 0.9).analysis(3, 0.1)  # caught: 2 of 3 flag
-        .statement(0, lie=True).analysis(1, 0.9).analysis(2, 0.1).analysis(3, 0.1, fallback=True)  # 1 of 2: uncaught
+        .statement(0, lie=True)
+        .analysis(1, 0.9)
+        .analysis(2, 0.9)
+        .analysis(3, 0.1)  # caught: 2 of 3 flag
+        .statement(0, lie=True)
+        .analysis(1, 0.9)
+        .analysis(2, 0.1)
+        .analysis(3, 0.1, fallback=True)  # 1 of 2: uncaught
         .statement(0, lie=True)  # nobody judged it: neither
-        .statement(0, lie=False).analysis(1, 0.1)
-        .statement(0, lie=True, labelled=False).analysis(1, 0.1)  # not labelled: not a lie
+        .statement(0, lie=False)
+        .analysis(1, 0.1)
+        .statement(0, lie=True, labelled=False)
+        .analysis(1, 0.1)  # not labelled: not a lie
         .statement(1, lie=False)
-    ).record("werewolf")  # fmt: skip
+    ).record("werewolf")
     assert honesty(log, 0) == -3.0
     assert honesty(log, 1) == 0.0 and math.copysign(1.0, honesty(log, 1)) == 1.0  # not -0.0
     assert deception_success(log, 0) == 1.0
@@ -141,6 +159,7 @@ def test_weights_combine_and_refuse_nonsense() -> None:
     record = GameRecord.from_events(events)
     assert set(rewards(record, 1)) == set(REWARDS)
     assert reward(record, 1) == -1.0  # the default: the team result only
+    assert type(reward(record, 1, {"win": 0.0})) is float  # no weight: 0.0, a float like every reward
     assert reward(record, 1, {"win": 0.5, "detection": 2.0, "validity": 1.0}) == pytest.approx(-0.5 + 2.0 + 1.0)
     assert reward(record, 0, RewardWeights(win=1, honesty=0.25, deception_success=1)) == pytest.approx(1 - 0.25)
     with pytest.raises(ValueError, match="extra"):

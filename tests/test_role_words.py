@@ -36,14 +36,23 @@ A, B, C = range(3)
 X = extractor_for(NAMES)
 
 BODYGUARD = RoleSpec(
-    role="bodyguard", team=Team.VILLAGE, night=ActionKind.PROTECT, default_count=lambda n: 0, fake_claim=True,
-    plural="bodyguards", words=("bodyguard", "guard", "protector"), power="the bodyguard guards someone",
+    role="bodyguard",
+    team=Team.VILLAGE,
+    night=ActionKind.PROTECT,
+    default_count=lambda n: 0,
+    fake_claim=True,
+    plural="bodyguards",
+    words=("bodyguard", "guard", "protector"),
+    power="the bodyguard guards someone",
     card="You are the BODYGUARD (village team). Each night you guard one living player.",
-)  # fmt: skip
+)
 MEDIUM = RoleSpec(
-    role="medium", team=Team.VILLAGE, plural="mediums", words=("medium", "spiritualist"),
+    role="medium",
+    team=Team.VILLAGE,
+    plural="mediums",
+    words=("medium", "spiritualist"),
     card="You are the MEDIUM (village team). You learn the team of each exiled player.",
-)  # fmt: skip
+)
 
 
 def keys(text: str, speaker: int = A) -> set[tuple[Any, ...]]:

@@ -79,8 +79,15 @@ def position(seed: int, players: int, steps: int, full: bool) -> Game | None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10_000), st.integers(5, 9), st.integers(0, 250), st.booleans(), st.booleans(),
-       st.sampled_from(["vote", "dont_vote"]), st.integers(0, 99))  # fmt: skip
+@given(
+    st.integers(0, 10_000),
+    st.integers(5, 9),
+    st.integers(0, 250),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["vote", "dont_vote"]),
+    st.integers(0, 99),
+)
 def test_memo_on_and_off_give_the_same_values(
     seed: int, players: int, steps: int, full: bool, oracle: bool, kind: str, pick: int
 ) -> None:

@@ -24,8 +24,9 @@ def events(game, type_: str) -> list:
 
 def test_night_kill_resolves_and_is_announced() -> None:
     game = fixed_game()
-    script = scripted({(E, 1, None): {"target": "Emma"}, (P, 1, None): {"target": "Farid"},
-                       (U, 1, None): {"target": "Alice"}})  # fmt: skip
+    script = scripted(
+        {(E, 1, None): {"target": "Emma"}, (P, 1, None): {"target": "Farid"}, (U, 1, None): {"target": "Alice"}}
+    )
     assert [t.kind for t in game.group] == [E, E, P, U]
     run_until(game, script, stop=night_over)
     assert game.state.alive == [True, True, True, True, False, True, True, True]
@@ -129,11 +130,14 @@ def test_tied_bids_favour_players_named_in_previous_statement() -> None:
     trials = 300
     for seed in range(trials):
         game = fixed_game(seed=seed)
-        script = scripted({
-            (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if g.state.debate_turn == 0 and t.player == 2
-                                                        else 7 if t.player in (5, 6) else 0},
-            (ActionKind.STATEMENT, None, 2): {"statement": "Farid was quiet last night."},
-        })  # fmt: skip
+        script = scripted(
+            {
+                (ActionKind.BID, None, None): lambda g, t: {
+                    "bid": 10 if g.state.debate_turn == 0 and t.player == 2 else 7 if t.player in (5, 6) else 0
+                },
+                (ActionKind.STATEMENT, None, 2): {"statement": "Farid was quiet last night."},
+            }
+        )
         run_until(game, script, stop=lambda g: g.state.debate_turn == 1 and g.current.kind is ActionKind.STATEMENT)
         assert events(game, "floor")[1].data["tied"] == [5, 6]
         named_first += events(game, "floor")[1].data["speaker"] == 5
@@ -162,11 +166,18 @@ def test_newlines_cannot_forge_transcript_lines() -> None:
 def test_suspicion_update_uses_tempered_rule_and_fallback_keeps_score() -> None:
     game = fixed_game()
     peer = ActionKind.PEER_ANALYSIS
-    script = scripted({
-        (peer, None, 4): {"is_deceptive": True, "confidence": 0.8, "deception_type": "fabrication", "suspicion": 0.9},
-        (peer, None, 5): {"is_deceptive": True, "confidence": 0.8, "deception_type": "fabrication", "suspicion": 7},
-        (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (peer, None, 4): {
+                "is_deceptive": True,
+                "confidence": 0.8,
+                "deception_type": "fabrication",
+                "suspicion": 0.9,
+            },
+            (peer, None, 5): {"is_deceptive": True, "confidence": 0.8, "deception_type": "fabrication", "suspicion": 7},
+            (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 0},
+        }
+    )
     run_until(game, script, stop=lambda g: g.state.debate_turn == 1 and g.current.kind is ActionKind.BID)
     m = game.state.suspicion
     assert m[4, 0] == pytest.approx(0.7 * 0.9 + 0.3 * 0.5)
@@ -178,11 +189,17 @@ def test_suspicion_update_uses_tempered_rule_and_fallback_keeps_score() -> None:
 
 def test_suspicion_accumulates_over_statements() -> None:
     game = fixed_game(max_debate_turns=3)
-    script = scripted({
-        (ActionKind.PEER_ANALYSIS, None, 4): {"is_deceptive": True, "confidence": 1, "deception_type": "none",
-                                              "suspicion": 1.0},
-        (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 5 if t.player == 1 else 0},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (ActionKind.PEER_ANALYSIS, None, 4): {
+                "is_deceptive": True,
+                "confidence": 1,
+                "deception_type": "none",
+                "suspicion": 1.0,
+            },
+            (ActionKind.BID, None, None): lambda g, t: {"bid": 10 if t.player == 0 else 5 if t.player == 1 else 0},
+        }
+    )
     run_until(game, script, stop=lambda g: g.current.kind is ActionKind.VOTE)
     # Alice spoke twice (turns 1 and 3): 0.5 -> 0.85 -> 0.955
     assert game.state.suspicion[4, 0] == pytest.approx(0.7 + 0.3 * (0.7 + 0.3 * 0.5))
@@ -207,8 +224,11 @@ def test_analysis_modes(mode: str, self_turns: int, peer_turns: int) -> None:
 
 def test_empty_statement_is_a_pass_without_analyses() -> None:
     game = fixed_game()
-    run_until(game, scripted({(ActionKind.STATEMENT, None, None): {"statement": "   "}}),
-              stop=lambda g: g.state.debate_turn == 1)  # fmt: skip
+    run_until(
+        game,
+        scripted({(ActionKind.STATEMENT, None, None): {"statement": "   "}}),
+        stop=lambda g: g.state.debate_turn == 1,
+    )
     assert events(game, "pass") and not game.state.statements
     assert game.current.kind is ActionKind.BID
 
@@ -244,10 +264,12 @@ def test_votes_are_secret_until_all_are_in() -> None:
 def test_village_wins_when_last_werewolf_is_exiled_and_dead_players_are_rewarded() -> None:
     roles = (W, S, D, V, V)
     game = fixed_game(roles)
-    script = scripted({
-        (E, None, None): {"target": "Dmitri"},
-        (ActionKind.VOTE, None, None): {"vote": "Alice"},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (E, None, None): {"target": "Dmitri"},
+            (ActionKind.VOTE, None, None): {"vote": "Alice"},
+        }
+    )
     run_until(game, script)
     assert game.state.winner.value == "village"
     assert not game.state.alive[3]
@@ -259,11 +281,13 @@ def test_village_wins_when_last_werewolf_is_exiled_and_dead_players_are_rewarded
 def test_werewolves_win_at_parity_after_the_night() -> None:
     roles = (W, S, D, V, V)
     game = fixed_game(roles)
-    script = scripted({
-        (E, 1, None): {"target": "Dmitri"},
-        (ActionKind.VOTE, 1, None): lambda g, t: {"vote": "Emma" if t.player != 4 else "Alice"},
-        (E, 2, None): {"target": "Bob"},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (E, 1, None): {"target": "Dmitri"},
+            (ActionKind.VOTE, 1, None): lambda g, t: {"vote": "Emma" if t.player != 4 else "Alice"},
+            (E, 2, None): {"target": "Bob"},
+        }
+    )
     run_until(game, script)
     assert game.state.alive == [True, False, True, False, False]
     assert game.state.winner.value == "werewolf"
@@ -283,10 +307,12 @@ def test_max_rounds_truncates_with_zero_rewards() -> None:
 
 def test_dead_players_never_act() -> None:
     game = fixed_game()
-    script = scripted({
-        (E, None, None): lambda g, t: {"target": next(g.state.names[p] for p in g.legal_targets(t))},
-        (ActionKind.VOTE, None, None): {"vote": "Hiro"},
-    })  # fmt: skip
+    script = scripted(
+        {
+            (E, None, None): lambda g, t: {"target": next(g.state.names[p] for p in g.legal_targets(t))},
+            (ActionKind.VOTE, None, None): {"vote": "Hiro"},
+        }
+    )
     while not game.over:
         turn = game.current
         assert game.state.alive[turn.player], f"{turn} by a dead player"

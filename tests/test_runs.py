@@ -98,8 +98,13 @@ def run_stopped_at(out: Path, command: list[str], **spec: Any) -> tuple[subproce
     """``werewolf-bench *command --out out``, stopped where ``spec`` says (``STOP_AT``); the run and its note."""
     note = out.parent / f"{out.name}-stopped.json"
     spec = {"signal": "SIGKILL", **spec, "note": str(note)}
-    done = subprocess.run([sys.executable, "-c", STOP_AT, json.dumps(spec), *command, "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", STOP_AT, json.dumps(spec), *command, "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert note.is_file(), f"the run never reached {spec}:\n{done.stderr}"
     return done, json.loads(note.read_text())
 
@@ -235,11 +240,30 @@ def test_manifest_names_key_variables_never_keys(tmp_path: Path, monkeypatch: py
     monkeypatch.setenv("MY_API_KEY", "sk-secret-123")
     out = tmp_path / "run"  # the lineup file beside it, not in it: a run folder holds only what the run writes
     with FakeOpenAIServer() as server:
-        lineup = load_lineup({"default": "heuristic",
-                              "roles": {"seer": {"kind": "llm", "model": "m", "base_url": server.base_url,
-                                                 "api_key_env": "MY_API_KEY"}}})  # fmt: skip
-        assert main(["run", "--games", "1", "--out", str(out), "--lineup", str(_write(tmp_path, lineup)),
-                     "--no-report", "--quiet"]) == 0  # fmt: skip
+        lineup = load_lineup(
+            {
+                "default": "heuristic",
+                "roles": {
+                    "seer": {"kind": "llm", "model": "m", "base_url": server.base_url, "api_key_env": "MY_API_KEY"}
+                },
+            }
+        )
+        assert (
+            main(
+                [
+                    "run",
+                    "--games",
+                    "1",
+                    "--out",
+                    str(out),
+                    "--lineup",
+                    str(_write(tmp_path, lineup)),
+                    "--no-report",
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
     text = (out / "manifest.json").read_text()
     assert "MY_API_KEY" in text and "sk-secret-123" not in text
     manifest = json.loads(text)

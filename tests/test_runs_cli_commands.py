@@ -56,8 +56,11 @@ def option_helps(parser: argparse.ArgumentParser) -> dict[str, str]:
 def test_every_option_names_its_default(name: str) -> None:
     parser = subcommands()[name]
     blocks = option_helps(parser)
-    flags = {a.option_strings[0] for a in parser._actions if a.option_strings and a.default is not argparse.SUPPRESS
-             and not a.required}  # fmt: skip
+    flags = {
+        a.option_strings[0]
+        for a in parser._actions
+        if a.option_strings and a.default is not argparse.SUPPRESS and not a.required
+    }
     assert flags and flags <= set(blocks), flags - set(blocks)
     lacking = sorted(f for f in flags if "default" not in blocks[f].lower())
     assert not lacking, f"werewolf-bench {name}: no default named for {lacking}"
@@ -75,8 +78,9 @@ def test_the_main_help_names_the_exit_codes() -> None:
 
 @pytest.fixture(scope="module")
 def game_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    result = play_game_sync({"num_players": 5, "num_werewolves": 1}, "heuristic", 3,
-                            log_dir=tmp_path_factory.mktemp("log"))  # fmt: skip
+    result = play_game_sync(
+        {"num_players": 5, "num_werewolves": 1}, "heuristic", 3, log_dir=tmp_path_factory.mktemp("log")
+    )
     return Path(str(result.log_path))
 
 
@@ -179,9 +183,13 @@ ODD_NAMES = ["a | b", "a", "$x^2$ <b>bold</b> & 'q' \"dq\"", "\u202egnp.exe", "\
 
 def test_entrants_with_any_name_play_a_tournament(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "t.toml"
-    config.write_text('name = "odd names"\nblocks = 1\nplayers = 7\n' + "".join(
-        f'[[entrants]]\nname = {json.dumps(name)}\nkind = "{"random" if i % 2 else "heuristic"}"\n'
-        for i, name in enumerate(ODD_NAMES)))  # fmt: skip
+    config.write_text(
+        'name = "odd names"\nblocks = 1\nplayers = 7\n'
+        + "".join(
+            f'[[entrants]]\nname = {json.dumps(name)}\nkind = "{"random" if i % 2 else "heuristic"}"\n'
+            for i, name in enumerate(ODD_NAMES)
+        )
+    )
     out = tmp_path / "out"
     assert main(["tournament", str(config), "--out", str(out), "--no-plots"]) == 0
     printed = capsys.readouterr().out

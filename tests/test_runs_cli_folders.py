@@ -37,8 +37,10 @@ def users_folder(tmp_path: Path) -> Path:
 
 def tournament_file(tmp_path: Path, name: str = "t") -> Path:
     path = tmp_path / "t.toml"
-    path.write_text(f'name = {json.dumps(name)}\nblocks = 1\nplayers = 5\n[[entrants]]\nkind = "heuristic"\n'
-                    '[[entrants]]\nkind = "random"\n')  # fmt: skip
+    path.write_text(
+        f'name = {json.dumps(name)}\nblocks = 1\nplayers = 5\n[[entrants]]\nkind = "heuristic"\n'
+        '[[entrants]]\nkind = "random"\n'
+    )
     return path
 
 
@@ -91,16 +93,19 @@ def test_a_run_leaves_no_lock_and_resumes_in_its_own_folder(tmp_path: Path) -> N
     assert sorted(RunDir(out).read_results()) == ["seed0", "seed1", "seed2"]
 
 
-HOLD = "import sys; from pathlib import Path; from benchmarks.run_folder import acquire_lock; " \
-       "acquire_lock(Path(sys.argv[1])); print('held', flush=True); sys.stdin.read()"  # fmt: skip
+HOLD = (
+    "import sys; from pathlib import Path; from benchmarks.run_folder import acquire_lock; "
+    "acquire_lock(Path(sys.argv[1])); print('held', flush=True); sys.stdin.read()"
+)
 
 
 def test_a_second_run_on_a_folder_in_use_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "run"
     assert main([*RUN, "--out", str(out)]) == 0
     before = snapshot(out)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], cwd=ROOT, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(out)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         capsys.readouterr()
@@ -129,8 +134,10 @@ def test_a_lock_left_by_a_dead_run_is_taken_over_with_a_note(
     assert not (out / LOCK_NAME).exists() and len(RunDir(out).read_results()) == 2
 
 
-@pytest.mark.parametrize("name", ["../../x", "..", ".", "/tmp/abs", "a/b", "a\\b", ".hidden", "-rf", "", " x",
-                                  "x" * 101, "tab\there", "new\nline"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    ["../../x", "..", ".", "/tmp/abs", "a/b", "a\\b", ".hidden", "-rf", "", " x", "x" * 101, "tab\there", "new\nline"],
+)
 def test_a_tournament_name_that_is_not_a_plain_name_is_refused(
     tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

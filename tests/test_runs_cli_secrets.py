@@ -27,10 +27,24 @@ def test_a_secret_in_base_url_is_in_no_file_and_no_output(tmp_path: Path, capsys
         host_and_path = server.base_url.split("://", 1)[1]
         url = f"http://user:{SECRET}@{host_and_path}?key={SECRET}"
         lineup = tmp_path / "lineup.json"
-        lineup.write_text(json.dumps({"default": "heuristic",
-                                      "roles": {"seer": {"kind": "llm", "model": "m", "base_url": url}}}))  # fmt: skip
-        code = main(["run", "--games", "2", "--players", "5", "--lineup", str(lineup), "--out", str(out),
-                     "--baseline-games", "0"])  # fmt: skip
+        lineup.write_text(
+            json.dumps({"default": "heuristic", "roles": {"seer": {"kind": "llm", "model": "m", "base_url": url}}})
+        )
+        code = main(
+            [
+                "run",
+                "--games",
+                "2",
+                "--players",
+                "5",
+                "--lineup",
+                str(lineup),
+                "--out",
+                str(out),
+                "--baseline-games",
+                "0",
+            ]
+        )
         assert server.requests  # the seer's calls went out through that URL
     printed = capsys.readouterr()
     assert code == 0, printed.err

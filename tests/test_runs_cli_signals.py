@@ -53,12 +53,20 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads the process table from /proc")
-@pytest.mark.parametrize(("signum", "code", "k"), [
-    (signal.SIGTERM, EXIT_TERMINATED, 1), (signal.SIGINT, EXIT_INTERRUPTED, 3),
-    # No clean-up runs on SIGKILL: the kernel tells each worker that its parent died (Linux).
-    pytest.param(signal.SIGKILL, -signal.SIGKILL, 5, marks=pytest.mark.skipif(
-        not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("signum", "code", "k"),
+    [
+        (signal.SIGTERM, EXIT_TERMINATED, 1),
+        (signal.SIGINT, EXIT_INTERRUPTED, 3),
+        # No clean-up runs on SIGKILL: the kernel tells each worker that its parent died (Linux).
+        pytest.param(
+            signal.SIGKILL,
+            -signal.SIGKILL,
+            5,
+            marks=pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's"),
+        ),
+    ],
+)
 def test_a_signal_ends_every_worker_and_the_run_resumes(
     tmp_path: Path, signum: signal.Signals, code: int, k: int, reference: dict[str, bytes]
 ) -> None:
@@ -92,8 +100,7 @@ def test_a_worker_outcome_is_small_and_the_log_stays_on_disk(tmp_path: Path) -> 
     from werewolf_env import GameConfig
 
     scratch = tmp_path / "scratch"
-    outcome = play_job(GameConfig().model_dump(mode="json"), Lineup().model_dump(mode="json"), 3, 4, None,
-                       str(scratch))  # fmt: skip
+    outcome = play_job(GameConfig().model_dump(mode="json"), Lineup().model_dump(mode="json"), 3, 4, None, str(scratch))
     assert outcome["status"] == "ok" and "log" not in outcome
     assert len(pickle.dumps(outcome)) < 4096  # below PIPE_BUF: the kernel writes it whole or not at all
     assert len(list(scratch.glob("*.ndjson"))) == 1
@@ -110,6 +117,11 @@ def test_a_pool_thread_that_never_ends_does_not_keep_the_command_alive(tmp_path:
         "sys.exit(main(['replay', sys.argv[1]]))\n"
     )
     missing = tmp_path / "no-such.ndjson"
-    done = subprocess.run([sys.executable, "-c", script, str(missing)], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert done.returncode == 2, done.stderr  # replay of a missing log: exit 2, and the process did end

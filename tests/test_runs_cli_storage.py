@@ -58,9 +58,13 @@ FAULTS = {
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
 @pytest.mark.parametrize("where", list(FAULTS))
 def test_a_refused_write_stops_the_run_with_the_path_and_the_run_resumes(
-    tmp_path: Path, where: str, code: int, reference: dict[str, bytes], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    where: str,
+    code: int,
+    reference: dict[str, bytes],
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     out = tmp_path / "run"
     owner, method, path_of, calls = FAULTS[where]
     with monkeypatch.context() as patch:

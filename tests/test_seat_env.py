@@ -118,7 +118,9 @@ def test_every_kind_of_turn_has_a_tool_with_its_arguments() -> None:
         doc = getattr(WerewolfSeat, tool).__doc__ or ""
         assert "Args:" in doc and "Returns:" in doc, tool  # TRL builds the tool's schema from these
     assert as_tool_call({"confidence": 0.8, "is_deceptive": True, "junk": 1}, "peer_analysis") == (
-        "analyse", {"probability": 0.8, "is_deceptive": True})  # fmt: skip
+        "analyse",
+        {"probability": 0.8, "is_deceptive": True},
+    )
     with pytest.raises(ValueError, match="unknown action kind"):
         as_tool_call({}, "dance")
 
@@ -153,5 +155,44 @@ def test_a_rollout_against_a_model_server_with_frozen_model_seats() -> None:
         client.close()
         requests = len(server.requests)
     assert seat.done and calls > 0 and requests > calls  # the frozen seats asked the server too
+    assert not seat._env._policies  # the game over, its model seats were closed
     assert set(seat.rewards) == set(REWARDS) and seat.rewards["validity"] == 1.0
     assert seat._env.policy_errors == 0
+
+
+def test_model_seats_keep_their_connection_from_turn_to_turn_and_game_to_game() -> None:
+    """The other seats' LLM policies answer every turn (the server is up): their client's connections
+    outlive one call, so every call runs on the env's one loop (a loop per call found them closed, and
+    most turns fell back with ``llm_unavailable``)."""
+    with FakeOpenAIServer() as server:
+        lineup = {"default": {"kind": "llm", "model": "fake", "base_url": server.base_url, "timeout": 5.0,
+                              "backoff": 0.01, "max_backoff": 0.05, "max_wait": 5.0}}  # fmt: skip
+        env = SeatEnv(CONFIG, lineup=lineup)
+        for seed in (5, 6):
+            env.reset(seed=seed, seat=2)
+            me = HeuristicAgent(seed=0)
+            while not env.done:
+                env.act(me.act({"text": env.observation}, env.raw.infos[env.agent]))
+            unavailable = [
+                event
+                for event in env.events
+                if event.get("type") == "action" and "llm_unavailable" in str(event["data"].get("raw"))
+            ]
+            assert unavailable == [] and env.policy_errors == 0, unavailable[:1]
+        env.close()
+
+
+def test_rewards_read_mid_game_do_not_stick_at_the_end() -> None:
+    """The rewards a trainer reads after every turn (as ``WerewolfSeat`` does) and the end text are those of
+    the whole game once it is over: a record read before the game ended is not kept for it."""
+    for seed, seat_index in ((3, 1), (4, 5)):
+        seat = seat_environment(CONFIG)()
+        seat.reset(seed=seed, seat=seat_index)
+        env, me = seat._env, HeuristicAgent(seed=0)
+        _drive(seat, lambda text, turn, env=env, me=me: me.act({"text": text}, {**env.raw.infos[env.agent]}))
+        events = seat._env.events
+        over = [event for event in events if event["type"] == "game_over"]
+        assert over and over[0]["data"]["winner"] is not None
+        assert seat.rewards == rewards(GameRecord.from_events(events), seat_index)
+        assert seat.rewards["win"] in (-1.0, 1.0) and seat.reward == seat.rewards["win"]
+        assert f"the {over[0]['data']['winner']} team won" in seat._env.observation

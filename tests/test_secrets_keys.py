@@ -36,9 +36,20 @@ def test_key_variables_are_accepted(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["HOME", "PATH", "AWS_SECRET_ACCESS_KEY", "OPENAI_API_KEY_OLD", "DATABASE_URL", "TOKEN", "_TOKEN",
-             "X-API_KEY", "MY TOKEN", "1_API_KEY"],
-)  # fmt: skip
+    "name",
+    [
+        "HOME",
+        "PATH",
+        "AWS_SECRET_ACCESS_KEY",
+        "OPENAI_API_KEY_OLD",
+        "DATABASE_URL",
+        "TOKEN",
+        "_TOKEN",
+        "X-API_KEY",
+        "MY TOKEN",
+        "1_API_KEY",
+    ],
+)
 def test_other_variables_are_refused_naming_the_seat_and_the_variable(name: str) -> None:
     with pytest.raises(ValueError) as refused:
         load_lineup({"seats": {"player_3": {"kind": "llm", "model": "m", "api_key_env": name}}})
@@ -90,7 +101,7 @@ def _fifo(tmp_path: Path) -> Path:
         (lambda d: _write_bytes(d / "bin", b"\xff\xfe" + CANARY.encode()), "one key"),
         pytest.param(_fifo, "not a regular file", marks=pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="posix")),
     ],
-)  # fmt: skip
+)
 def test_key_files_that_are_not_one_key_are_refused_without_echoing(tmp_path: Path, make, message: str) -> None:
     path = make(tmp_path)
     with pytest.raises(ValueError) as refused:

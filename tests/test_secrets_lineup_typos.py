@@ -20,8 +20,9 @@ def run(tmp_path: Path, toml: str) -> int:
 
 
 def test_a_typo_in_a_seat_table_exits_2_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run(tmp_path, '[seats.player_0]\nkind = "llm"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n'
-                         'temprature = 0.2\n')  # fmt: skip
+    code = run(
+        tmp_path, '[seats.player_0]\nkind = "llm"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\ntemprature = 0.2\n'
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "lineup seats.player_0: temprature: unknown option (did you mean 'temperature'?)" in err
@@ -30,9 +31,12 @@ def test_a_typo_in_a_seat_table_exits_2_before_any_game(tmp_path: Path, capsys: 
 
 
 def test_a_typo_never_echoes_a_secret_nearby(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = run(tmp_path, '[teams.werewolf]\nkind = "llm"\nmodel = "m"\n'
-                         'base_url = "http://u:s3cret@127.0.0.1:9/v1?key=s3cret"\nmax_token = 200\n'
-                         'apikey = "sk-s3cret"\n')  # fmt: skip
+    code = run(
+        tmp_path,
+        '[teams.werewolf]\nkind = "llm"\nmodel = "m"\n'
+        'base_url = "http://u:s3cret@127.0.0.1:9/v1?key=s3cret"\nmax_token = 200\n'
+        'apikey = "sk-s3cret"\n',
+    )
     err = capsys.readouterr().err
     assert code == 2 and "s3cret" not in err
     assert "lineup teams.werewolf: max_token: unknown option (did you mean 'max_tokens'?)" in err
@@ -42,13 +46,15 @@ def test_a_typo_never_echoes_a_secret_nearby(tmp_path: Path, capsys: pytest.Capt
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"default": {"kind": "llm", "model": "m", "top-p": 0.9}},
-         "lineup default: top-p: unknown option (did you mean 'top_p'?)"),
+        (
+            {"default": {"kind": "llm", "model": "m", "top-p": 0.9}},
+            "lineup default: top-p: unknown option (did you mean 'top_p'?)",
+        ),
         ({"seets": {"player_0": "llm"}}, "seets: not a lineup section (did you mean 'seats'?)"),
         ({"roles": {"seeer": "heuristic"}}, "lineup roles.'seeer': not a role (did you mean 'seer'?)"),
         ({"default": {"kind": "llm", "model": "m", "zzz": 1}}, "zzz: unknown option; valid: model, base_url"),
     ],
-)  # fmt: skip
+)
 def test_lineup_problems_name_where_and_what(data: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError) as refused:
         load_lineup(data)

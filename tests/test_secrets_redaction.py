@@ -35,8 +35,9 @@ def secret_url(base_url: str) -> str:
 
 def leaks(folder: Path) -> list[str]:
     """Every file under ``folder`` whose name or content holds the secret."""
-    return [str(p) for p in folder.rglob("*")
-            if SECRET in p.name or (p.is_file() and SECRET.encode() in p.read_bytes())]  # fmt: skip
+    return [
+        str(p) for p in folder.rglob("*") if SECRET in p.name or (p.is_file() and SECRET.encode() in p.read_bytes())
+    ]
 
 
 def chat_paths(server: FakeOpenAIServer) -> list[str]:
@@ -55,14 +56,31 @@ def keyed(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> 
 
 @pytest.mark.parametrize(("fault", "expected"), [(None, 0), ("500", 0), ("drop", 0), ("401", 3)])
 def test_a_run_keeps_no_secret_of_its_base_url_or_key(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, keyed: None,
-    fault: str | None, expected: int,
-) -> None:  # fmt: skip
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    keyed: None,
+    fault: str | None,
+    expected: int,
+) -> None:
     out = tmp_path / "r"
     plan = FaultPlan(schedule=dict.fromkeys(range(6, 400, 9), fault) if fault else {})
     with FakeOpenAIServer(api_key=API_KEY, faults=plan, echo_path=True) as server:
-        code = main(["run", "--model", "fake", "--base-url", secret_url(server.base_url), "--games", "1",
-                     "--out", str(out), *SMALL, *PATIENT])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--model",
+                "fake",
+                "--base-url",
+                secret_url(server.base_url),
+                "--games",
+                "1",
+                "--out",
+                str(out),
+                *SMALL,
+                *PATIENT,
+            ]
+        )
         paths, answered = chat_paths(server), len(server.requests)
     assert code == expected
     assert answered > 5, "the key went out as the bearer token: the server answered"
@@ -79,8 +97,20 @@ def test_a_refused_key_fails_the_preflight_without_showing_any_secret(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, keyed: None
 ) -> None:
     with FakeOpenAIServer(api_key="sk-another", echo_path=True) as server:  # its 401 text repeats the path and key
-        code = main(["run", "--model", "fake", "--base-url", secret_url(server.base_url), "--games", "1",
-                     "--out", str(tmp_path / "r"), *SMALL])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--model",
+                "fake",
+                "--base-url",
+                secret_url(server.base_url),
+                "--games",
+                "1",
+                "--out",
+                str(tmp_path / "r"),
+                *SMALL,
+            ]
+        )
     err = capsys.readouterr().err
     assert code == 2 and "refused the API key" in err and "user:password in base_url" in err
     assert SECRET not in err and SECRET not in caplog.text
@@ -92,9 +122,12 @@ def test_a_refused_key_fails_the_preflight_without_showing_any_secret(
 
 @pytest.mark.parametrize("fault", [None, "500", "drop", "401"])
 def test_game_logs_and_the_cache_keep_no_secret(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, keyed: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    keyed: None,
     fault: str | None,
-) -> None:  # fmt: skip
+) -> None:
     plan = FaultPlan(schedule=dict.fromkeys(range(4, 400, 9), fault) if fault else {})
     with FakeOpenAIServer(api_key=API_KEY, faults=plan, echo_path=True) as server:
         lineup = {"default": {"kind": "llm", "model": "fake", "base_url": secret_url(server.base_url), **FAST}}
@@ -213,8 +246,10 @@ def test_redact_url_keeps_what_identifies_the_server() -> None:
 
 
 def test_scrub_removes_urls_query_values_auth_headers_and_known_secrets() -> None:
-    text = (f"Invalid URL (POST /v1/chat/completions?key={SECRET}) at http://u:{SECRET}@h/v1?key={SECRET}; "
-            f"Authorization: Bearer {API_KEY}; again {SECRET}, p%40ss; Basic authentication failed")  # fmt: skip
+    text = (
+        f"Invalid URL (POST /v1/chat/completions?key={SECRET}) at http://u:{SECRET}@h/v1?key={SECRET}; "
+        f"Authorization: Bearer {API_KEY}; again {SECRET}, p%40ss; Basic authentication failed"
+    )
     cleaned = scrub(text, [SECRET, API_KEY, "p@ss"])
     assert "p%40ss" not in cleaned, "a secret is also removed in its URL-encoded form"
     assert SECRET not in cleaned and "Bearer ***" in cleaned and "Basic authentication failed" in cleaned

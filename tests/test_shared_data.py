@@ -37,10 +37,12 @@ def test_without_the_variable_the_checkout_sibling(monkeypatch: pytest.MonkeyPat
     ("args", "missing"),
     [
         (["-m", "benchmarks.claims_eval"], "llm_werewolf_transcripts"),
-        (["-m", "benchmarks.cli", "detect-eval", "--dataset", "peskov2020", "--detector", "text"],
-         "diplomacy_peskov2020"),
+        (
+            ["-m", "benchmarks.cli", "detect-eval", "--dataset", "peskov2020", "--detector", "text"],
+            "diplomacy_peskov2020",
+        ),
     ],
-)  # fmt: skip
+)
 def test_commands_read_the_folder_the_variable_names(args: list[str], missing: str, tmp_path: Path) -> None:
     """An empty folder: the commands look there (and say so), not in ../shared, and stop with exit 2."""
     done = _run(args, tmp_path)
@@ -49,8 +51,10 @@ def test_commands_read_the_folder_the_variable_names(args: list[str], missing: s
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.skipif(not (ROOT.parent / "shared" / "data" / "llm_werewolf_transcripts").is_dir(),
-                    reason="needs ../shared/data/llm_werewolf_transcripts")  # fmt: skip
+@pytest.mark.skipif(
+    not (ROOT.parent / "shared" / "data" / "llm_werewolf_transcripts").is_dir(),
+    reason="needs ../shared/data/llm_werewolf_transcripts",
+)
 def test_a_corpus_elsewhere_is_read(tmp_path: Path) -> None:
     """The corpus linked into another folder: the evaluation runs from there."""
     (tmp_path / "llm_werewolf_transcripts").symlink_to(ROOT.parent / "shared" / "data" / "llm_werewolf_transcripts")

@@ -27,8 +27,12 @@ def deterministic_answer(obs: dict[str, Any], info: dict[str, Any]) -> dict[str,
     if kind == "statement":
         return {"statement": f"{legal[digest % len(legal)]} is a werewolf." if legal else "Hm."}
     if kind in ("self_analysis", "peer_analysis"):
-        return {"is_deceptive": bool(digest % 2), "confidence": (digest % 100) / 100, "deception_type": "none",
-                "suspicion": (digest % 97) / 96}  # fmt: skip
+        return {
+            "is_deceptive": bool(digest % 2),
+            "confidence": (digest % 100) / 100,
+            "deception_type": "none",
+            "suspicion": (digest % 97) / 96,
+        }
     return {"summary": "done"}
 
 

@@ -122,8 +122,19 @@ def test_the_legend_explains_each_term_once(twenty: tuple[Path, list[str]]) -> N
     summary, legend = legend_of(lines)
     assert_legend_explains(summary, legend)
     text = "\n".join(legend)
-    for term in ("grounded lie", "hedged", "labeler regex", "lie success", "misled by lies / by truths",
-                 "persuasion", "effect", "resistance", "detection F1", "fallback", "replay check"):  # fmt: skip
+    for term in (
+        "grounded lie",
+        "hedged",
+        "labeler regex",
+        "lie success",
+        "misled by lies / by truths",
+        "persuasion",
+        "effect",
+        "resistance",
+        "detection F1",
+        "fallback",
+        "replay check",
+    ):
         assert text.count(f"  {term}") == 1, term
     assert "--explain" in legend[0]
 
@@ -162,19 +173,37 @@ def test_report_figures_have_one_number_format(twenty: tuple[Path, list[str]]) -
     assert trend is not None and all(len(x.split(".")[1]) == 2 for x in trend.groups())
 
 
-def test_the_report_command_prints_the_same_narrow_lines(twenty: tuple[Path, list[str]], tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_the_report_command_prints_the_same_narrow_lines(
+    twenty: tuple[Path, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out, _ = twenty
-    assert main(["report", str(out), "--out", str(tmp_path), "--baseline-games", "3", "--no-plots",
-                 "--resamples", "50"]) == 0  # fmt: skip
+    assert (
+        main(["report", str(out), "--out", str(tmp_path), "--baseline-games", "3", "--no-plots", "--resamples", "50"])
+        == 0
+    )
     lines = printed(capsys)
     assert_narrow(lines)
     summary, legend = legend_of(lines)
     assert_legend_explains(summary, legend)
     assert any(line.startswith("  werewolves, apart:") for line in lines)
     # The full legend is one option away on the report too, without playing a game.
-    assert main(["report", str(out), "--out", str(tmp_path / "again"), "--baseline-games", "0", "--no-plots",
-                 "--resamples", "50", "--explain"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "report",
+                str(out),
+                "--out",
+                str(tmp_path / "again"),
+                "--baseline-games",
+                "0",
+                "--no-plots",
+                "--resamples",
+                "50",
+                "--explain",
+            ]
+        )
+        == 0
+    )
     _, legend = legend_of(printed(capsys))
     assert legend == legend_lines(full=True)
 
@@ -184,7 +213,7 @@ def test_the_report_command_prints_the_same_narrow_lines(twenty: tuple[Path, lis
 
 def test_a_resumed_run_counts_the_earlier_games_and_its_whole_time(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:  # fmt: skip
+) -> None:
     out = tmp_path / "run"
     small = ["--players", "5", "--rounds", "2", "--out", str(out), "--no-report"]
     assert main(["run", "--games", "3", *small, "--quiet"]) == 0
@@ -207,8 +236,9 @@ def test_a_resumed_run_counts_the_earlier_games_and_its_whole_time(
 
 
 def test_explain_prints_the_full_legend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--games", "1", "--players", "5", "--out", str(tmp_path / "r"), "--no-report",
-                 "--explain"]) == 0  # fmt: skip
+    assert (
+        main(["run", "--games", "1", "--players", "5", "--out", str(tmp_path / "r"), "--no-report", "--explain"]) == 0
+    )
     lines = printed(capsys)
     assert_narrow(lines)
     _, legend = legend_of(lines)
@@ -230,12 +260,33 @@ def test_an_llm_run_summary_fits_in_100_columns(tmp_path: Path, capsys, monkeypa
     faults = FaultPlan(rates={"malformed": 0.1, "invalid_target": 0.05, "length": 0.03}, seed=1)
     lineup = tmp_path / "lineup.json"
     with FakeOpenAIServer(faults=faults) as server:
-        lineup.write_text(json.dumps({
-            "default": {"kind": "llm", "model": model, "base_url": server.base_url},
-            "prices": {model: {"prompt": 0.15, "cached_prompt": 0.075, "completion": 0.6}},
-        }))  # fmt: skip
-        code = main(["run", "--lineup", str(lineup), "--games", "2", "--players", "5", "--rounds", "2", "--out",
-                     "run", "--baseline-games", "2", "--max-fallback-rate", "0.5"])  # fmt: skip
+        lineup.write_text(
+            json.dumps(
+                {
+                    "default": {"kind": "llm", "model": model, "base_url": server.base_url},
+                    "prices": {model: {"prompt": 0.15, "cached_prompt": 0.075, "completion": 0.6}},
+                }
+            )
+        )
+        code = main(
+            [
+                "run",
+                "--lineup",
+                str(lineup),
+                "--games",
+                "2",
+                "--players",
+                "5",
+                "--rounds",
+                "2",
+                "--out",
+                "run",
+                "--baseline-games",
+                "2",
+                "--max-fallback-rate",
+                "0.5",
+            ]
+        )
     lines = printed(capsys)
     assert code == 0
     assert_narrow(lines)
@@ -252,9 +303,30 @@ def test_an_llm_run_summary_fits_in_100_columns(tmp_path: Path, capsys, monkeypa
 def test_a_stopped_or_invalid_run_headline_is_wrapped(tmp_path: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     with FakeOpenAIServer(faults=FaultPlan(rates={"malformed": 0.9}, seed=2)) as server:
-        code = main(["run", "--model", "fake", "--base-url", server.base_url, "--games", "1", "--players", "5",
-                     "--rounds", "1", "--debate-turns", "1", "--retries", "0", "--out", str(tmp_path / "run"),
-                     "--no-report", "--max-fallback-rate", "0.01"])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--model",
+                "fake",
+                "--base-url",
+                server.base_url,
+                "--games",
+                "1",
+                "--players",
+                "5",
+                "--rounds",
+                "1",
+                "--debate-turns",
+                "1",
+                "--retries",
+                "0",
+                "--out",
+                str(tmp_path / "run"),
+                "--no-report",
+                "--max-fallback-rate",
+                "0.01",
+            ]
+        )
     lines = printed(capsys)
     assert code == 4 and lines[0].startswith("INVALID RUN: ")
     assert_narrow(lines)
@@ -302,8 +374,12 @@ def test_seed_names_sort_as_numbers(tmp_path: Path) -> None:
     for name in names:
         (tmp_path / name).write_text("")
     assert [p.name for p in find_logs(tmp_path)] == [
-        "game-00000-seed11.ndjson", "seed0.ndjson", "seed1.ndjson", "seed2.ndjson", "seed10.ndjson",
-    ]  # fmt: skip
+        "game-00000-seed11.ndjson",
+        "seed0.ndjson",
+        "seed1.ndjson",
+        "seed2.ndjson",
+        "seed10.ndjson",
+    ]
     assert sorted(["seed10", "seed9", "seed100"], key=natural_key) == ["seed9", "seed10", "seed100"]
 
 

@@ -17,8 +17,11 @@ from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.actions import NO_TARGET_WORDS, parse
 from werewolf_env.claims import SELF_WORDS
 
-TARGET_KINDS = {spec_kind.value: (spec.target_key, spec.null_ok) for spec_kind, spec in ACTION_SPECS.items()
-                if spec.target_key is not None}  # fmt: skip
+TARGET_KINDS = {
+    spec_kind.value: (spec.target_key, spec.null_ok)
+    for spec_kind, spec in ACTION_SPECS.items()
+    if spec.target_key is not None
+}
 
 
 def _positions() -> list[tuple[Any, str]]:
@@ -78,9 +81,11 @@ def _spellings() -> st.SearchStrategy[str]:
     names = [name for env, agent in POSITIONS for name in env.infos[agent]["players"]]
     words = sorted(SELF_WORDS | NO_TARGET_WORDS | {"you", "player_", "player_99", "player_-1", "player_08"})
     base = st.one_of(
-        st.sampled_from(names), st.sampled_from(words), st.integers(-2, 20).map(lambda i: f"player_{i}"),
+        st.sampled_from(names),
+        st.sampled_from(words),
+        st.integers(-2, 20).map(lambda i: f"player_{i}"),
         st.text(max_size=10),
-    )  # fmt: skip
+    )
     case = st.sampled_from([str, str.upper, str.lower, str.title])
     pad = st.sampled_from(["", " ", "\t", "  "])
     return st.builds(lambda text, how, left, right: left + how(text) + right, base, case, pad, pad)

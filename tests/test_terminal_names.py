@@ -30,8 +30,11 @@ def test_the_run_summary_and_the_report_show_hostile_names_made_visible(tmp_path
     out = tmp_path / "run"
     with FakeOpenAIServer() as server:
         lineup = tmp_path / "lineup.json"
-        lineup.write_text(json.dumps({"default": {"kind": "llm", "model": HOSTILE, "base_url": server.base_url,
-                                                  "name": f"seat{TITLE}{RLO}"}}))  # fmt: skip
+        lineup.write_text(
+            json.dumps(
+                {"default": {"kind": "llm", "model": HOSTILE, "base_url": server.base_url, "name": f"seat{TITLE}{RLO}"}}
+            )
+        )
         assert main(["run", "--lineup", str(lineup), "--games", "1", "--out", str(out), *SMALL]) == 0
     printed = capsys.readouterr()
     assert_inert(printed.out)

@@ -40,8 +40,12 @@ def lineup_file(folder: Path, base_url: str, prices: dict[str, Any] | None = Non
 
 
 def logged_calls(out: Path) -> list[dict[str, Any]]:
-    return [r["data"] for path in sorted((out / "games").glob("*.ndjson")) for r in read_log(path)
-            if r["type"] == "agent_record" and r["data"]["type"] == "llm_call"]  # fmt: skip
+    return [
+        r["data"]
+        for path in sorted((out / "games").glob("*.ndjson"))
+        for r in read_log(path)
+        if r["type"] == "agent_record" and r["data"]["type"] == "llm_call"
+    ]
 
 
 def server_cached(usage: dict[str, Any]) -> int:
@@ -97,8 +101,9 @@ def test_calls_without_usage_are_estimated_and_say_so(monkeypatch: pytest.Monkey
 def test_a_tiktoken_estimate_names_its_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
     tiktoken = pytest.importorskip("tiktoken", reason="the 'tokens' extra (tiktoken) is not installed")
     # A real tiktoken encoding that needs no download: one token per byte.
-    encoding = tiktoken.Encoding("bytes", pat_str=r".", mergeable_ranks={bytes([b]): b for b in range(256)},
-                                 special_tokens={})  # fmt: skip
+    encoding = tiktoken.Encoding(
+        "bytes", pat_str=r".", mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={}
+    )
     monkeypatch.setattr(token_usage, "_encoding_name", lambda model: "bytes")
     monkeypatch.setattr(token_usage, "load_encoding", lambda name: encoding)
     tally = TokenTally()
@@ -141,10 +146,12 @@ def test_a_lineup_holds_prices_per_model_and_refuses_bad_ones() -> None:
         load_lineup({"prices": {"m": {"prompt": -1}}})
     # The tournament's table is the same price model, and its old form still loads.
     assert TournamentPrice is Price
-    tour = TournamentConfig.model_validate({
-        "entrants": [{"kind": "llm", "model": "m", "name": "mine"}, {"kind": "heuristic", "name": "h"}],
-        "prices": {"m": {"prompt": 1.0, "completion": 2.0}},
-    })  # fmt: skip
+    tour = TournamentConfig.model_validate(
+        {
+            "entrants": [{"kind": "llm", "model": "m", "name": "mine"}, {"kind": "heuristic", "name": "h"}],
+            "prices": {"m": {"prompt": 1.0, "completion": 2.0}},
+        }
+    )
     assert (
         tour.price_of(tour.entrants[0]) == Price(prompt=1.0, completion=2.0) and tour.price_of(tour.entrants[1]) is None
     )
@@ -170,7 +177,11 @@ def test_an_llm_run_reports_tokens_per_game_and_call_kind_with_its_cost(tmp_path
     summary = json.loads((out / "summary.json").read_text())
     tokens = summary["tokens"]
     assert (tokens["calls"], tokens["prompt_tokens"], tokens["cached_tokens"], tokens["completion_tokens"]) == (
-        len(calls), prompt, cached, completion)  # fmt: skip
+        len(calls),
+        prompt,
+        cached,
+        completion,
+    )
     for key in ("calls", "prompt_tokens", "cached_tokens", "completion_tokens"):
         assert sum(row[key] for row in tokens["by_kind"].values()) == tokens[key]
     assert {"statement", "peer_analysis", "bid"} <= set(tokens["by_kind"])
@@ -185,15 +196,17 @@ def test_an_llm_run_reports_tokens_per_game_and_call_kind_with_its_cost(tmp_path
     # Printed: totals, a row per call kind, the counter and the cost; the key nowhere.
     assert "LLM tokens:" in printed and f"prompt {prompt:,} (cached {cached:,})" in printed
     assert "model fake: " in printed and "counted by server usage" in printed and "estimated cost $" in printed
-    assert any(line.split()[:2] == ["statement", str(tokens["by_kind"]["statement"]["calls"])]
-               for line in printed.splitlines())  # fmt: skip
+    assert any(
+        line.split()[:2] == ["statement", str(tokens["by_kind"]["statement"]["calls"])] for line in printed.splitlines()
+    )
     # The report: the same counts in metrics.json, priced from the manifest's lineup, printed and on the page.
     assert main(["report", str(out), "--baseline-games", "0", "--no-plots"]) == 0
     assert "counted by server usage" in capsys.readouterr().out
     document = json.loads((out / "metrics.json").read_text())
     assert run_prices(out) == {"fake": Price(**PRICE)}
     assert {k: document["tokens"][k] for k in ("calls", "prompt_tokens", "cached_tokens", "completion_tokens")} == {
-        k: tokens[k] for k in ("calls", "prompt_tokens", "cached_tokens", "completion_tokens")}  # fmt: skip
+        k: tokens[k] for k in ("calls", "prompt_tokens", "cached_tokens", "completion_tokens")
+    }
     assert document["tokens"]["cost_usd"] == tokens["cost_usd"]
     assert document["metrics"]["totals"]["cached_tokens"] == cached
     record = GameRecord.from_events(read_log(sorted((out / "games").glob("*.ndjson"))[0]))
@@ -208,7 +221,7 @@ def test_an_llm_run_reports_tokens_per_game_and_call_kind_with_its_cost(tmp_path
 
 def test_a_run_without_a_price_prints_tokens_but_no_cost_and_prices_may_change_on_resume(
     tmp_path: Path, capsys, monkeypatch
-) -> None:  # fmt: skip
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     out = tmp_path / "run"
     with FakeOpenAIServer() as server:
@@ -224,7 +237,8 @@ def test_a_run_without_a_price_prints_tokens_but_no_cost_and_prices_may_change_o
     summary = json.loads((out / "summary.json").read_text())
     tokens = summary["tokens"]
     assert summary["games"] == 2 and tokens["cost_usd"] == pytest.approx(
-        (tokens["prompt_tokens"] + tokens["completion_tokens"]) / 1e6, abs=1e-6)  # fmt: skip
+        (tokens["prompt_tokens"] + tokens["completion_tokens"]) / 1e6, abs=1e-6
+    )
 
 
 def test_a_model_free_run_prints_no_tokens(tmp_path: Path, capsys) -> None:
@@ -242,8 +256,12 @@ def test_a_custom_transport_without_usage_is_estimated_in_the_game_result(monkey
     async def my_model(messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
         return '{"vote": null}'  # rarely valid: the env falls back, the call is still counted
 
-    result = play_game_sync({"num_players": 5, "max_rounds": 1, "max_debate_turns": 1}, None, seed=3,
-                            policies=[LLMAgent(transport=my_model) for _ in range(5)])  # fmt: skip
+    result = play_game_sync(
+        {"num_players": 5, "max_rounds": 1, "max_debate_turns": 1},
+        None,
+        seed=3,
+        policies=[LLMAgent(transport=my_model) for _ in range(5)],
+    )
     usage = result.token_usage
     assert usage["calls"] > 0 and usage["by_model"]["my_model"]["estimated_calls"] == usage["calls"]
     assert usage["by_model"]["my_model"]["counter"] == "characters/4 estimate"

@@ -180,8 +180,12 @@ def test_torchrl_ppo_example_smoke() -> None:
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(
         [sys.executable, "examples/torchrl_ppo.py", "--smoke"],
-        cwd=root, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["train"]["frames"] >= 20

@@ -18,10 +18,13 @@ from werewolf_env import Game
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 5), st.integers(5, 10), st.integers(1, 3))
 def test_every_entrant_plays_every_role_equally(entrants: int, players: int, blocks: int) -> None:
-    config = TournamentConfig.model_validate({
-        "entrants": [{"kind": "random", "name": f"e{i}"} for i in range(entrants)],
-        "players": players, "blocks": blocks,
-    })  # fmt: skip
+    config = TournamentConfig.model_validate(
+        {
+            "entrants": [{"kind": "random", "name": f"e{i}"} for i in range(entrants)],
+            "players": players,
+            "blocks": blocks,
+        }
+    )
     game_config = config.game_config()
     counts: Counter[tuple[str, str]] = Counter()
     seats: Counter[tuple[str, int]] = Counter()

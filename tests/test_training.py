@@ -83,8 +83,12 @@ def test_rllib_ppo_example_smoke(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(
         [sys.executable, "examples/rllib_ppo.py", "--iterations", "1", "--batch", "128", "--out", str(tmp_path)],
-        cwd=root, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     curve = json.loads((tmp_path / "learning_curve.json").read_text())
     assert curve[0]["iteration"] == 1 and curve[0]["env_steps"] >= 128

@@ -88,8 +88,14 @@ def test_passthrough_errors_end_the_game_instead_of_falling_back() -> None:
 
     seen: list[dict[str, Any]] = []
     with pytest.raises(StopError):
-        play_game_sync(CONFIG, None, seed=2, policy_factory=lambda seat: LLMAgent(transport=Limited()),
-                       passthrough=(StopError,), on_records=seen.extend)  # fmt: skip
+        play_game_sync(
+            CONFIG,
+            None,
+            seed=2,
+            policy_factory=lambda seat: LLMAgent(transport=Limited()),
+            passthrough=(StopError,),
+            on_records=seen.extend,
+        )
     actions = [r for r in seen if r.get("type") == "action"]
     assert actions and not any("fallbacks" in r["data"] for r in actions)
     assert not any(r.get("data", {}).get("type") == "policy_error" for r in seen)
@@ -98,8 +104,9 @@ def test_passthrough_errors_end_the_game_instead_of_falling_back() -> None:
 def test_the_callers_passthrough_reaches_through_a_transport_that_does_not_declare_it() -> None:
     """``play_game(passthrough=...)`` alone is enough: an LLM seat must not turn the caller's error into its own."""
     with pytest.raises(StopError):
-        play_game_sync(CONFIG, None, seed=2, policy_factory=lambda seat: LLMAgent(transport=_stopping(5)),
-                       passthrough=(StopError,))  # fmt: skip
+        play_game_sync(
+            CONFIG, None, seed=2, policy_factory=lambda seat: LLMAgent(transport=_stopping(5)), passthrough=(StopError,)
+        )
 
 
 def test_without_passthrough_an_error_is_a_fallback() -> None:

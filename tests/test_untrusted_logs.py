@@ -61,10 +61,11 @@ def depth_of(value: Any) -> int:
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ab,:'),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='[]{}"\\a', max_size=3), inner,
-                                                                 max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='[]{}"\\a', max_size=3), inner, max_size=3)
+    ),
     max_leaves=30,
-)  # fmt: skip
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -113,8 +114,10 @@ def test_a_log_of_more_than_the_most_lines_is_read_up_to_there(run_logs: Path, t
     kept = whole.count(b"\n")
     log.write_bytes(whole + b"\n" * (MAX_LOG_LINES - kept) + b"{}\n" * 3)  # blank lines are lines too
     reading = read_log_checked(log)
-    assert reading.damage == (f"the log has more than {MAX_LOG_LINES:,} lines, the most a log may have: line "
-                              f"{MAX_LOG_LINES + 1:,} and the 2 lines after it were not read")  # fmt: skip
+    assert reading.damage == (
+        f"the log has more than {MAX_LOG_LINES:,} lines, the most a log may have: line "
+        f"{MAX_LOG_LINES + 1:,} and the 2 lines after it were not read"
+    )
     assert len(reading.records) == kept and reading.lines == MAX_LOG_LINES
     result = replay(log)
     assert not result.ok and result.matches and result.truncated == reading.damage
@@ -132,8 +135,10 @@ def test_a_line_longer_than_the_most_bytes_stops_the_reading(
     log.write_text("".join([*lines[:4], long, *lines[4:]]), encoding="utf-8")
     reading = log_module.read_log_checked(log)
     assert reading.damage is not None and reading.damage.startswith("line 5 (byte ")
-    assert f"is longer than 4,096 bytes, the most a log line may have; it and the {len(lines) - 4:,} lines after " \
-           "it were not read" in reading.damage  # fmt: skip
+    assert (
+        f"is longer than 4,096 bytes, the most a log line may have; it and the {len(lines) - 4:,} lines after "
+        "it were not read" in reading.damage
+    )
     assert len(reading.records) == 4
 
 
@@ -270,8 +275,13 @@ def test_a_report_whose_metrics_file_is_on_a_full_disk_names_it(run_logs: Path, 
     out = tmp_path / "report"
     out.mkdir()
     (out / "metrics.json").symlink_to("/dev/full")
-    done = subprocess.run([sys.executable, "-m", "benchmarks.cli", "report", str(run_logs), "--out", str(out),
-                           *REPORT], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli", "report", str(run_logs), "--out", str(out), *REPORT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 5, done.stderr
     assert done.stderr == f"error: cannot write {out / 'metrics.json'}: No space left on device (ENOSPC)\n"
 
@@ -336,8 +346,13 @@ def test_sigterm_at_any_stage_exits_143_without_a_traceback(run_logs: Path, tmp_
     command, spec = STAGES[stage]
     run = copy_run(run_logs, tmp_path / "run")
     args = [part.format(run=run, out=tmp_path / "out") for part in command]
-    done = subprocess.run([sys.executable, "-c", SIGTERM_AT, json.dumps(spec), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", SIGTERM_AT, json.dumps(spec), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 143, done.stderr
     for noise in ("Traceback", "never retrieved", "never awaited", "Exception ignored", "Task was destroyed"):
         assert noise not in done.stderr, done.stderr

@@ -51,23 +51,34 @@ def hand_made_log() -> list[dict[str, Any]]:
         {"type": "header", "schema_version": 1, "seed": 0, "config": {}},
         agent(None, type="lineup", policies=["llm:m", "heuristic", "llm:m"]),
         {"seq": 1, "round": 0, "phase": "night", "type": "game_start", "actor": None, "audience": "all", "data": {}},
-        call(0, "bid"), outcome(0, "bid", "answered"), action(0, "bid"),
+        call(0, "bid"),
+        outcome(0, "bid", "answered"),
+        action(0, "bid"),
         action(1, "bid", "bid: 11 is outside 0-10; used 0"),
-        call(2, "bid", error="bid: not an integer"), call(2, "bid", "repair"), outcome(2, "bid", "repaired"),
+        call(2, "bid", error="bid: not an integer"),
+        call(2, "bid", "repair"),
+        outcome(2, "bid", "repaired"),
         action(2, "bid"),
         call(0, "vote", error="vote: Zed is not playing", finish_reason="length"),
         call(0, "vote", "repair", error="vote: Zed is not playing", cut_off=True),
-        outcome(0, "vote", "invalid"), action(0, "vote", "vote: unknown player 'Zed'; used abstain"),
+        outcome(0, "vote", "invalid"),
+        action(0, "vote", "vote: unknown player 'Zed'; used abstain"),
         call(2, "peer_analysis", error="retries exhausted", failure="retries exhausted"),
         outcome(2, "peer_analysis", "unanswered"),
-        action(2, "peer_analysis", "unparseable JSON: no object found", "is_deceptive: missing; used false",
-               "suspicion: missing; used your current score"),
+        action(
+            2,
+            "peer_analysis",
+            "unparseable JSON: no object found",
+            "is_deceptive: missing; used false",
+            "suspicion: missing; used your current score",
+        ),
         agent(0, type="policy_error", policy="llm:m", error="RuntimeError: boom"),
-        action(0, "statement", "statement: missing; used \"\""),
+        action(0, "statement", 'statement: missing; used ""'),
         agent(2, type="llm_call", attempt="answer", action_kind="vote", error=None, cached=True),
-        outcome(2, "vote", "answered", cached=True), action(2, "vote"),
+        outcome(2, "vote", "answered", cached=True),
+        action(2, "vote"),
         {"type": "snapshot", "data": {}},
-    ]  # fmt: skip
+    ]
 
 
 def test_counts_per_policy_and_kind() -> None:
@@ -77,17 +88,37 @@ def test_counts_per_policy_and_kind() -> None:
     assert llm["llm"] is True and llm["seat_games"] == 2
     o = llm["overall"]
     assert {k: o[k] for k in ("actions", "answered", "repaired", "invalid", "unanswered", "no_outcome")} == {
-        "actions": 6, "answered": 2, "repaired": 1, "invalid": 1, "unanswered": 1, "no_outcome": 1}  # fmt: skip
+        "actions": 6,
+        "answered": 2,
+        "repaired": 1,
+        "invalid": 1,
+        "unanswered": 1,
+        "no_outcome": 1,
+    }
     assert (o["fallback"], o["field_replaced"], o["calls"], o["cut_off"], o["cached"], o["policy_errors"]) == (
-        3, 3, 7, 2, 1, 1)  # fmt: skip
+        3,
+        3,
+        7,
+        2,
+        1,
+        1,
+    )
     assert o["invalid_fields"] == {"vote": 1, "unparseable JSON": 1, "is_deceptive": 1, "suspicion": 1, "statement": 1}
     assert (o["answered_rate"], o["repaired_rate"], o["fallback_rate"], o["invalid_field_rate"]) == (
-        0.3333, 0.1667, 0.5, 0.5)  # fmt: skip
+        0.3333,
+        0.1667,
+        0.5,
+        0.5,
+    )
     assert (o["cut_off_rate"], o["policy_error_rate"], o["inferred_outcomes"]) == (0.2857, 0.1667, 0)
     kinds = llm["by_kind"]
     assert set(kinds) == {"bid", "vote", "peer_analysis", "statement"}
     assert (kinds["bid"]["actions"], kinds["bid"]["answered"], kinds["bid"]["repaired"], kinds["bid"]["fallback"]) == (
-        2, 1, 1, 0)  # fmt: skip
+        2,
+        1,
+        1,
+        0,
+    )
     assert (kinds["vote"]["invalid"], kinds["vote"]["cut_off"], kinds["vote"]["cached"]) == (1, 2, 1)
     assert kinds["peer_analysis"]["unanswered_rate"] == 1.0 and kinds["statement"]["no_outcome"] == 1
     # A model-free seat: outcomes unknown, fallbacks still counted.
@@ -247,8 +278,9 @@ def test_a_real_game_against_a_faulty_server(tmp_path: Path) -> None:
     faults = FaultPlan(rates={"malformed": 0.3, "invalid_target": 0.15, "500": 0.05}, seed=3)
     with FakeOpenAIServer(faults=faults) as server:
         llm = {"kind": "llm", "model": "fake", "base_url": server.base_url, "retries": 0}
-        result = play_game_sync({"num_players": 6}, {"default": "heuristic", "teams": {"werewolf": llm}}, seed=2,
-                                log_dir=tmp_path)  # fmt: skip
+        result = play_game_sync(
+            {"num_players": 6}, {"default": "heuristic", "teams": {"werewolf": llm}}, seed=2, log_dir=tmp_path
+        )
     assert result.log_path is not None
     records = read_log(result.log_path)
     v = game_validity(records)

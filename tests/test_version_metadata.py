@@ -18,8 +18,12 @@ def test_version_is_the_metadata_one_and_not_written_in_the_source() -> None:
     assert werewolf_env.__version__ == metadata.version(DISTRIBUTION)
     assert werewolf_env.__version__ == source_version(ROOT / "pyproject.toml")
     written = re.compile(r"__version__\s*=\s*['\"]")
-    offenders = [str(p) for d in ("werewolf_env", "agents", "benchmarks") for p in (ROOT / d).rglob("*.py")
-                 if written.search(p.read_text(encoding="utf-8"))]  # fmt: skip
+    offenders = [
+        str(p)
+        for d in ("werewolf_env", "agents", "benchmarks")
+        for p in (ROOT / d).rglob("*.py")
+        if written.search(p.read_text(encoding="utf-8"))
+    ]
     assert offenders == []
 
 
@@ -44,7 +48,11 @@ def test_a_source_tree_that_was_never_installed_reads_pyproject(tmp_path: Path) 
 def test_an_unreadable_or_foreign_pyproject_gives_unknown(tmp_path: Path) -> None:
     assert source_version(tmp_path / "missing.toml") == UNKNOWN
     bad = tmp_path / "pyproject.toml"
-    for text in ("not = [toml", '[project]\nname = "other"\nversion = "1.0"\n', "project = 3\n",
-                 f'[project]\nname = "{DISTRIBUTION}"\nversion = 1\n'):  # fmt: skip
+    for text in (
+        "not = [toml",
+        '[project]\nname = "other"\nversion = "1.0"\n',
+        "project = 3\n",
+        f'[project]\nname = "{DISTRIBUTION}"\nversion = 1\n',
+    ):
         bad.write_text(text, encoding="utf-8")
         assert source_version(bad) == UNKNOWN

@@ -169,9 +169,7 @@ def parse(raw: Any, turn: Turn, state: GameState) -> ParseResult:
     return ParseResult(kind, action, fallbacks, repairs)
 
 
-def _validate_fields(
-    kind: ActionKind, obj: dict[str, Any], fallbacks: list[str], repairs: list[str]
-) -> dict[str, Any]:
+def _validate_fields(kind: ActionKind, obj: dict[str, Any], fallbacks: list[str], repairs: list[str]) -> dict[str, Any]:
     """Pydantic validation with a per-field fallback, so one bad field does not cost the others
     (``parse`` tries ``_fast_fields`` first). Values JSON cannot hold are settled first (``json_input``)."""
     model = ACTION_MODELS[kind]

@@ -99,7 +99,7 @@ _FUNCTION_WORDS = frozenset(
     "we us our they them their he she it its this that these those here there what which who whom whose "
     "do does did have has had will would shall should can could may might must not no so such than then "
     "too very just all any some each every up down out about into over under again #".split()
-)  # fmt: skip
+)
 _TOKEN = re.compile(r"[^\W_]+|#")
 _SLOT = re.compile(r"<\s*([^\W\d_][^<>\n]{0,60}?)\s*>")
 # "[your statement here]", "{statement}": a slot in other brackets when it holds only instruction words.

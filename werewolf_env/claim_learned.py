@@ -113,8 +113,13 @@ def candidate_features(
     name_parts = [tuple(tokens(name_key(name))) for name in names]
     mentions = _mentions(words, name_parts, speaker)
     marked = list(words)
-    spans = {seat: [(at, at + len(name_parts[seat]) if seat != speaker or words[at] not in _FIRST_PERSON else at + 1)
-                    for at in ats] for seat, ats in mentions.items()}  # fmt: skip
+    spans = {
+        seat: [
+            (at, at + len(name_parts[seat]) if seat != speaker or words[at] not in _FIRST_PERSON else at + 1)
+            for at in ats
+        ]
+        for seat, ats in mentions.items()
+    }
     for ranges in spans.values():
         for start, end in ranges:
             for k in range(start, end):
@@ -178,8 +183,12 @@ class LearnedStage:
     def load(cls, path: Path = MODEL_PATH) -> LearnedStage:
         with np.load(path) as data:
             names = [str(n) for n in data["names"]]
-            heads = {name: Head(data[f"{name}_slots"], data[f"{name}_values"].astype(np.float32),
-                                float(data[f"{name}_bias"])) for name in names}  # fmt: skip
+            heads = {
+                name: Head(
+                    data[f"{name}_slots"], data[f"{name}_values"].astype(np.float32), float(data[f"{name}_bias"])
+                )
+                for name in names
+            }
             threshold = float(data["threshold"])
         return cls(heads, threshold)
 
@@ -200,8 +209,17 @@ class LearnedStage:
         found = []
         for kind, role, team, negated in CLASSES:
             if p[label(kind, role, team, negated)] >= self.threshold:
-                found.append({"kind": kind, "player": seat, "role": role, "team": team, "negated": negated,
-                              "hedged": hedged, "source": "learned"})  # fmt: skip
+                found.append(
+                    {
+                        "kind": kind,
+                        "player": seat,
+                        "role": role,
+                        "team": team,
+                        "negated": negated,
+                        "hedged": hedged,
+                        "source": "learned",
+                    }
+                )
         return found
 
 

@@ -165,8 +165,16 @@ READ_WORDS = frozenset(
     "backup next".split()
 )
 _SUSPECT_PATTERNS = (
-    MY_SUSPECT_RE, THE_SUSPECT_RE, IS_SUSPECT_RE, MAKES_SUSPECT_RE, SUSPICION_ON_RE, TOP_OF_LIST_RE, MOST_SUSPICIOUS_RE,
-    MOST_SUSPICIOUS_FIRST_RE, FOCUS_SUSPICION_RE, GUT_RE,
+    MY_SUSPECT_RE,
+    THE_SUSPECT_RE,
+    IS_SUSPECT_RE,
+    MAKES_SUSPECT_RE,
+    SUSPICION_ON_RE,
+    TOP_OF_LIST_RE,
+    MOST_SUSPICIOUS_RE,
+    MOST_SUSPICIOUS_FIRST_RE,
+    FOCUS_SUSPICION_RE,
+    GUT_RE,
 )
 # A sentence without one of these has no ranking, suspicion or lean to read.
 _SUSPECT_GATE = frozenset(
@@ -174,7 +182,12 @@ _SUSPECT_GATE = frozenset(
     "gut money bet hunch instinct instincts scrutiny".split()
 )
 _PACK_ALTERNATIVES = (
-    LIST_LABEL_RE, PACK_GROUP_RE, PACK_APPOSITION_RE, BRACKETED_RE, GROUP_APPOSITION_RE, PRED_THEN_BRACKETS_RE
+    LIST_LABEL_RE,
+    PACK_GROUP_RE,
+    PACK_APPOSITION_RE,
+    BRACKETED_RE,
+    GROUP_APPOSITION_RE,
+    PRED_THEN_BRACKETS_RE,
 )
 _built: dict[str, re.Pattern[str]] = {}
 

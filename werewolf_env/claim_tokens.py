@@ -82,6 +82,8 @@ APOSTROPHES = str.maketrans(TYPOGRAPHIC)
 def normalise(text: str) -> str:
     """``text`` with its typographic punctuation in ASCII form (unchanged, and not copied, when it has none)."""
     return text.translate(APOSTROPHES) if TYPOGRAPHIC_RE.search(text) else text
+
+
 WORD_RE = re.compile(r"[a-z]+")
 PRONOUN_WORDS = frozenset("he she him her his their they them you your".split())
 SUBJECT_WORDS = PRONOUN_WORDS | frozenset("i my me im".split())

@@ -133,8 +133,12 @@ def rebuild() -> None:
     PREDICATES = predicates
     PRED_ALT = alternation(predicates)
     PRED_WORDS = frozenset(w for key in predicates for w in re.findall("[a-z]+", key)) - {
-        "our", "on", "good", "side", "team"
-    }  # fmt: skip
+        "our",
+        "on",
+        "good",
+        "side",
+        "team",
+    }
     PACK_ALT = alternation(pack)
     LABEL_ALT = alternation(labels)
     LABEL_WORDS = frozenset(w for word in [*labels, *LABEL_TEAM_WORDS] for w in word.split())

@@ -154,9 +154,10 @@ def shown_kinds(cov: dict[str, Any], action_kinds: Iterable[str] | None = None) 
     ``werewolf_env.role_figures.action_kinds_of``; None: unknown, so only kinds that were held)."""
     acting = set(action_kinds or ())
     return [
-        kind for kind, part in cov["by_kind"].items()
+        kind
+        for kind, part in cov["by_kind"].items()
         if part.get("count") or kind not in CLAIM_KIND_ACTIONS or acting & set(CLAIM_KIND_ACTIONS[kind])
-    ]  # fmt: skip
+    ]
 
 
 def claims_coverage_lines(cov: dict[str, Any], action_kinds: Iterable[str] | None = None) -> list[str]:
@@ -168,8 +169,10 @@ def claims_coverage_lines(cov: dict[str, Any], action_kinds: Iterable[str] | Non
     lines = [f"ground truth (labeler {cov['labeler']}): {_pct(cov['with_claim'])} of statements hold a claim"]
     if kinds:
         lines.append(f"  by kind: {kinds}")
-    lines.append(f"  hedged: {_pct(cov['hedged'])} of claims; {hedged_only} "
-                 f"{'lie rests' if hedged_only == 1 else 'lies rest'} on hedged claims only")  # fmt: skip
+    lines.append(
+        f"  hedged: {_pct(cov['hedged'])} of claims; {hedged_only} "
+        f"{'lie rests' if hedged_only == 1 else 'lies rest'} on hedged claims only"
+    )
     if cov["unlabelled"]:
         lines.append(f"  unlabelled (left out): {cov['unlabelled']} of {cov['statements']} statements")
     return lines

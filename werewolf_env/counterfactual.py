@@ -87,12 +87,19 @@ class ProposalValue:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            **self.proposal.to_json(), "listener": self.listener, "bait": self.bait.to_json(),
-            "switch": self.switch.to_json(), "edge": self.edge.to_json(), "plan": self.plan,
-            "proposed": self.proposed, "promised": self.promised,
+            **self.proposal.to_json(),
+            "listener": self.listener,
+            "bait": self.bait.to_json(),
+            "switch": self.switch.to_json(),
+            "edge": self.edge.to_json(),
+            "plan": self.plan,
+            "proposed": self.proposed,
+            "promised": self.promised,
             "alternatives": {str(k): v for k, v in self.alternatives.items()},
-            "rollouts": self.rollouts, "determinizations": self.determinizations, "oracle": self.oracle,
-        }  # fmt: skip
+            "rollouts": self.rollouts,
+            "determinizations": self.determinizations,
+            "oracle": self.oracle,
+        }
 
 
 class CounterfactualValuer:
@@ -184,16 +191,26 @@ class CounterfactualValuer:
                 edge.append(float(w3 == team_j) - float(w4 == team_j))
             self.played += world.played
         return ProposalValue(
-            proposal=proposal, listener=listener, bait=_sign(bait), switch=_sign(switch), edge=_sign(edge),
-            plan=a_i, proposed=hat_i, promised=hat_j, alternatives=chosen, rollouts=count,
-            determinizations=self.determinizations, oracle=self.oracle,
-        )  # fmt: skip
+            proposal=proposal,
+            listener=listener,
+            bait=_sign(bait),
+            switch=_sign(switch),
+            edge=_sign(edge),
+            plan=a_i,
+            proposed=hat_i,
+            promised=hat_j,
+            alternatives=chosen,
+            rollouts=count,
+            determinizations=self.determinizations,
+            oracle=self.oracle,
+        )
 
     def statement_values(self, state: GameState, statement_id: int | None = None) -> list[ProposalValue]:
         """Every (first vote-related proposal, listener) pair of a statement, for every living listener."""
         st = state.statements[statement_id if statement_id is not None else -1]
-        proposals = [p for p in extract_proposals(st.id, st.speaker, st.text, st.claims, state.names)
-                     if p.kind != "protect"]  # fmt: skip
+        proposals = [
+            p for p in extract_proposals(st.id, st.speaker, st.text, st.claims, state.names) if p.kind != "protect"
+        ]
         if not proposals:
             return []
         out = []

@@ -167,12 +167,18 @@ class GameRecord:
                 roles = list(data["roles"])
             elif kind == "statement":
                 current = StatementRecord(
-                    id=int(data["statement_id"]), round=int(record["round"]), turn=len(statements),
-                    speaker=int(data["speaker"]), text=str(data["text"]), claims=list(data.get("claims") or []),
-                    claims_source=str(data.get("claims_source", "")), truncated=bool(data.get("truncated")),
+                    id=int(data["statement_id"]),
+                    round=int(record["round"]),
+                    turn=len(statements),
+                    speaker=int(data["speaker"]),
+                    text=str(data["text"]),
+                    claims=list(data.get("claims") or []),
+                    claims_source=str(data.get("claims_source", "")),
+                    truncated=bool(data.get("truncated")),
                     # Subjects are asked about only under ``subject_suspicion`` (older logs: never).
-                    alive=list(alive), subjects=_subjects(data, alive) if config.get("subject_suspicion") else (),
-                )  # fmt: skip
+                    alive=list(alive),
+                    subjects=_subjects(data, alive) if config.get("subject_suspicion") else (),
+                )
                 statements[current.id] = current
                 matrices.append(running.copy())
             elif kind == "ground_truth":
@@ -215,29 +221,39 @@ class GameRecord:
                         updated.subjects[subject] = before_after
             elif kind == "poll" and isinstance(record.get("actor"), int):
                 sid, target = data.get("statement_id"), data.get("target")
-                polls.append({
-                    "round": int(record.get("round") or 0), "after": str(data.get("after") or ""),
-                    "statement_id": None if sid is None else int(sid), "poller": int(record["actor"]),
-                    "target": None if target is None else int(target), "fallback": bool(data.get("fallback")),
-                    # A tie the answer did not break (a poll event from before ties were recorded: none).
-                    "tied": [int(p) for p in data.get("tied") or ()],
-                })  # fmt: skip
+                polls.append(
+                    {
+                        "round": int(record.get("round") or 0),
+                        "after": str(data.get("after") or ""),
+                        "statement_id": None if sid is None else int(sid),
+                        "poller": int(record["actor"]),
+                        "target": None if target is None else int(target),
+                        "fallback": bool(data.get("fallback")),
+                        # A tie the answer did not break (a poll event from before ties were recorded: none).
+                        "tied": [int(p) for p in data.get("tied") or ()],
+                    }
+                )
             elif kind == "votes":
-                votes.append({
-                    "round": int(record["round"]),
-                    "votes": {int(v): (None if t is None else int(t)) for v, t in data["votes"].items()},
-                    "exiled": data.get("exiled"),
-                })  # fmt: skip
+                votes.append(
+                    {
+                        "round": int(record["round"]),
+                        "votes": {int(v): (None if t is None else int(t)) for v, t in data["votes"].items()},
+                        "exiled": data.get("exiled"),
+                    }
+                )
             elif kind == "night_outcome":
                 night_causes = night_deaths(data)
             elif kind == "death" and data.get("victim") is not None:  # victim None: nobody died that night
                 victim = int(data["victim"])
                 cause = data.get("cause")
-                deaths.append({
-                    "round": int(record["round"]), "victim": victim,
-                    "cause": night_causes.get(victim, cause) if cause == "night" else cause,
-                    "after_statements": len(statements),
-                })  # fmt: skip
+                deaths.append(
+                    {
+                        "round": int(record["round"]),
+                        "victim": victim,
+                        "cause": night_causes.get(victim, cause) if cause == "night" else cause,
+                        "after_statements": len(statements),
+                    }
+                )
                 if victim < len(alive):
                     alive[victim] = False
             elif kind == "game_over":
@@ -248,13 +264,28 @@ class GameRecord:
         if not policies:
             policies = ["unknown"] * len(names)
         return cls(
-            seed=seed, config=config, names=names, roles=roles, policies=policies,
-            statements=sorted(statements.values(), key=lambda s: s.id), matrices=stacked, votes=votes,
-            deaths=deaths, winner=winner, truncated=truncated, rounds=rounds, complete=complete,
-            actions=actions, fallbacks=fallbacks, tokens=dict(tokens), events=events, source=source,
-            seat_tokens={seat: dict(c) for seat, c in seat_tokens.items()}, polls=polls,
+            seed=seed,
+            config=config,
+            names=names,
+            roles=roles,
+            policies=policies,
+            statements=sorted(statements.values(), key=lambda s: s.id),
+            matrices=stacked,
+            votes=votes,
+            deaths=deaths,
+            winner=winner,
+            truncated=truncated,
+            rounds=rounds,
+            complete=complete,
+            actions=actions,
+            fallbacks=fallbacks,
+            tokens=dict(tokens),
+            events=events,
+            source=source,
+            seat_tokens={seat: dict(c) for seat, c in seat_tokens.items()},
+            polls=polls,
             token_usage=tally.to_json(),
-        )  # fmt: skip
+        )
 
     # ------------------------------------------------------------------ per-game figures
 
@@ -307,11 +338,16 @@ def _label(statement_id: int, observer: int, action_kind: str, data: dict[str, A
     parsed = data.get("parsed") or {}
     suspicion = parsed.get("suspicion")
     return Label(
-        statement_id=statement_id, observer=observer, kind="self" if action_kind == "self_analysis" else "peer",
-        is_deceptive=bool(parsed.get("is_deceptive")), confidence=float(parsed.get("confidence", 0.5)),
-        deception_type=str(parsed.get("deception_type", "none")), reasoning=str(parsed.get("reasoning", "")),
-        suspicion=None if suspicion is None else float(suspicion), fallback="fallbacks" in data,
-    )  # fmt: skip
+        statement_id=statement_id,
+        observer=observer,
+        kind="self" if action_kind == "self_analysis" else "peer",
+        is_deceptive=bool(parsed.get("is_deceptive")),
+        confidence=float(parsed.get("confidence", 0.5)),
+        deception_type=str(parsed.get("deception_type", "none")),
+        reasoning=str(parsed.get("reasoning", "")),
+        suspicion=None if suspicion is None else float(suspicion),
+        fallback="fallbacks" in data,
+    )
 
 
 def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -322,8 +358,13 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
     is_wolf = [r in Role and Role(r).team is Team.WEREWOLF for r in record.roles]
 
     def seat(prefix: str, s: int) -> dict[str, Any]:
-        return {f"{prefix}": s, f"{prefix}_name": record.names[s], f"{prefix}_role": record.roles[s],
-                f"{prefix}_team": record.team(s), f"{prefix}_policy": record.policies[s]}  # fmt: skip
+        return {
+            f"{prefix}": s,
+            f"{prefix}_name": record.names[s],
+            f"{prefix}_role": record.roles[s],
+            f"{prefix}_team": record.team(s),
+            f"{prefix}_policy": record.policies[s],
+        }
 
     statements, analyses = [], []
     persuasion = statement_figures(record)
@@ -333,50 +374,92 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
         # The self columns hold the speaker's own label only: a fallback's values are the env's default.
         told = st.self_label if st.self_answered else None
         truth = st.lie if st.labelled else None  # unlabelled: neither a lie nor a truth
-        statements.append({
-            "game": gid, "statement_id": st.id, "round": st.round, "turn": st.turn, **seat("speaker", st.speaker),
-            "text": st.text, "claims": len(st.claims), "claims_source": st.claims_source,
-            "claims_hedged": sum(bool(c.get("hedged")) for c in st.claims), "labelled": st.labelled,
-            "truncated": st.truncated, "lie": truth, "lie_type": st.lie_type or "",
-            "lie_strict": st.lie_strict if st.labelled else None,
-            "self_asked": st.self_label is not None, "self_answered": st.self_answered,
-            "self_is_deceptive": None if told is None else told.is_deceptive,
-            "self_confidence": None if told is None else told.confidence,
-            "self_type": None if told is None else told.deception_type,
-            "peers": len(peers), "peers_answered": len(st.answered_peers), "peer_flags": st.peer_flags,
-            "peer_detected": st.peer_detected if st.peer_judged else None,
-            "mean_peer_suspicion": float(np.mean(reported)) if reported else None,
-            **persuasion[st.id],
-        })  # fmt: skip
+        statements.append(
+            {
+                "game": gid,
+                "statement_id": st.id,
+                "round": st.round,
+                "turn": st.turn,
+                **seat("speaker", st.speaker),
+                "text": st.text,
+                "claims": len(st.claims),
+                "claims_source": st.claims_source,
+                "claims_hedged": sum(bool(c.get("hedged")) for c in st.claims),
+                "labelled": st.labelled,
+                "truncated": st.truncated,
+                "lie": truth,
+                "lie_type": st.lie_type or "",
+                "lie_strict": st.lie_strict if st.labelled else None,
+                "self_asked": st.self_label is not None,
+                "self_answered": st.self_answered,
+                "self_is_deceptive": None if told is None else told.is_deceptive,
+                "self_confidence": None if told is None else told.confidence,
+                "self_type": None if told is None else told.deception_type,
+                "peers": len(peers),
+                "peers_answered": len(st.answered_peers),
+                "peer_flags": st.peer_flags,
+                "peer_detected": st.peer_detected if st.peer_judged else None,
+                "mean_peer_suspicion": float(np.mean(reported)) if reported else None,
+                **persuasion[st.id],
+            }
+        )
         for label in ([st.self_label] if st.self_label else []) + peers:
-            analyses.append({
-                "game": gid, "statement_id": st.id, "round": st.round, "kind": label.kind,
-                **seat("observer", label.observer), **seat("speaker", st.speaker),
-                "is_deceptive": label.is_deceptive, "confidence": label.confidence,
-                "p_deceptive": round(label.p_deceptive, 6), "deception_type": label.deception_type,
-                "suspicion": label.suspicion, "prior": label.prior, "score": label.score,
-                "fallback": label.fallback, "answered": label.answered, "lie": truth,
-                "lie_type": st.lie_type or "", "speaker_is_werewolf": is_wolf[st.speaker],
-                "reasoning": label.reasoning, **listener_figures(record, st, label),
-            })  # fmt: skip
+            analyses.append(
+                {
+                    "game": gid,
+                    "statement_id": st.id,
+                    "round": st.round,
+                    "kind": label.kind,
+                    **seat("observer", label.observer),
+                    **seat("speaker", st.speaker),
+                    "is_deceptive": label.is_deceptive,
+                    "confidence": label.confidence,
+                    "p_deceptive": round(label.p_deceptive, 6),
+                    "deception_type": label.deception_type,
+                    "suspicion": label.suspicion,
+                    "prior": label.prior,
+                    "score": label.score,
+                    "fallback": label.fallback,
+                    "answered": label.answered,
+                    "lie": truth,
+                    "lie_type": st.lie_type or "",
+                    "speaker_is_werewolf": is_wolf[st.speaker],
+                    "reasoning": label.reasoning,
+                    **listener_figures(record, st, label),
+                }
+            )
     votes = []
     for ballot in record.votes:
         for voter, target in sorted(ballot["votes"].items()):
-            votes.append({
-                "game": gid, "round": ballot["round"], **seat("voter", voter),
-                "target": target, "target_name": None if target is None else record.names[target],
-                "target_role": None if target is None else record.roles[target],
-                "abstained": target is None, "on_werewolf": target is not None and is_wolf[target],
-                "exiled": ballot["exiled"],
-            })  # fmt: skip
-    polls = [{
-        "game": gid, "round": poll["round"], "after": poll["after"], "statement_id": poll["statement_id"],
-        **seat("poller", poll["poller"]), "target": poll["target"],
-        "target_name": None if poll["target"] is None else record.names[poll["target"]],
-        "target_role": None if poll["target"] is None else record.roles[poll["target"]],
-        "on_werewolf": poll["target"] is not None and is_wolf[poll["target"]], "fallback": poll["fallback"],
-        "tied": len(poll["tied"]),  # players the answer tied (no target: a tie, not "nobody"); 0: no tie
-    } for poll in record.polls]  # fmt: skip
+            votes.append(
+                {
+                    "game": gid,
+                    "round": ballot["round"],
+                    **seat("voter", voter),
+                    "target": target,
+                    "target_name": None if target is None else record.names[target],
+                    "target_role": None if target is None else record.roles[target],
+                    "abstained": target is None,
+                    "on_werewolf": target is not None and is_wolf[target],
+                    "exiled": ballot["exiled"],
+                }
+            )
+    polls = [
+        {
+            "game": gid,
+            "round": poll["round"],
+            "after": poll["after"],
+            "statement_id": poll["statement_id"],
+            **seat("poller", poll["poller"]),
+            "target": poll["target"],
+            "target_name": None if poll["target"] is None else record.names[poll["target"]],
+            "target_role": None if poll["target"] is None else record.roles[poll["target"]],
+            "on_werewolf": poll["target"] is not None and is_wolf[poll["target"]],
+            "fallback": poll["fallback"],
+            "tied": len(poll["tied"]),  # players the answer tied (no target: a tie, not "nobody"); 0: no tie
+        }
+        for poll in record.polls
+    ]
     players = []
     final = record.final_matrix
     by_seat = seat_figures(record, persuasion)  # persuasion as speaker and resistance as listener, per seat
@@ -392,32 +475,41 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
         fn = sum(not a["is_deceptive"] and a["lie"] for a in scored)
         cast = [v for v in votes if v["voter"] == s and not v["abstained"]]
         others = [o for o in range(n) if o != s]
-        players.append({
-            "game": gid, **seat("seat", s), "alive_at_end": alive_end[s],
-            "won": record.winner is not None and record.team(s) == record.winner,
-            "statements": len(own), "lies": len(lies),
-            **{f"lies_{t}": sum(st.lie_type == t for st in lies) for t in LIE_TYPES},
-            "lies_undetected": sum(st.peer_judged and not st.peer_detected for st in lies),
-            "self_analyses": sum(st.self_label is not None for st in own),
-            "self_analyses_answered": sum(st.self_answered for st in own),
-            "self_reported_deceptions": sum(
-                bool(st.self_label and st.self_label.answered and st.self_label.is_deceptive) for st in own
-            ),
-            "peer_analyses_received": sum(len(st.peer_labels) for st in own),
-            "peer_analyses_received_answered": sum(len(st.answered_peers) for st in own),
-            "peer_detected_deceptions": sum(st.peer_detected for st in own),
-            "peer_flags_received": sum(st.peer_flags for st in own),
-            "avg_suspicion_received": float(np.mean(received)) if received else None,
-            "final_suspicion_received": float(np.mean(final[others, s])) if others and final.size else None,
-            "peer_analyses": len(given), "peer_analyses_answered": len(predicted),
-            "true_positives": tp, "false_positives": fp, "false_negatives": fn,
-            "votes_cast": len(cast), "votes_on_werewolves": sum(v["on_werewolf"] for v in cast),
-            "statements_to_first_correct_suspicion": record.first_correct_suspicion(s),
-            "prompt_tokens": record.seat_tokens.get(s, {}).get("prompt_tokens", 0),
-            "completion_tokens": record.seat_tokens.get(s, {}).get("completion_tokens", 0),
-            "cached_tokens": record.seat_tokens.get(s, {}).get("cached_tokens", 0),
-            **by_seat[s],
-        })  # fmt: skip
+        players.append(
+            {
+                "game": gid,
+                **seat("seat", s),
+                "alive_at_end": alive_end[s],
+                "won": record.winner is not None and record.team(s) == record.winner,
+                "statements": len(own),
+                "lies": len(lies),
+                **{f"lies_{t}": sum(st.lie_type == t for st in lies) for t in LIE_TYPES},
+                "lies_undetected": sum(st.peer_judged and not st.peer_detected for st in lies),
+                "self_analyses": sum(st.self_label is not None for st in own),
+                "self_analyses_answered": sum(st.self_answered for st in own),
+                "self_reported_deceptions": sum(
+                    bool(st.self_label and st.self_label.answered and st.self_label.is_deceptive) for st in own
+                ),
+                "peer_analyses_received": sum(len(st.peer_labels) for st in own),
+                "peer_analyses_received_answered": sum(len(st.answered_peers) for st in own),
+                "peer_detected_deceptions": sum(st.peer_detected for st in own),
+                "peer_flags_received": sum(st.peer_flags for st in own),
+                "avg_suspicion_received": float(np.mean(received)) if received else None,
+                "final_suspicion_received": float(np.mean(final[others, s])) if others and final.size else None,
+                "peer_analyses": len(given),
+                "peer_analyses_answered": len(predicted),
+                "true_positives": tp,
+                "false_positives": fp,
+                "false_negatives": fn,
+                "votes_cast": len(cast),
+                "votes_on_werewolves": sum(v["on_werewolf"] for v in cast),
+                "statements_to_first_correct_suspicion": record.first_correct_suspicion(s),
+                "prompt_tokens": record.seat_tokens.get(s, {}).get("prompt_tokens", 0),
+                "completion_tokens": record.seat_tokens.get(s, {}).get("completion_tokens", 0),
+                "cached_tokens": record.seat_tokens.get(s, {}).get("cached_tokens", 0),
+                **by_seat[s],
+            }
+        )
     labelled = [st for st in record.statements if st.labelled]
     lies_by_type = Counter(st.lie_type for st in labelled if st.lie)
     game_row = {
@@ -434,5 +526,11 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
         "completion_tokens": record.tokens.get("completion_tokens", 0),
         "cached_tokens": record.tokens.get("cached_tokens", 0), "llm_calls": record.token_usage.get("calls", 0),
     }  # fmt: skip
-    return {"games": [game_row], "players": players, "statements": statements, "analyses": analyses, "votes": votes,
-            "polls": polls}  # fmt: skip
+    return {
+        "games": [game_row],
+        "players": players,
+        "statements": statements,
+        "analyses": analyses,
+        "votes": votes,
+        "polls": polls,
+    }

@@ -77,10 +77,14 @@ class Knowledge:
             protected = frozenset([t for _, t in guarded or () if t is not None] + [t for _, t in healed or ()])
         poisoned_by = state.poison_history.get(speaker)
         return cls(
-            speaker=speaker, roles=tuple(state.roles), possible=knowledge_masks(state, speaker),
-            checks=checks, protected=protected, seer_learns_role=state.config.seer_learns_role,
+            speaker=speaker,
+            roles=tuple(state.roles),
+            possible=knowledge_masks(state, speaker),
+            checks=checks,
+            protected=protected,
+            seer_learns_role=state.config.seer_learns_role,
             poisoned=frozenset([t for _, t in poisoned_by]) if poisoned_by else _NOBODY,
-        )  # fmt: skip
+        )
 
     @classmethod
     def of_transcript(
@@ -127,10 +131,14 @@ class Knowledge:
             if name in seat and seat[name] != me:
                 possible[seat[name]] = role_bit(role_of(role))
         return cls(
-            speaker=me, roles=true_roles, possible=tuple(possible), checks=seat_checks,
-            protected=frozenset(seat[p] for p in protected if p in seat), checks_known=checks_known,
+            speaker=me,
+            roles=true_roles,
+            possible=tuple(possible),
+            checks=seat_checks,
+            protected=frozenset(seat[p] for p in protected if p in seat),
+            checks_known=checks_known,
             seer_learns_role=any(r not in ("werewolf", "village") for r in (checks or {}).values()),
-        )  # fmt: skip
+        )
 
 
 def asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:

@@ -138,13 +138,17 @@ def read_log_checked(path: str | Path) -> LogReading:
             number += 1
             line_start, offset = offset, offset + len(raw)
             if number > MAX_LOG_LINES:
-                damage = (f"the log has more than {MAX_LOG_LINES:,} lines, the most a log may have: line {number:,} "
-                          f"and the {_lines_left(f, raw):,} lines after it were not read")  # fmt: skip
+                damage = (
+                    f"the log has more than {MAX_LOG_LINES:,} lines, the most a log may have: line {number:,} "
+                    f"and the {_lines_left(f, raw):,} lines after it were not read"
+                )
                 return LogReading(records, damage, number - 1)
             if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
                 rest = _lines_left(f, raw)
-                damage = (f"line {number} (byte {line_start}) is longer than {MAX_LOG_LINE_BYTES:,} bytes, the most a "
-                          f"log line may have; it and the {rest:,} lines after it were not read")  # fmt: skip
+                damage = (
+                    f"line {number} (byte {line_start}) is longer than {MAX_LOG_LINE_BYTES:,} bytes, the most a "
+                    f"log line may have; it and the {rest:,} lines after it were not read"
+                )
                 return LogReading(records, damage, number - 1)
             text = raw.strip()
             if not text:
@@ -152,8 +156,10 @@ def read_log_checked(path: str | Path) -> LogReading:
             try:
                 record = loads_bounded(text.decode("utf-8"), MAX_LOG_DEPTH)
             except TooDeepError as exc:
-                damage = (f"line {number} (byte {line_start}) is {exc} (the most a log line may nest); it and the "
-                          f"{_lines_left(f, raw):,} lines after it were not read")  # fmt: skip
+                damage = (
+                    f"line {number} (byte {line_start}) is {exc} (the most a log line may nest); it and the "
+                    f"{_lines_left(f, raw):,} lines after it were not read"
+                )
                 return LogReading(records, damage, number - 1)
             except (ValueError, UnicodeDecodeError):
                 record = None
@@ -162,8 +168,10 @@ def read_log_checked(path: str | Path) -> LogReading:
                 if not raw.endswith(b"\n") and rest == 0:
                     damage = f"line {number} is cut off mid-line (at byte {offset}: a write that never finished)"
                 else:
-                    damage = (f"line {number} (byte {line_start}) is not a JSON record; it and the {rest} lines "
-                              "after it were not read")  # fmt: skip
+                    damage = (
+                        f"line {number} (byte {line_start}) is not a JSON record; it and the {rest} lines "
+                        "after it were not read"
+                    )
                 return LogReading(records, damage, number - 1)
             records.append(record)
     return LogReading(records, None, number)
@@ -250,8 +258,16 @@ def replay(path: str | Path, max_mismatches: int = 10) -> ReplayResult:
             keys = sorted(k for k in set(snapshot) | set(replayed) if snapshot.get(k) != replayed.get(k))
             mismatches.append(f"final snapshot differs in: {', '.join(keys)}")
     stopped_early = snapshot is None and reading.damage is None and all(r.get("seq") == i for i, r in enumerate(logged))
-    return ReplayResult(not mismatches and truncated is None, actions, snapshot is not None, mismatches, game,
-                        truncated, matches=not mismatches, stopped_early=stopped_early)  # fmt: skip
+    return ReplayResult(
+        not mismatches and truncated is None,
+        actions,
+        snapshot is not None,
+        mismatches,
+        game,
+        truncated,
+        matches=not mismatches,
+        stopped_early=stopped_early,
+    )
 
 
 _HEADER_START = b'{"type":"header"'  # how every log begins (``dumps`` writes compact JSON, "type" first)
@@ -318,8 +334,11 @@ def _truncation(reading: LogReading, logged: list[dict[str, Any]], finished: boo
     if finished:
         return None
     last = logged[-1] if logged else None
-    after = (f"after event seq {last.get('seq')} (round {last.get('round')}, phase {last.get('phase')})"
-             if last else "after its header")  # fmt: skip
+    after = (
+        f"after event seq {last.get('seq')} (round {last.get('round')}, phase {last.get('phase')})"
+        if last
+        else "after its header"
+    )
     return f"the log ends at line {reading.lines}, {after}, before the game ended (no final snapshot)"
 
 

@@ -35,7 +35,7 @@ from .observe_layout import (
     ROLE_MASK_ROWS,
     SUSPICION_START,
     layout_slices,
-)  # fmt: skip
+)
 from .observe_public import PublicBlocks, TurnRow
 from .observe_text import Section, known_facts, notes_text, role_card, rules_text, task_intro, task_text
 from .state import ActionKind, GameState, Turn
@@ -136,10 +136,12 @@ class ObservationRenderer:
             self._sync()
         count = len(self._lines[seat])
         head, notes = cache.head, self._notes_text(seat, cache)
-        return Observation({
-            "observation": lambda: np.concatenate((vec, row.made())),
-            "text": lambda: "".join((head, _HISTORY_HEAD, self._history_upto(seat, count), notes, "\n\n", task)),
-        })  # fmt: skip
+        return Observation(
+            {
+                "observation": lambda: np.concatenate((vec, row.made())),
+                "text": lambda: "".join((head, _HISTORY_HEAD, self._history_upto(seat, count), notes, "\n\n", task)),
+            }
+        )
 
     def text(self, seat: int, turn: Turn | None, legal: list[int]) -> str:
         """Everything ``seat`` may know, ready to paste into a prompt."""
@@ -351,5 +353,6 @@ class ObservationRenderer:
     def _public_row(self, turn: Turn | None, legal: list[int]) -> TurnRow:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal
         targets: the same for every seat asked the same thing in one group. Made when first read."""
-        return TurnRow(self._public, self._public.key(), KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS,
-                       tuple(legal))  # fmt: skip
+        return TurnRow(
+            self._public, self._public.key(), KIND_INDEX[turn.kind] if turn is not None else NUM_KINDS, tuple(legal)
+        )

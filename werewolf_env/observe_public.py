@@ -23,7 +23,7 @@ from .observe_layout import (
     OBS_SLICES,
     PUBLIC_START,
     VOTES_START,
-)  # fmt: skip
+)
 from .roles import Role
 from .state import GameState
 

@@ -48,8 +48,11 @@ def rules_text(config: GameConfig) -> str:
     counts = config.seat_counts()
     roles = ", ".join(f"{c} {ROLE_SPECS[r].plural if c > 1 else r.value}" for r, c in counts.items() if c)
     # What the roles of this game do at night or on death, from the table ("the seer investigates someone").
-    powers = [ROLE_SPECS[r].power for r in sorted((r for r, c in counts.items() if c), key=_acting_order)
-              if ROLE_SPECS[r].power]  # fmt: skip
+    powers = [
+        ROLE_SPECS[r].power
+        for r in sorted((r for r, c in counts.items() if c), key=_acting_order)
+        if ROLE_SPECS[r].power
+    ]
     protector = any(ActionKind.PROTECT in ROLE_SPECS[r].night_kinds for r, c in counts.items() if c)
     lines = [
         f"{Section.RULES} {config.num_players} players ({roles}).",
@@ -123,8 +126,10 @@ def task_text(state: GameState, turn: Turn | None, legal: list[int], intro: str 
     subjects = state.analysis_subjects(turn.player) if turn.kind is ActionKind.PEER_ANALYSIS else []
     if subjects:
         listed = ", ".join(f'"{state.names[p]}": p' for p in subjects)
-        lines.append(f"Also score the players it speaks of, p = how likely each is a werewolf (0-1): "
-                     f'"suspicion_of": {{{listed}}}.')
+        lines.append(
+            f"Also score the players it speaks of, p = how likely each is a werewolf (0-1): "
+            f'"suspicion_of": {{{listed}}}.'
+        )
         answer = answer[:-1] + ', "suspicion_of": {' + listed + "}}"
     lines.append(ANSWER_PREFIX + answer)
     return "\n".join(lines)

@@ -158,8 +158,10 @@ class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
     def _update_infos(self, actor: str | None = None) -> None:
         state = self._game().state
         pending = {turn.player: turn for turn in state.pending}
-        self.infos = {agent: self._info(self.agent_name_mapping[agent], pending.get(self.agent_name_mapping[agent]))
-                      for agent in self.agents}  # fmt: skip
+        self.infos = {
+            agent: self._info(self.agent_name_mapping[agent], pending.get(self.agent_name_mapping[agent]))
+            for agent in self.agents
+        }
 
 
 def parallel_env(**kwargs: Any) -> WerewolfParallelEnv:

@@ -182,18 +182,22 @@ def listener_figures(record: RecordView, st: StatementRecord, label: Label) -> d
     return {
         "shift": None if st.speaker not in delta else round(delta[st.speaker], 6),
         "truth_shift": round(sum(truth_sign(record, j) * d for j, d in delta.items()), 6),
-        "subjects_asked": len(asked), "subjects_reported": sum(j in delta for j in asked),
+        "subjects_asked": len(asked),
+        "subjects_reported": sum(j in delta for j in asked),
         "shift_control": None if moved is None else round(moved, 6),
-    }  # fmt: skip
+    }
 
 
 def statement_figures(record: RecordView) -> dict[int, dict[str, Any]]:
     """Each statement's ``STATEMENT_FIGURES`` columns, by statement id."""
     swings = poll_waves(record)
-    firsts = {min((st for st in record.statements if st.round == rnd), key=lambda st: st.turn).id
-              for rnd in {st.round for st in record.statements}}  # fmt: skip
-    return {st.id: {**_statement(record, st, swings.get(st.id)), "day_first": st.id in firsts}
-            for st in record.statements}  # fmt: skip
+    firsts = {
+        min((st for st in record.statements if st.round == rnd), key=lambda st: st.turn).id
+        for rnd in {st.round for st in record.statements}
+    }
+    return {
+        st.id: {**_statement(record, st, swings.get(st.id)), "day_first": st.id in firsts} for st in record.statements
+    }
 
 
 def _statement(record: RecordView, st: StatementRecord, waves: Waves | None) -> dict[str, Any]:
@@ -253,15 +257,21 @@ def seat_figures(record: RecordView, figures: dict[int, dict[str, Any]]) -> list
                 label = next((lb for lb in st.answered_peers if lb.observer == seat), None)
                 if label is not None and st.labelled:
                     heard[st.lie].append(listener_figures(record, st, label)["truth_shift"])
-        out.append({
-            "persuasion": persuasion, "shift_control": control,
-            "persuasion_net": None if paired_persuasion is None or paired_control is None
-            else round(paired_persuasion - paired_control, 6),
-            "misled": _mean([f["misled"] for f in own if f["misled"] is not None]),
-            "vote_swing_without_first": _mean([f["vote_swing_total"] for f in own
-                                               if f["vote_swing_total"] is not None and not f["day_first"]]),
-            "resistance": _mean(heard[True]), "truth_shift_truths": _mean(heard[False]),
-        })  # fmt: skip
+        out.append(
+            {
+                "persuasion": persuasion,
+                "shift_control": control,
+                "persuasion_net": None
+                if paired_persuasion is None or paired_control is None
+                else round(paired_persuasion - paired_control, 6),
+                "misled": _mean([f["misled"] for f in own if f["misled"] is not None]),
+                "vote_swing_without_first": _mean(
+                    [f["vote_swing_total"] for f in own if f["vote_swing_total"] is not None and not f["day_first"]]
+                ),
+                "resistance": _mean(heard[True]),
+                "truth_shift_truths": _mean(heard[False]),
+            }
+        )
     return out
 
 

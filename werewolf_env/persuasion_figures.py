@@ -75,11 +75,13 @@ class PersuasionFigures:
             "speaker": grouped(self.statements, "speaker", self._speaker(boot)),
             "listener": grouped(self.listeners, "observer", self._listener(boot)),
             "polls": {
-                "modes": sorted(self.modes), "polls": self.polls["polls"],
-                "answered": self.polls["polls"] - self.polls["fallbacks"], "fallbacks": self.polls["fallbacks"],
+                "modes": sorted(self.modes),
+                "polls": self.polls["polls"],
+                "answered": self.polls["polls"] - self.polls["fallbacks"],
+                "fallbacks": self.polls["fallbacks"],
                 "by_after": dict(sorted(self.by_after.items())),
             },
-        }  # fmt: skip
+        }
 
     def _speaker(self, boot: Bootstrap) -> Any:
         st = self.statements
@@ -111,7 +113,8 @@ class PersuasionFigures:
             # a control, or a control on a statement without persuasion, is left out of the net).
             paired = accusing & np.isfinite(st.col("persuasion")) & np.isfinite(st.col("shift_control"))
             return {
-                "statements": int(mask.sum()), "lies": int((mask & is_lie).sum()),
+                "statements": int(mask.sum()),
+                "lies": int((mask & is_lie).sum()),
                 "persuasion": mean("persuasion", mask),
                 # The control's shift on the accusing statements that report one.
                 "shift_control": mean("shift_control", accusing),
@@ -120,14 +123,17 @@ class PersuasionFigures:
                 "accusing_statements": int((mask & (st.col("accused") > 0)).sum()),
                 "deception_effect": mean("deception_effect", mask & is_lie),
                 "deception_success": boot.ratio(st.game[measured], success[measured]).to_json(),
-                "deception_successes": int(success[measured].sum()), "lies_measured": int(measured.sum()),
-                "misled_lies": mean("misled", mask & is_lie), "misled_truths": mean("misled", mask & is_truth),
+                "deception_successes": int(success[measured].sum()),
+                "lies_measured": int(measured.sum()),
+                "misled_lies": mean("misled", mask & is_lie),
+                "misled_truths": mean("misled", mask & is_truth),
                 "misled_difference": difference("misled", mask & is_lie, "misled", mask & is_truth),
                 "shift_speaker": mean("shift_speaker", mask),
                 "shift_speaker_lies": mean("shift_speaker", mask & is_lie),
                 "shift_speaker_truths": mean("shift_speaker", mask & is_truth),
                 "shift_subjects": mean("shift_subjects", mask),
-                "vote_swing": mean("vote_swing_total", mask), "vote_swing_speaker": mean("vote_swing_speaker", mask),
+                "vote_swing": mean("vote_swing_total", mask),
+                "vote_swing_speaker": mean("vote_swing_speaker", mask),
                 "vote_swing_accused": mean("vote_swing_accused", mask),
                 "vote_swing_without_first": mean("vote_swing_total", mask & later),
                 "vote_swing_speaker_without_first": mean("vote_swing_speaker", mask & later),
@@ -137,7 +143,7 @@ class PersuasionFigures:
                 "poll_coverage": coverage(total("polls_answered", mask), total("polls", mask)),
                 "shift_fallbacks": total("shift_fallbacks", mask),
                 "no_valid_predictions": answered == 0,
-            }  # fmt: skip
+            }
 
         return figures
 

@@ -25,8 +25,13 @@ class Proposal:
     source: str  # "text" (an explicit request) or "claim" (an accusation or a vouch)
 
     def to_json(self) -> dict[str, Any]:
-        return {"statement_id": self.statement_id, "speaker": self.speaker, "kind": self.kind,
-                "target": self.target, "source": self.source}  # fmt: skip
+        return {
+            "statement_id": self.statement_id,
+            "speaker": self.speaker,
+            "kind": self.kind,
+            "target": self.target,
+            "source": self.source,
+        }
 
 
 _VERBS_VOTE = r"(?:vote(?:\s+out|\s+for|\s+against)?|exile|eliminate|lynch|hang|kick\s+out|get\s+rid\s+of)"

@@ -162,5 +162,6 @@ def reward(log: Log, seat: int, weights: RewardWeights | Mapping[str, float] | N
     record = _record(log)
     seat = _seat(record, seat)
     return sum(
-        getattr(chosen, name) * REWARD_FUNCTIONS[name](record, seat) for name in REWARDS if getattr(chosen, name)
+        (getattr(chosen, name) * REWARD_FUNCTIONS[name](record, seat) for name in REWARDS if getattr(chosen, name)),
+        0.0,  # a float even when every weight is 0
     )

@@ -137,15 +137,26 @@ def night_actions(record: GameRecord) -> list[dict[str, Any]]:
         target = (data.get("parsed") or {}).get("target")
         target = target if isinstance(target, int) and 0 <= target < record.num_players else None
         night = outcomes.get(rnd, {})
-        saved = (kind in SAVES and target is not None and bool(night.get("saved")) and night.get("target") == target
-                 and target in (night.get(SAVES[kind]) or ()))  # fmt: skip
-        out.append({
-            "round": rnd, "actor": actor, "role": record.roles[actor] if actor < len(record.roles) else "?",
-            "kind": kind, "target": target,
-            "on_werewolf": target is not None and record.team(target) == Team.WEREWOLF.value,
-            "saved": saved, "killed": target is not None and kind in KILLS and KILLS[kind] == died.get((rnd, target)),
-            "fallback": "fallbacks" in data,
-        })  # fmt: skip
+        saved = (
+            kind in SAVES
+            and target is not None
+            and bool(night.get("saved"))
+            and night.get("target") == target
+            and target in (night.get(SAVES[kind]) or ())
+        )
+        out.append(
+            {
+                "round": rnd,
+                "actor": actor,
+                "role": record.roles[actor] if actor < len(record.roles) else "?",
+                "kind": kind,
+                "target": target,
+                "on_werewolf": target is not None and record.team(target) == Team.WEREWOLF.value,
+                "saved": saved,
+                "killed": target is not None and kind in KILLS and KILLS[kind] == died.get((rnd, target)),
+                "fallback": "fallbacks" in data,
+            }
+        )
     return out
 
 
@@ -166,8 +177,18 @@ class RoleFigures:
         for seat, role in enumerate(record.roles):
             self.players.append((game, role, record.team(seat), cause_of.get(seat)))
         for a in night_actions(record):
-            self.actions.append((game, a["role"], a["kind"], a["target"] is not None, a["on_werewolf"], a["saved"],
-                                 a["killed"], a["fallback"]))  # fmt: skip
+            self.actions.append(
+                (
+                    game,
+                    a["role"],
+                    a["kind"],
+                    a["target"] is not None,
+                    a["on_werewolf"],
+                    a["saved"],
+                    a["killed"],
+                    a["fallback"],
+                )
+            )
 
     def result(self, resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
         boot = Bootstrap(self.games, resamples, seed)
@@ -177,10 +198,12 @@ class RoleFigures:
         causes = cause_order({c for counts in self.deaths_per_game for c in counts})
         games = np.arange(self.games)
         by_cause = {
-            cause: {"deaths": sum(c[cause] for c in self.deaths_per_game),
-                    "per_game": boot.ratio(games, [c[cause] for c in self.deaths_per_game]).to_json()}
+            cause: {
+                "deaths": sum(c[cause] for c in self.deaths_per_game),
+                "per_game": boot.ratio(games, [c[cause] for c in self.deaths_per_game]).to_json(),
+            }
             for cause in causes
-        }  # fmt: skip
+        }
         by_role: dict[str, Any] = {}
         game = np.array([p[0] for p in self.players], dtype=np.int64)
         role = np.array([p[1] for p in self.players], dtype=object)
@@ -207,12 +230,14 @@ class RoleFigures:
         def figures(mask: np.ndarray) -> dict[str, Any]:
             g = game[mask]
             return {
-                "turns": int(mask.sum()), "used": int(used[mask].sum()),
+                "turns": int(mask.sum()),
+                "used": int(used[mask].sum()),
                 "use_rate": boot.ratio(g, used[mask]).to_json(),
                 "on_werewolves": boot.ratio(g, wolf[mask], used[mask]).to_json(),
-                "saves": int(saved[mask].sum()), "kills": int(killed[mask].sum()),
+                "saves": int(saved[mask].sum()),
+                "kills": int(killed[mask].sum()),
                 "fallbacks": int(fallback[mask].sum()),
-            }  # fmt: skip
+            }
 
         kinds = [k for k in (*role_kinds(), *sorted(set(kind.tolist()))) if k in set(kind.tolist())]
         kinds = list(dict.fromkeys(kinds))

@@ -128,8 +128,11 @@ def open_heal(state: GameState) -> None:
 def open_poison(state: GameState) -> None:
     for witch, action in take_answers(state).items():
         state.night.heals[witch] = action.get("target")
-    open_turns(state, [w for w in acting_seats(state, ActionKind.POISON) if "poison" in state.potions.get(w, ())],
-          ActionKind.POISON)  # fmt: skip
+    open_turns(
+        state,
+        [w for w in acting_seats(state, ActionKind.POISON) if "poison" in state.potions.get(w, ())],
+        ActionKind.POISON,
+    )
 
 
 def resolve_night(state: GameState) -> None:

@@ -50,9 +50,8 @@ def _publicly_known_roles(state: GameState) -> tuple[tuple[str, int], ...]:
     for seat, role in state.revealed.items():
         holders.setdefault(role, []).append(seat)
     return tuple(
-        sorted((role.value, seats[0]) for role, seats in holders.items()
-               if ROLE_SPECS[role].unique and len(seats) == 1)
-    )  # fmt: skip
+        sorted((role.value, seats[0]) for role, seats in holders.items() if ROLE_SPECS[role].unique and len(seats) == 1)
+    )
 
 
 def _public_role_claims(state: GameState) -> tuple[tuple[int, str], ...]:
@@ -166,14 +165,22 @@ def score_analyses(state: GameState) -> None:
         _update_suspicion(state, seat, speaker, action["suspicion"], statement.id, weight)
         # The players the statement spoke of, as the listener scored them (``config.subject_suspicion``).
         for subject, reported in action.get("suspicion_of", ()):
-            _update_suspicion(state, seat, subject, reported, statement.id, weight,
-                              control=state.control_subjects.get(seat) == subject)  # fmt: skip
+            _update_suspicion(
+                state,
+                seat,
+                subject,
+                reported,
+                statement.id,
+                weight,
+                control=state.control_subjects.get(seat) == subject,
+            )
     state.current_statement = None
     state.control_subjects = {}
 
 
-def _update_suspicion(state: GameState, seat: int, subject: int, reported: float, statement_id: int,
-                      weight: float, control: bool = False) -> None:
+def _update_suspicion(
+    state: GameState, seat: int, subject: int, reported: float, statement_id: int, weight: float, control: bool = False
+) -> None:
     """The listener's new score of ``subject``, as a ``suspicion`` event. A control subject's score is recorded
     but not kept (``control``): a control measures what asking does, and must leave later priors as they were.
     The event does not say it was a control (the listener sees it, and nothing may tell it which subject was
@@ -184,9 +191,15 @@ def _update_suspicion(state: GameState, seat: int, subject: int, reported: float
         state.suspicion[seat, subject] = score
         state.suspicion_version += 1
     state.emit(
-        "suspicion", seat, (seat,), statement_id=statement_id, subject=subject, prior=prior, reported=reported,
+        "suspicion",
+        seat,
+        (seat,),
+        statement_id=statement_id,
+        subject=subject,
+        prior=prior,
+        reported=reported,
         score=score,
-    )  # fmt: skip
+    )
 
 
 def poll_moment(state: GameState) -> str | None:
@@ -197,8 +210,10 @@ def poll_moment(state: GameState) -> str | None:
         return None
     if mode == "after_statement" and state.debate_turn == 0:
         return "day_start"
-    said = bool(state.statements) and state.statements[-1].round == state.round and (
-        state.statements[-1].turn == state.debate_turn
+    said = (
+        bool(state.statements)
+        and state.statements[-1].round == state.round
+        and (state.statements[-1].turn == state.debate_turn)
     )  # the turn just over made a statement (not a pass)
     if mode == "after_statement":
         return "statement" if said else None
@@ -219,8 +234,16 @@ def record_poll(state: GameState) -> None:
     for seat in sorted(answers):
         # A tie (``tied``: the players the answer could not choose between) is recorded as one, never broken.
         tied = {"tied": answers[seat]["tied"]} if answers[seat].get("tied") else {}
-        state.emit("poll", seat, (), after=moment, statement_id=said, target=answers[seat]["vote"],
-                   fallback=seat in fell_back, **tied)  # fmt: skip
+        state.emit(
+            "poll",
+            seat,
+            (),
+            after=moment,
+            statement_id=said,
+            target=answers[seat]["vote"],
+            fallback=seat in fell_back,
+            **tied,
+        )
 
 
 def _poll_fallbacks(state: GameState, answers: int) -> set[int]:

@@ -55,11 +55,15 @@ class GameOverview:
     @classmethod
     def of(cls, record: GameRecord) -> GameOverview:
         return cls(
-            source=record.source, seed=record.seed, winner=record.winner, rounds=record.rounds,
-            policies=tuple(record.policies), labeler=record.labeler,
+            source=record.source,
+            seed=record.seed,
+            winner=record.winner,
+            rounds=record.rounds,
+            policies=tuple(record.policies),
+            labeler=record.labeler,
             statements=tuple(_OUTCOMES[bool(st.lie)] for st in record.statements),
             suspicion_rounds=suspicion_by_round(record),
-        )  # fmt: skip
+        )
 
 
 def suspicion_by_round(record: GameRecord | GameOverview) -> RoundMeans:

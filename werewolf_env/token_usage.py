@@ -211,8 +211,10 @@ class TokenTally:
         """Totals, ``by_kind`` and ``by_model`` (with ``counter``: how its tokens were counted); {} without calls."""
         if not self.totals["calls"] and not any(e["replayed_calls"] for e in self.by_model.values()):
             return {}
-        by_model = {m: {**e, "estimators": dict(e["estimators"]), "counter": counter_label(e)}
-                    for m, e in sorted(self.by_model.items())}  # fmt: skip
+        by_model = {
+            m: {**e, "estimators": dict(e["estimators"]), "counter": counter_label(e)}
+            for m, e in sorted(self.by_model.items())
+        }
         return {**self.totals, "by_kind": {k: dict(v) for k, v in sorted(self.by_kind.items())}, "by_model": by_model}
 
 
@@ -232,5 +234,8 @@ def cost_usd(entry: dict[str, Any], price: Price) -> float:
     """What ``entry``'s tokens cost at ``price`` (see the module docstring)."""
     prompt, cached = int(entry.get("prompt_tokens") or 0), int(entry.get("cached_tokens") or 0)
     cached_price = price.prompt if price.cached_prompt is None else price.cached_prompt
-    return ((prompt - cached) * price.prompt + cached * cached_price + int(entry.get("completion_tokens") or 0)
-            * price.completion) / 1e6  # fmt: skip
+    return (
+        (prompt - cached) * price.prompt
+        + cached * cached_price
+        + int(entry.get("completion_tokens") or 0) * price.completion
+    ) / 1e6

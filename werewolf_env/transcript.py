@@ -97,8 +97,10 @@ def _death(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
 
 def _night_outcome(e: Event, viewer: int | None, names: tuple[str, ...]) -> str:
     d = e.data
-    line = (f"[hidden] Night target {_n(names, d['target'], viewer)}, "
-            f"protected {[names[p] for p in d['protected']]}, saved={d['saved']}")  # fmt: skip
+    line = (
+        f"[hidden] Night target {_n(names, d['target'], viewer)}, "
+        f"protected {[names[p] for p in d['protected']]}, saved={d['saved']}"
+    )
     if "healed" in d:  # a witch played tonight
         line += f", healed {[names[p] for p in d['healed']]}, poisoned {[names[p] for p in d['poisoned']]}"
     return line + "."

@@ -65,8 +65,20 @@ def reference() -> str:
     parts = []
     for name, sub in _subcommands(parser).items():
         usage = sub.format_usage().removeprefix("usage: ").strip()
-        parts += [f"## `{PROGRAM} {name}`", "", _cell(sub.description or ""), "", "```text", usage, "```", "",
-                  "| option | what it does (default) |", "|---|---|", *_option_rows(sub), ""]  # fmt: skip
+        parts += [
+            f"## `{PROGRAM} {name}`",
+            "",
+            _cell(sub.description or ""),
+            "",
+            "```text",
+            usage,
+            "```",
+            "",
+            "| option | what it does (default) |",
+            "|---|---|",
+            *_option_rows(sub),
+            "",
+        ]
         codes = _epilog_codes(sub)
         if codes:
             parts += ["Exit codes:", "", codes, ""]

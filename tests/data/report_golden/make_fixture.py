@@ -67,14 +67,32 @@ def play(run: Path) -> None:
             if k % 11 == 0:
                 continue  # no line
             if k % 13 == 0:
-                rows.append({"game": path.name, "statement_id": st.id, "speaker": st.speaker, "claims": None,
-                             "lie": None, "error": "timeout: no answer"})  # fmt: skip
+                rows.append(
+                    {
+                        "game": path.name,
+                        "statement_id": st.id,
+                        "speaker": st.speaker,
+                        "claims": None,
+                        "lie": None,
+                        "error": "timeout: no answer",
+                    }
+                )
                 continue
             lie = (not st.lie) if k % 5 == 0 else st.lie
             claims = [dict(c, source="llm", hedged=bool(c.get("hedged")) or k % 3 == 0) for c in st.claims]
-            rows.append({"game": path.name, "statement_id": st.id, "speaker": st.speaker, "claims": claims,
-                         "lie": lie, "lie_strict": lie and k % 2 == 0, "type": "fabrication" if lie else None,
-                         "verdicts": claims, "error": None})  # fmt: skip
+            rows.append(
+                {
+                    "game": path.name,
+                    "statement_id": st.id,
+                    "speaker": st.speaker,
+                    "claims": claims,
+                    "lie": lie,
+                    "lie_strict": lie and k % 2 == 0,
+                    "type": "fabrication" if lie else None,
+                    "verdicts": claims,
+                    "error": None,
+                }
+            )
     rows.append({"game": "nope.ndjson", "statement_id": 1, "claims": [], "lie": False})  # matches no statement
     (run / "claims").mkdir()
     (run / "claims" / "llm.ndjson").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
