@@ -167,7 +167,7 @@ class SeatEnv:
         else:
             self.observation = _end_text(self.record, self.seat)
             self._close_policies()  # the game is over: its model seats' connections are not needed any more
-        self.new_text = _new_text(previous, self.observation)
+        self.new_text = new_text_since(previous, self.observation)
 
     def _other(self, agent: str) -> Any:
         """Another seat's answer; a policy that raises is absorbed as the runner absorbs it (the env's
@@ -223,7 +223,7 @@ def _end_text(record: GameRecord, seat: int) -> str:
     return f"The game is over: the {record.winner} team won. You ({record.roles[seat]}) {outcome}."
 
 
-def _new_text(previous: str, current: str) -> str:
+def new_text_since(previous: str, current: str) -> str:
     """What ``current`` shows that ``previous`` did not: the history lines since, the seat's scores and the
     sections after the history (its notes, the turn); all of ``current`` when there was nothing before."""
     if not previous or Section.HISTORY not in current:
