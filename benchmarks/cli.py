@@ -42,6 +42,7 @@ from .cli_values import (
     game_config_of,
     game_option,
     one_line,
+    probability,
     refuse,
     whole_number,
 )
@@ -154,6 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="peers also score the players a statement speaks of, which the persuasion figures rest "
         f"on (default {'on' if rules['subject_suspicion'].default else 'off'})",
+    )
+    run.add_argument(
+        "--control-subject-probability",
+        type=probability,
+        metavar="P",
+        help="with --subject-suspicion: the chance that a peer also scores a living player the statement does "
+        "not mention, the control persuasion is reported net of "
+        f"(default {rules['control_subject_probability'].default})",
     )
     who = run.add_mutually_exclusive_group()
     who.add_argument(

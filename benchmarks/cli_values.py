@@ -26,7 +26,7 @@ from .exit_codes import EXIT_BAD_OPTIONS
 
 __all__ = ["BASELINE_GAMES", "COUNT", "GAMES", "IN_FLIGHT", "MAX_CONCURRENCY", "MAX_GAMES", "MAX_RESAMPLES",
            "MAX_SEED", "MAX_WORKERS", "RESAMPLES", "RULE_FLAGS", "SEED", "WORKERS", "field_bounds", "game_config_of",
-           "game_option", "one_line", "refuse", "rule_number", "whole_number"]  # fmt: skip
+           "game_option", "one_line", "probability", "refuse", "rule_number", "whole_number"]  # fmt: skip
 
 MAX_GAMES = 100_000  # games per run: a run folder's results and the summary are read whole
 MAX_CONCURRENCY = 4096  # games and calls in flight
@@ -38,7 +38,7 @@ _SHOWN_CHARS = 24  # of a refused value, in the message
 RULE_FLAGS = {
     "num_players": "--players", "max_rounds": "--rounds", "max_debate_turns": "--debate-turns",
     "role_counts": "--role-counts", "vote_polls": "--vote-polls", "subject_suspicion": "--subject-suspicion",
-    "analysis": "--analysis",
+    "analysis": "--analysis", "control_subject_probability": "--control-subject-probability",
 }  # fmt: skip
 
 
@@ -56,6 +56,17 @@ def refuse(problem: Exception) -> int:
 def cut(text: str) -> str:
     """``text`` short enough to quote in a message."""
     return text if len(text) <= _SHOWN_CHARS else f"{text[:_SHOWN_CHARS]}..."
+
+
+def probability(text: str) -> float:
+    """An argparse ``type``: a number from 0 to 1, or an error saying what was given."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {cut(text)!r}") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(f"{cut(text)!r} is not a probability from 0 to 1")
+    return value
 
 
 def whole_number(least: int, most: int | None = None) -> Callable[[str], int]:

@@ -104,6 +104,8 @@ def game_config(args: argparse.Namespace) -> GameConfig:
         rules["vote_polls"] = args.vote_polls
     if getattr(args, "subject_suspicion", None) is not None:
         rules["subject_suspicion"] = args.subject_suspicion
+    if getattr(args, "control_subject_probability", None) is not None:
+        rules["control_subject_probability"] = args.control_subject_probability
     return game_config_of({"num_players": args.players, "analysis": args.analysis, **rules})  # the default pack
 
 
