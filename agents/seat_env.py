@@ -1,4 +1,5 @@
 """``SeatEnv``: one seat of a game, driven turn by turn from outside in text; the other seats play inside.
+``SeatsEnv``: several seats so driven (self-play), their simultaneous turns gathered for a batched policy.
 
 For trainers of language models: the seat reads the env's text observation (its role card, what it knows,
 the history, the turn and the JSON answer it asks for) and answers with that JSON; between two of its turns,
@@ -43,8 +44,9 @@ TURN_KEYS = ("action_kind", "legal_targets", "answer_format", "round", "phase")
 T = TypeVar("T")
 
 
-class SeatEnv:
-    """One seat of one game at a time; ``reset`` starts the next (see the module docstring)."""
+class _Table:
+    """A game whose trained seats are driven from outside while a lineup plays the others: what ``SeatEnv``
+    (one seat) and ``SeatsEnv`` (several) share."""
 
     def __init__(
         self,
@@ -57,9 +59,6 @@ class SeatEnv:
         self.raw = raw_env(config=game_config, log_dir=log_dir, info_events=True)
         self.lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup))
         self.weights = weights if isinstance(weights, RewardWeights) else RewardWeights(**dict(weights or {}))
-        self.seat = 0
-        self.observation = ""  # the seat's whole text observation now (its turn's, or the end of the game)
-        self.new_text = ""  # what of it the seat had not seen at its previous turn
         self.policy_errors = 0  # other seats' policies that raised (the env's fallback answered for them)
         self._policies: dict[str, Policy] = {}
         self._record: GameRecord | None = None
@@ -70,57 +69,36 @@ class SeatEnv:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
-    def agent(self) -> str:
-        return f"player_{self.seat}"
-
-    @property
     def done(self) -> bool:
-        """The game is over (the seat has nothing more to answer)."""
+        """The game is over (no trained seat has anything more to answer)."""
         return not self.raw.agents
 
-    @property
-    def turn(self) -> dict[str, Any] | None:
-        """The seat's pending turn (``action_kind``, ``legal_targets``, ``answer_format``, ``round``,
-        ``phase``); None once the game is over."""
-        if self.done:
-            return None
-        info = self.raw.infos[self.agent]
-        return {key: info[key] for key in TURN_KEYS if key in info}
-
-    def reset(self, seed: int | None = None, seat: int | str | None = None) -> str:
-        """A new game, the seat's view of its first turn. ``seat``: an index, ``"player_<i>"`` or a player's
-        name; by default the seed's seat (``seed % players``), so that a seed names one deal and one seat."""
+    def _new_game(self, seed: int | None, trained: Sequence[int | str] | None, every_seat: bool) -> list[int]:
+        """Reset the env; the trained seats (indices, ``player_<i>`` or names; when None, every seat or the
+        seed's seat, ``seed % players``) and a lineup policy for every other seat."""
         self._close_policies()
         self.raw.reset(seed=seed)
         game = self.raw.game
         assert game is not None
         state = game.state
-        self.seat = _seat_index(seat, state.names, default=(state.seed or 0) % state.num_players)
+        if trained is None:
+            seats = list(range(state.num_players)) if every_seat else [(state.seed or 0) % state.num_players]
+        else:
+            seats = [_seat_index(seat, state.names) for seat in trained]
+        if not seats or len(set(seats)) != len(seats):
+            raise ValueError(f"the trained seats must be distinct and at least one: {list(trained or [])!r}")
         self._policies = {
             agent: make_policy(self.lineup.spec_for(agent, state.roles[i]), seat_seed(state.seed, i))
             for i, agent in enumerate(self.raw.possible_agents)
-            if i != self.seat
+            if i not in seats
         }
-        self.observation = self.new_text = ""
         self.policy_errors = 0
         self._record = None
-        self._advance()
-        return self.observation
-
-    def act(self, answer: Mapping[str, Any] | str | None) -> str:
-        """Answer the seat's turn (the JSON it asks for; anything else is recorded as a fallback, as for
-        any policy), play the other seats until the seat's next turn, and return its observation then."""
-        if self.done:
-            raise ValueError("the game is over: nothing is waiting for an answer (call reset)")
-        self.raw.step(dict(answer) if isinstance(answer, Mapping) else answer)
-        self._advance()
-        return self.observation
-
-    # ------------------------------------------------------------------ results
+        return seats
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """The game's events, hidden ones included: for rewards and logs, never for the seat's model."""
+        """The game's events, hidden ones included: for rewards and logs, never for a seat's model."""
         game = self.raw.game
         return [] if game is None else [event.to_json() for event in game.state.events]
 
@@ -134,40 +112,12 @@ class SeatEnv:
             self._record, self._record_events = GameRecord.from_events(self.events), logged
         return self._record
 
-    def rewards(self) -> dict[str, float]:
-        """Every reward of the seat so far (``werewolf_env.rewards``); final once ``done``."""
-        return rewards(self.record, self.seat)
-
-    def reward(self) -> float:
-        """The weighted reward of the seat (``weights``)."""
-        return reward(self.record, self.seat, self.weights)
-
     def close(self) -> None:
         self._close_policies()
         self.raw.close()
         loop, self._loop = self._loop, None
         if loop is not None:
             loop.close()
-
-    # ------------------------------------------------------------------ playing the others
-
-    def _advance(self) -> None:
-        raw = self.raw
-        while raw.agents:
-            agent = raw.agent_selection
-            if raw.terminations[agent] or raw.truncations[agent]:
-                raw.step(None)
-            elif agent == self.agent:
-                break
-            else:
-                raw.step(self._other(agent))
-        previous = self.observation
-        if raw.agents:
-            self.observation = str(raw.observe(self.agent)["text"])
-        else:
-            self.observation = _end_text(self.record, self.seat)
-            self._close_policies()  # the game is over: its model seats' connections are not needed any more
-        self.new_text = new_text_since(previous, self.observation)
 
     def _other(self, agent: str) -> Any:
         """Another seat's answer; a policy that raises is absorbed as the runner absorbs it (the env's
@@ -203,9 +153,183 @@ class SeatEnv:
             return worker.submit(loop.run_until_complete, work).result()
 
 
-def _seat_index(seat: int | str | None, names: Sequence[str], default: int) -> int:
-    if seat is None:
-        return default
+class SeatEnv(_Table):
+    """One seat of one game at a time; ``reset`` starts the next (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: GameConfig | Mapping[str, Any] | None = None,
+        lineup: Lineup | Mapping[str, Any] | str | Path | None = "heuristic",
+        weights: RewardWeights | Mapping[str, float] | None = None,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        super().__init__(config, lineup, weights, log_dir)
+        self.seat = 0
+        self.observation = ""  # the seat's whole text observation now (its turn's, or the end of the game)
+        self.new_text = ""  # what of it the seat had not seen at its previous turn
+
+    @property
+    def agent(self) -> str:
+        return f"player_{self.seat}"
+
+    @property
+    def turn(self) -> dict[str, Any] | None:
+        """The seat's pending turn (``action_kind``, ``legal_targets``, ``answer_format``, ``round``,
+        ``phase``); None once the game is over."""
+        if self.done:
+            return None
+        info = self.raw.infos[self.agent]
+        return {key: info[key] for key in TURN_KEYS if key in info}
+
+    def reset(self, seed: int | None = None, seat: int | str | None = None) -> str:
+        """A new game, the seat's view of its first turn. ``seat``: an index, ``"player_<i>"`` or a player's
+        name; by default the seed's seat (``seed % players``), so that a seed names one deal and one seat."""
+        (self.seat,) = self._new_game(seed, None if seat is None else [seat], every_seat=False)
+        self.observation = self.new_text = ""
+        self._advance()
+        return self.observation
+
+    def act(self, answer: Mapping[str, Any] | str | None) -> str:
+        """Answer the seat's turn (the JSON it asks for; anything else is recorded as a fallback, as for
+        any policy), play the other seats until the seat's next turn, and return its observation then."""
+        if self.done:
+            raise ValueError("the game is over: nothing is waiting for an answer (call reset)")
+        self.raw.step(dict(answer) if isinstance(answer, Mapping) else answer)
+        self._advance()
+        return self.observation
+
+    # ------------------------------------------------------------------ results
+
+    def rewards(self) -> dict[str, float]:
+        """Every reward of the seat so far (``werewolf_env.rewards``); final once ``done``."""
+        return rewards(self.record, self.seat)
+
+    def reward(self) -> float:
+        """The weighted reward of the seat (``weights``)."""
+        return reward(self.record, self.seat, self.weights)
+
+    # ------------------------------------------------------------------ playing the others
+
+    def _advance(self) -> None:
+        raw = self.raw
+        while raw.agents:
+            agent = raw.agent_selection
+            if raw.terminations[agent] or raw.truncations[agent]:
+                raw.step(None)
+            elif agent == self.agent:
+                break
+            else:
+                raw.step(self._other(agent))
+        previous = self.observation
+        if raw.agents:
+            self.observation = str(raw.observe(self.agent)["text"])
+        else:
+            self.observation = _end_text(self.record, self.seat)
+            self._close_policies()  # the game is over: its model seats' connections are not needed any more
+        self.new_text = new_text_since(previous, self.observation)
+
+
+class SeatsEnv(_Table):
+    """Several seats driven from outside (self-play, or a team), their simultaneous turns gathered.
+
+    ``pending`` holds every trained seat that must answer now, with its turn: the seats of one simultaneous
+    group (one turn's bids, the analyses of one statement, the votes, the night), whose observations do not
+    depend on each other's answers, so that a batched policy answers them in one batch; ``act_all`` takes their
+    answers together. The other seats of the group are played by the lineup, and the group is stepped in the
+    env's order, so the game is the one the runner would play with the same answers.
+
+        env = SeatsEnv({"num_players": 7})
+        texts = env.reset(seed=3, seats=[0, 4])        # {seat: observation} of the seats to answer first
+        while not env.done:
+            texts = env.act_all(my_model.batch(texts))  # {seat: answer} for exactly those seats
+    """
+
+    def __init__(
+        self,
+        config: GameConfig | Mapping[str, Any] | None = None,
+        lineup: Lineup | Mapping[str, Any] | str | Path | None = "heuristic",
+        weights: RewardWeights | Mapping[str, float] | None = None,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        super().__init__(config, lineup, weights, log_dir)
+        self.seats: list[int] = []
+        self.observations: dict[int, str] = {}  # each trained seat's whole observation at its latest turn
+        self.new_texts: dict[int, str] = {}  # what each pending seat had not seen at its previous turn
+        self._group: list[str] = []  # the simultaneous group waiting for the trained seats, in the env's order
+        self._others: dict[str, Any] = {}  # the lineup's answers for the rest of that group
+
+    @property
+    def pending(self) -> dict[int, dict[str, Any]]:
+        """The trained seats that must answer now, each with its turn (as ``SeatEnv.turn``)."""
+        out = {}
+        for agent in self._group:
+            seat = self.raw.agent_name_mapping[agent]
+            if seat in self.seats:
+                info = self.raw.infos[agent]
+                out[seat] = {key: info[key] for key in TURN_KEYS if key in info}
+        return out
+
+    def reset(self, seed: int | None = None, seats: Sequence[int | str] | None = None) -> dict[int, str]:
+        """A new game with these trained seats (every seat by default); the observations of the seats that
+        must answer first."""
+        self.seats = sorted(self._new_game(seed, seats, every_seat=True))
+        self.observations, self.new_texts = {}, {}
+        self._group, self._others = [], {}
+        return self._advance()
+
+    def act_all(self, answers: Mapping[int, Mapping[str, Any] | str | None]) -> dict[int, str]:
+        """Answer every pending seat (``{seat: answer}``, exactly the seats of ``pending``), play on until some
+        trained seat must answer again; the observations of the seats that must answer then."""
+        if self.done:
+            raise ValueError("the game is over: nothing is waiting for an answer (call reset)")
+        wanted = set(self.pending)
+        given = set(answers)
+        if given != wanted:
+            raise ValueError(f"answers for seats {sorted(given)}, but the seats to answer are {sorted(wanted)}")
+        for agent in self._group:
+            seat = self.raw.agent_name_mapping[agent]
+            answer = answers[seat] if seat in wanted else self._others[agent]
+            self.raw.step(dict(answer) if isinstance(answer, Mapping) else answer)
+        self._group, self._others = [], {}
+        return self._advance()
+
+    def rewards(self, seat: int) -> dict[str, float]:
+        """Every reward of a trained seat so far (``werewolf_env.rewards``); final once ``done``."""
+        return rewards(self.record, seat)
+
+    def reward(self, seat: int) -> float:
+        """The weighted reward of a trained seat (``weights``)."""
+        return reward(self.record, seat, self.weights)
+
+    def _advance(self) -> dict[int, str]:
+        raw = self.raw
+        while raw.agents:
+            members = raw.simultaneous_agents()
+            if not members:  # the game is over: retire every agent
+                raw.step(None)
+                continue
+            if any(raw.agent_name_mapping[agent] in self.seats for agent in members):
+                # Within a group no observation depends on another member's answer: the lineup's answers
+                # can be taken now, and the group stepped in order once the trained seats have answered.
+                self._group = members
+                self._others = {a: self._other(a) for a in members if raw.agent_name_mapping[a] not in self.seats}
+                break
+            for agent in members:
+                raw.step(self._other(agent))
+        texts: dict[int, str] = {}
+        if raw.agents:
+            for seat in self.pending:
+                text = str(raw.observe(raw.possible_agents[seat])["text"])
+                self.new_texts[seat] = new_text_since(self.observations.get(seat, ""), text)
+                self.observations[seat] = texts[seat] = text
+        else:
+            for seat in self.seats:
+                self.observations[seat] = _end_text(self.record, seat)
+            self._close_policies()  # the game is over: its model seats' connections are not needed any more
+        return texts
+
+
+def _seat_index(seat: int | str, names: Sequence[str]) -> int:
     if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(names):
         return seat
     if isinstance(seat, str):

@@ -196,3 +196,46 @@ def test_rewards_read_mid_game_do_not_stick_at_the_end() -> None:
         assert seat.rewards == rewards(GameRecord.from_events(events), seat_index)
         assert seat.rewards["win"] in (-1.0, 1.0) and seat.reward == seat.rewards["win"]
         assert f"the {over[0]['data']['winner']} team won" in seat._env.observation
+
+
+def test_several_seats_answered_together_give_the_runners_game() -> None:
+    """Every seat trained, each answered by the heuristic the runner would give it, a group at a time: the
+    same game, event for event; each batch is exactly the trained seats of the env's simultaneous group."""
+    from agents.seat_env import SeatsEnv
+
+    for seed, trained in ((3, None), (4, [1, 5]), (11, ["player_0", "player_6", "player_2"])):
+        env = SeatsEnv(CONFIG)
+        texts = env.reset(seed=seed, seats=trained)
+        policies = {seat: HeuristicAgent(seed=seat_seed(seed, seat)) for seat in env.seats}
+        batches = []
+        while not env.done:
+            group = [env.raw.agent_name_mapping[a] for a in env.raw.simultaneous_agents()]
+            assert sorted(texts) == sorted(env.pending) == sorted(s for s in group if s in env.seats)
+            infos = {seat: env.raw.infos[env.raw.possible_agents[seat]] for seat in texts}
+            batches.append(len(texts))
+            texts = env.act_all({s: policies[s].act({"text": t}, infos[s]) for s, t in texts.items()})
+        expected = play_game_sync(CONFIG, "heuristic", seed).events
+        assert env.events == [e for e in expected if e.get("type") not in ("header", "snapshot", "agent_record")]
+        assert max(batches) > 1  # bids, analyses or votes of several trained seats came together
+        record = GameRecord.from_events(expected)
+        assert all(env.rewards(seat) == rewards(record, seat) for seat in env.seats)
+        assert all(env.observations[seat].startswith("The game is over") for seat in env.seats)
+
+
+def test_a_batch_must_answer_exactly_the_pending_seats() -> None:
+    from agents.seat_env import SeatsEnv
+
+    env = SeatsEnv(CONFIG)
+    texts = env.reset(seed=3, seats=[0, 1, 2, 3, 4, 5, 6])
+    while len(texts) < 2:  # a group of several trained seats
+        texts = env.act_all(dict.fromkeys(texts, "{}"))
+    before = list(env.events)
+    seats = sorted(texts)
+    with pytest.raises(ValueError, match="seats to answer"):
+        env.act_all(dict.fromkeys(seats[:-1], "{}"))
+    with pytest.raises(ValueError, match="seats to answer"):
+        env.act_all(dict.fromkeys([*seats, 99], "{}"))
+    assert env.events == before  # nothing was stepped
+    for bad in ([], [0, 0], [9]):
+        with pytest.raises(ValueError):
+            env.reset(seed=3, seats=bad)
