@@ -1,0 +1,30 @@
+"""Every data file inside the packages ships in the wheel: ``[tool.setuptools.package-data]`` lists it."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10: the tomli backport (a core dependency there)
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("werewolf_env", "agents", "benchmarks")
+CODE = {".py", ".pyc"}
+
+
+def test_every_data_file_in_the_packages_is_package_data() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs: dict[str, list[str]] = config["tool"]["setuptools"]["package-data"]
+    unlisted = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*"):
+            if not path.is_file() or path.suffix in CODE or "__pycache__" in path.parts:
+                continue
+            inside = path.relative_to(ROOT / package).as_posix()
+            if not any(fnmatch.fnmatch(inside, pattern) for pattern in globs.get(package, [])):
+                unlisted.append(f"{package}/{inside}")
+    assert not unlisted, f"data files a wheel would leave out (add them to [tool.setuptools.package-data]): {unlisted}"
