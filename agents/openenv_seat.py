@@ -169,7 +169,9 @@ def _openenv_classes() -> dict[str, Any]:
                 raise ValueError(f"episode_id {episode_id!r}: an episode's id must be a string")
             env = self.seat_env
             env.reset(seed=seed, seat=seat)
-            self._state = SeatState(episode_id=episode_id or str(uuid.uuid4()), seed=seed, seat=env.seat)
+            game = env.raw.game  # its seed: the one given, or the one drawn when none was
+            drawn = seed if game is None else game.state.seed
+            self._state = SeatState(episode_id=episode_id or str(uuid.uuid4()), seed=drawn, seat=env.seat)
             return self._observation()
 
         def step(self, action: Any, timeout_s: float | None = None, **options: Any) -> SeatObservation:

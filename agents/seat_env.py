@@ -75,18 +75,19 @@ class _Table:
 
     def _new_game(self, seed: int | None, trained: Sequence[int | str] | None, every_seat: bool) -> list[int]:
         """Reset the env; the trained seats (indices, ``player_<i>`` or names; when None, every seat or the
-        seed's seat, ``seed % players``) and a lineup policy for every other seat."""
-        self._close_policies()
+        seed's seat, ``seed % players``) and a lineup policy for every other seat. Seats that cannot play are
+        refused before anything moves: the game in play, its seats and its policies stay as they were."""
+        if trained is not None:
+            seats = [_seat_index(seat, self.raw.config.player_names()) for seat in trained]
+            if not seats or len(set(seats)) != len(seats):
+                raise ValueError(f"the trained seats must be distinct and at least one: {list(trained)!r}")
         self.raw.reset(seed=seed)
+        self._close_policies()
         game = self.raw.game
         assert game is not None
         state = game.state
         if trained is None:
             seats = list(range(state.num_players)) if every_seat else [(state.seed or 0) % state.num_players]
-        else:
-            seats = [_seat_index(seat, state.names) for seat in trained]
-        if not seats or len(set(seats)) != len(seats):
-            raise ValueError(f"the trained seats must be distinct and at least one: {list(trained or [])!r}")
         self._policies = {
             agent: make_policy(self.lineup.spec_for(agent, state.roles[i]), seat_seed(state.seed, i))
             for i, agent in enumerate(self.raw.possible_agents)

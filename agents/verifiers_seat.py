@@ -78,13 +78,14 @@ def _check_seats(seats: list[int], players: int) -> None:
 
 
 Seats = Annotated[list[int], Field(min_length=1), AfterValidator(_distinct_seats)]
+Seed = Annotated[int, Field(ge=0)]  # a game's seed (the env refuses a negative one)
 
 
 class WerewolfData(vf.TaskData):
     """One deal: the game's ``seed`` and the ``seats`` the trained policy plays (several: self-play). On a
     seat's own task (the one its trace is scored by), ``seat`` names that seat."""
 
-    seed: int
+    seed: Seed
     seats: Seats = Field(default_factory=lambda: [0])
     seat: int | None = None
 
@@ -193,7 +194,7 @@ def reward_weights(weights: RewardWeights | dict[str, float] | None) -> vf.TaskC
 
 class WerewolfTasksetConfig(vf.TasksetConfig):
     id: str = PLUGIN_ID
-    seeds: list[int] = Field(default_factory=lambda: list(range(64)), min_length=1)
+    seeds: list[Seed] = Field(default_factory=lambda: list(range(64)), min_length=1)
     """One task per seed; a GRPO group (``-r n``) plays the same deal."""
     seats: Seats = Field(default_factory=lambda: [0])
     """The seats the trained policy plays in every game (several: self-play)."""

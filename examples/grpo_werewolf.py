@@ -18,7 +18,9 @@ plus detection / 2). The weighted reward trains; each component is logged too (`
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -141,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         tokenizer = tiny_tokenizer(args.players)
         model: Any = tiny_model(tokenizer)
-        output_dir = tempfile.mkdtemp(prefix="grpo_werewolf_")
+        output_dir = tempfile.mkdtemp(prefix="grpo_werewolf_")  # nothing is saved: removed at exit
+        atexit.register(shutil.rmtree, output_dir, ignore_errors=True)
         config = GRPOConfig(
             output_dir=output_dir, max_steps=2, per_device_train_batch_size=2, num_generations=2,
             max_completion_length=96, max_tool_calling_iterations=4, learning_rate=1e-3, use_cpu=True,

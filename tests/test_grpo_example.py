@@ -42,9 +42,12 @@ def test_tiny_tokenizer_renders_and_parses_tool_calls() -> None:
 
 def test_smoke_trains_two_steps_offline(tmp_path: Path) -> None:
     """--smoke: two optimisation steps with a tiny random model, with the hub offline and an empty cache (so
-    nothing could have come from a download), each step's loss and reward printed."""
+    nothing could have come from a download), each step's loss and reward printed; its scratch output folder
+    is removed after."""
     _example()
+    (tmp_path / "tmp").mkdir()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"), "TRANSFORMERS_OFFLINE": "1"}
+    env["TMPDIR"] = str(tmp_path / "tmp")
     done = subprocess.run(
         [sys.executable, str(EXAMPLE), "--smoke", "--reward", "both"],
         cwd=tmp_path,
@@ -59,3 +62,4 @@ def test_smoke_trains_two_steps_offline(tmp_path: Path) -> None:
     assert [step for step, _, _ in steps] == ["1", "2"], done.stdout[-3000:]
     assert "trained 2 steps" in done.stdout
     assert not (tmp_path / "hf" / "hub").exists()  # nothing was fetched into the (empty) cache
+    assert not list((tmp_path / "tmp").glob("grpo_werewolf_*"))

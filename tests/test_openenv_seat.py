@@ -192,3 +192,16 @@ def test_the_command_refuses_bad_options_in_one_line() -> None:
         )
         assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr
         assert wanted in bad.stderr.splitlines()[-1], bad.stderr
+
+
+def test_a_game_reset_without_a_seed_has_its_drawn_seed_in_the_state() -> None:
+    """The state's ``seed`` is the game's, drawn when the reset named none: the deal can be played again."""
+    from agents.openenv_seat import SeatEnvironment
+
+    env = SeatEnvironment(CONFIG)
+    first = env.reset(seat=2)
+    seed = env.state.seed
+    assert isinstance(seed, int) and env.state.seat == 2
+    env.reset(seed=seed, seat=2)
+    assert env.state.seed == seed and env._observation().text == first.text
+    env.close()

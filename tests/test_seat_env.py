@@ -239,3 +239,33 @@ def test_a_batch_must_answer_exactly_the_pending_seats() -> None:
     for bad in ([], [0, 0], [9]):
         with pytest.raises(ValueError):
             env.reset(seed=3, seats=bad)
+
+
+def test_a_refused_reset_leaves_the_game_in_play_untouched() -> None:
+    """A reset whose seats cannot play is refused before anything moves: the game in play goes on, its seat
+    still the one answering and the lineup still playing the others (not a new deal's seat answered by the
+    old seat's model, with no lineup: what an OpenEnv client's bad reset once left)."""
+    from agents.seat_env import SeatsEnv
+
+    env, twin = SeatEnv(CONFIG), SeatEnv(CONFIG)
+    env.reset(seed=1, seat=0)
+    twin.reset(seed=1, seat=0)
+    for bad in (9, "nobody", True):
+        with pytest.raises(ValueError, match="not a seat"):
+            env.reset(seed=2, seat=bad)
+    assert env.raw.agent_selection == "player_0" and env.seat == 0
+    while not env.done:
+        assert env.act('{"bid": 3}') == twin.act('{"bid": 3}')
+    assert env.policy_errors == 0 and env.events == twin.events
+    env.close()
+    twin.close()
+
+    seats = SeatsEnv(CONFIG)
+    texts = seats.reset(seed=1, seats=[0, 1])
+    for bad in ([0, 9], [1, 1], []):
+        with pytest.raises(ValueError):
+            seats.reset(seed=2, seats=bad)
+    while not seats.done:
+        texts = seats.act_all(dict.fromkeys(texts, "{}"))
+    assert seats.policy_errors == 0 and seats.raw.game is not None and seats.raw.game.state.seed == 1
+    seats.close()

@@ -149,6 +149,7 @@ def test_a_seat_whose_turn_budget_runs_out_leaves_the_game_to_finish() -> None:
         ({"taskset": {"seats": [7]}}, "seat 7 is not a seat of a 7-player game"),
         ({"taskset": {"seats": [1, 1]}}, "must be distinct"),
         ({"taskset": {"seats": []}}, "at least 1"),
+        ({"taskset": {"seeds": [3, -1]}}, "greater than or equal to 0"),
         ({"game": {"num_players": 2}}, "num_players"),
         ({"lineup": "nonsense"}, "nonsense"),
         ({"weights": {"wins": 1.0}}, "wins"),
