@@ -53,7 +53,7 @@ EXTRA_MODULES = {
     "benchmarks.inspect_registry": "inspect",
     "benchmarks.inspect_scoring": "inspect",
     "benchmarks.inspect_tasks": "inspect",
-    "agents.verifiers_seat": "train",
+    "agents.verifiers_seat": "verifiers",
 }
 
 

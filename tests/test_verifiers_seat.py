@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-vf = pytest.importorskip("verifiers.v1", reason="verifiers is in the train extra: pip install -e '.[train]'")
+vf = pytest.importorskip("verifiers.v1", reason="the verifiers extra: pip install -e '.[verifiers]'")
 
 from agents.fake_openai import FakeOpenAIServer  # noqa: E402
 from agents.seat_env import new_text_since  # noqa: E402
