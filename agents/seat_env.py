@@ -67,11 +67,24 @@ class _Table:
         # connections across turns, and they belong to the loop that opened them (a new loop per call, as
         # ``asyncio.run`` gives, finds them closed: "Event loop is closed", and the env's fallback plays).
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._forget()
+
+    def _forget(self) -> None:
+        """Clear what the trained seats saw of the last game (at construction and at every reset)."""
 
     @property
     def done(self) -> bool:
         """The game is over (no trained seat has anything more to answer)."""
         return not self.raw.agents
+
+    def _turn_of(self, agent: str) -> dict[str, Any]:
+        """A seat's pending turn as a trainer sees it (``TURN_KEYS`` of its info)."""
+        info = self.raw.infos[agent]
+        return {key: info[key] for key in TURN_KEYS if key in info}
+
+    def _check_in_play(self) -> None:
+        if self.done:
+            raise ValueError("the game is over: nothing is waiting for an answer (call reset)")
 
     def _new_game(self, seed: int | None, trained: Sequence[int | str] | None, every_seat: bool) -> list[int]:
         """Reset the env; the trained seats (indices, ``player_<i>`` or names; when None, every seat or the
@@ -157,14 +170,7 @@ class _Table:
 class SeatEnv(_Table):
     """One seat of one game at a time; ``reset`` starts the next (see the module docstring)."""
 
-    def __init__(
-        self,
-        config: GameConfig | Mapping[str, Any] | None = None,
-        lineup: Lineup | Mapping[str, Any] | str | Path | None = "heuristic",
-        weights: RewardWeights | Mapping[str, float] | None = None,
-        log_dir: str | Path | None = None,
-    ) -> None:
-        super().__init__(config, lineup, weights, log_dir)
+    def _forget(self) -> None:
         self.seat = 0
         self.observation = ""  # the seat's whole text observation now (its turn's, or the end of the game)
         self.new_text = ""  # what of it the seat had not seen at its previous turn
@@ -179,22 +185,21 @@ class SeatEnv(_Table):
         ``phase``); None once the game is over."""
         if self.done:
             return None
-        info = self.raw.infos[self.agent]
-        return {key: info[key] for key in TURN_KEYS if key in info}
+        return self._turn_of(self.agent)
 
     def reset(self, seed: int | None = None, seat: int | str | None = None) -> str:
         """A new game, the seat's view of its first turn. ``seat``: an index, ``"player_<i>"`` or a player's
         name; by default the seed's seat (``seed % players``), so that a seed names one deal and one seat."""
-        (self.seat,) = self._new_game(seed, None if seat is None else [seat], every_seat=False)
-        self.observation = self.new_text = ""
+        (chosen,) = self._new_game(seed, None if seat is None else [seat], every_seat=False)
+        self._forget()
+        self.seat = chosen
         self._advance()
         return self.observation
 
     def act(self, answer: Mapping[str, Any] | str | None) -> str:
         """Answer the seat's turn (the JSON it asks for; anything else is recorded as a fallback, as for
         any policy), play the other seats until the seat's next turn, and return its observation then."""
-        if self.done:
-            raise ValueError("the game is over: nothing is waiting for an answer (call reset)")
+        self._check_in_play()
         self.raw.step(dict(answer) if isinstance(answer, Mapping) else answer)
         self._advance()
         return self.observation
@@ -245,14 +250,7 @@ class SeatsEnv(_Table):
             texts = env.act_all(my_model.batch(texts))  # {seat: answer} for exactly those seats
     """
 
-    def __init__(
-        self,
-        config: GameConfig | Mapping[str, Any] | None = None,
-        lineup: Lineup | Mapping[str, Any] | str | Path | None = "heuristic",
-        weights: RewardWeights | Mapping[str, float] | None = None,
-        log_dir: str | Path | None = None,
-    ) -> None:
-        super().__init__(config, lineup, weights, log_dir)
+    def _forget(self) -> None:
         self.seats: list[int] = []
         self.observations: dict[int, str] = {}  # each trained seat's whole observation at its latest turn
         self.new_texts: dict[int, str] = {}  # what each pending seat had not seen at its previous turn
@@ -266,23 +264,21 @@ class SeatsEnv(_Table):
         for agent in self._group:
             seat = self.raw.agent_name_mapping[agent]
             if seat in self.seats:
-                info = self.raw.infos[agent]
-                out[seat] = {key: info[key] for key in TURN_KEYS if key in info}
+                out[seat] = self._turn_of(agent)
         return out
 
     def reset(self, seed: int | None = None, seats: Sequence[int | str] | None = None) -> dict[int, str]:
         """A new game with these trained seats (every seat by default); the observations of the seats that
         must answer first."""
-        self.seats = sorted(self._new_game(seed, seats, every_seat=True))
-        self.observations, self.new_texts = {}, {}
-        self._group, self._others = [], {}
+        chosen = sorted(self._new_game(seed, seats, every_seat=True))
+        self._forget()
+        self.seats = chosen
         return self._advance()
 
     def act_all(self, answers: Mapping[int, Mapping[str, Any] | str | None]) -> dict[int, str]:
         """Answer every pending seat (``{seat: answer}``, exactly the seats of ``pending``), play on until some
         trained seat must answer again; the observations of the seats that must answer then."""
-        if self.done:
-            raise ValueError("the game is over: nothing is waiting for an answer (call reset)")
+        self._check_in_play()
         wanted = set(self.pending)
         given = set(answers)
         if given != wanted:
