@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .credentials import EndpointURL
+from agents.credentials import EndpointURL
 
 
 class Policy:

@@ -53,9 +53,9 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from .backpressure import AdaptiveLimit, retry_after
-from .credentials import NO_KEY, EndpointURL, redact_url, register_secrets, scrub, split_url
-from .llm_options import LLMOptions
+from agents.backpressure import AdaptiveLimit, retry_after
+from agents.credentials import NO_KEY, EndpointURL, redact_url, register_secrets, scrub, split_url
+from agents.llm_options import LLMOptions
 
 # json_object_schema is llama-cpp-python's form (JSON mode with a "schema" that becomes a grammar): its
 # server refuses the json_schema type but constrains output to a schema given this way.

@@ -17,9 +17,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .backpressure import AdaptiveLimit, retry_after
-from .credentials import EndpointURL, read_key
-from .endpoint import (
+from agents.backpressure import AdaptiveLimit, retry_after
+from agents.credentials import EndpointURL, read_key
+from agents.endpoint import (
     FATAL_STATUSES,
     RETRY_STATUSES,
     STEP_DOWN,
@@ -29,7 +29,7 @@ from .endpoint import (
     Reply,
     useless_answer,
 )
-from .llm_options import LLMOptions
+from agents.llm_options import LLMOptions
 
 __all__ = [
     "FATAL_STATUSES", "RETRY_STATUSES", "STEP_DOWN", "AdaptiveLimit", "Breaker", "Endpoint", "EndpointDownError",

@@ -24,9 +24,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from agents.prompts import living_others
 from werewolf_env.claim_text import extractor_for
-
-from .prompts import living_others
 
 PLACEHOLDER = "<what you say>"  # what a small model copies from the answer format instead of speaking
 LABELING_MARKER = "CLAIM LABELING TASK"

@@ -71,8 +71,8 @@ import time
 from email.utils import formatdate
 from typing import Any
 
-from .fake_answers import PLACEHOLDER, PrefixCache, completion, scripted_answer
-from .fake_faults import (
+from agents.fake_answers import PLACEHOLDER, PrefixCache, completion, scripted_answer
+from agents.fake_faults import (
     CLASSIC_FAULTS,
     ERROR_FAULTS,
     FAULTS,

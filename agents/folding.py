@@ -24,10 +24,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agents.prompts import history_of, living_others, max_bid_of
+from agents.schemas import ASK_KEYS
 from werewolf_env.names import SELF_MARK, name_key
-
-from .prompts import history_of, living_others, max_bid_of
-from .schemas import ASK_KEYS
 
 # The fields of each kind that can be asked ahead, as they appear in the asking call's answer.
 AHEAD_FIELDS: dict[str, tuple[str, ...]] = {

@@ -30,11 +30,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from agents.base import Policy
+from agents.heuristic_memory import WOLF, GameMemory, Statement
+from agents.heuristic_speech import HeuristicSpeech
 from werewolf_env.roles import ROLE_SPECS, ActionKind, Role
-
-from .base import Policy
-from .heuristic_memory import WOLF, GameMemory, Statement
-from .heuristic_speech import HeuristicSpeech
 
 __all__ = ["GameMemory", "HeuristicAgent"]
 

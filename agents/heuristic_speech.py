@@ -14,9 +14,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from agents.heuristic_memory import WOLF, GameMemory, Statement, powers
 from werewolf_env.roles import ROLE_SPECS, ActionKind, Role
-
-from .heuristic_memory import WOLF, GameMemory, Statement, powers
 
 Speech = tuple[str, list[dict[str, Any]], str]  # (text, claims, the kind of lie or "none")
 

@@ -25,14 +25,13 @@ import json
 import sys
 from typing import Any, TextIO
 
+from agents.base import Policy
+from agents.llm import validate
 from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
 from werewolf_env.inert_text import terminal_safe
 from werewolf_env.names import SELF_MARK
 from werewolf_env.observe_text import Section
-
-from .base import Policy
-from .llm import validate
 
 _TYPES = LIE_TYPES
 # Kinds answered with a player's name: the answer's key, and whether "none" is an answer (abstain, keep a potion).

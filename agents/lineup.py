@@ -28,15 +28,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from agents.base import Policy
+from agents.credentials import redacted
+from agents.llm_options import LLMOptions, suggestion, validate_options
 from werewolf_env.config import Role, Team
 from werewolf_env.token_usage import Price
 
-from .base import Policy
-from .credentials import redacted
-from .llm_options import LLMOptions, suggestion, validate_options
-
 if TYPE_CHECKING:
-    from .endpoints import EndpointPool
+    from agents.endpoints import EndpointPool
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -231,18 +230,18 @@ def make_policy(
     options = spec.options
     options.pop("name", None)  # a label for reports, not a policy option
     if spec.kind == "random":
-        from .random_agent import RandomAgent
+        from agents.random_agent import RandomAgent
 
         return RandomAgent(seed=seed)
     if spec.kind == "heuristic":
-        from .heuristic import HeuristicAgent
+        from agents.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed=seed, **options)
     if spec.kind == "llm":
-        from .llm import LLMAgent
+        from agents.llm import LLMAgent
 
         llm = LLMOptions.model_validate({**options, "name": spec.label()})
         return LLMAgent(options=llm, pool=pool, seed=seed, cache_dir=cache_dir)
-    from .human import HumanAgent
+    from agents.human import HumanAgent
 
     return HumanAgent(**options)

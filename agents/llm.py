@@ -41,20 +41,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agents.base import Policy
+from agents.credentials import EndpointURL
+from agents.endpoints import Endpoint, EndpointDownError, EndpointPool
+from agents.folding import AHEAD_FIELDS, AskedAhead, what_to_ask
+from agents.llm_options import LLMOptions, validate_options
+from agents.prompts import answer_line, build_messages, fit, history_of, with_answer_line
+from agents.schemas import ASK_KEYS, statement_chars, turn_schema
+from agents.transport import OpenAITransport, Transport, as_transport
 from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.actions import ACTION_MODELS, UnknownPlayerError, as_object, placeholder_reason, resolve_target
 from werewolf_env.json_input import short_repr
 from werewolf_env.names import name_key
 from werewolf_env.state import ActionKind
-
-from .base import Policy
-from .credentials import EndpointURL
-from .endpoints import Endpoint, EndpointDownError, EndpointPool
-from .folding import AHEAD_FIELDS, AskedAhead, what_to_ask
-from .llm_options import LLMOptions, validate_options
-from .prompts import answer_line, build_messages, fit, history_of, with_answer_line
-from .schemas import ASK_KEYS, statement_chars, turn_schema
-from .transport import OpenAITransport, Transport, as_transport
 
 # An answer is stored once, in its ``llm_call`` record's ``raw``, cut to this many characters (``raw_chars``: its
 # length, when cut); the repair prompt quotes no more of it. The action handed to the game holds no text longer

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .credentials import check_key_variable, read_key_file, redact_url, redacted
+from agents.credentials import check_key_variable, read_key_file, redact_url, redacted
 
 ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
 SystemPromptMode = Literal["auto", "system", "user"]

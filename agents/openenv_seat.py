@@ -36,11 +36,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agents.lineup import Lineup, load_lineup
+from agents.seat_env import SeatEnv
 from werewolf_env import GameConfig, __version__
 from werewolf_env.rewards import RewardWeights
-
-from .lineup import Lineup, load_lineup
-from .seat_env import SeatEnv
 
 MISSING_EXTRA = "agents.openenv_seat needs openenv-core, from the 'train' extra: pip install -e '.[train]'"
 RESET_OPTIONS = ("seed", "seat", "episode_id")

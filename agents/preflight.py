@@ -25,10 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .endpoints import EndpointDownError, EndpointPool
-from .lineup import AgentSpec
-from .llm_options import LLMOptions, redact_url, validate_options
-from .schemas import turn_schema
+from agents.endpoints import EndpointDownError, EndpointPool
+from agents.lineup import AgentSpec
+from agents.llm_options import LLMOptions, redact_url, validate_options
+from agents.schemas import turn_schema
 
 _PROBE = 'Reply with exactly this JSON object and nothing else: {"bid": 3}'
 # About 60 words: a dropped system message shows as a prompt-token count that does not grow by ~60.

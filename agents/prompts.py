@@ -20,14 +20,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agents.schemas import ASK_KEYS, statement_chars
 from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.answer_formats import ANSWER_PREFIX
 from werewolf_env.claims import LIE_TYPES
 from werewolf_env.names import DEAD_MARK, SELF_MARK
 from werewolf_env.observe_text import Section
 from werewolf_env.roles import ActionKind
-
-from .schemas import ASK_KEYS, statement_chars
 
 DECEPTION_DEFINITIONS = """\
 DECEPTION: saying what one knows to be false, or leaving out what one knows in order to mislead; a sincere \

@@ -5,11 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from agents.base import Policy
 from werewolf_env.action_specs import ACTION_SPECS
 from werewolf_env.claims import LIE_TYPES
 from werewolf_env.roles import Role, Team
-
-from .base import Policy
 
 # Kinds answered with a player: the answer's key, and whether null is an answer ("abstain", "keep the potion").
 _TARGETS = {kind.value: (spec.target_key, spec.null_ok) for kind, spec in ACTION_SPECS.items() if spec.target_key}

@@ -34,6 +34,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from agents.base import Policy
+from agents.endpoints import EndpointDownError, EndpointPool
+from agents.lineup import AgentSpec, Lineup, load_lineup, make_policy
 from werewolf_env import GameConfig, __version__
 from werewolf_env.actions import to_jsonable
 from werewolf_env.config import Role, Team
@@ -41,10 +44,6 @@ from werewolf_env.engine import Game
 from werewolf_env.env import raw_env
 from werewolf_env.log import SCHEMA_VERSION
 from werewolf_env.token_usage import TokenTally
-
-from .base import Policy
-from .endpoints import EndpointDownError, EndpointPool
-from .lineup import AgentSpec, Lineup, load_lineup, make_policy
 
 
 @dataclass

@@ -26,17 +26,16 @@ from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agents.base import Policy
+from agents.endpoints import EndpointDownError
+from agents.lineup import Lineup, load_lineup, make_policy
+from agents.prompts import history_of
+from agents.runner import seat_seed
 from werewolf_env import GameConfig
 from werewolf_env.env import raw_env
 from werewolf_env.game_record import GameRecord
 from werewolf_env.observe_text import Section
 from werewolf_env.rewards import RewardWeights, reward, rewards
-
-from .base import Policy
-from .endpoints import EndpointDownError
-from .lineup import Lineup, load_lineup, make_policy
-from .prompts import history_of
-from .runner import seat_seed
 
 # What a turn is, as the env's info gives it to a policy.
 TURN_KEYS = ("action_kind", "legal_targets", "answer_format", "round", "phase")

@@ -25,14 +25,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from agents.base import Policy
+from agents.lineup import Lineup, load_lineup, make_policy
+from agents.runner import seat_seed
 from werewolf_env import GameConfig
 from werewolf_env.env import raw_env
 from werewolf_env.observe import OBS_SIZE
 from werewolf_env.wrappers import DiscreteActions
-
-from .base import Policy
-from .lineup import Lineup, load_lineup, make_policy
-from .runner import seat_seed
 
 
 class LearnerSeats(AECEnv):

@@ -30,10 +30,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from .cache import ResponseCache
-from .credentials import EndpointURL
-from .endpoints import Endpoint, EndpointPool, Reply
-from .llm_options import LLMOptions
+from agents.cache import ResponseCache
+from agents.credentials import EndpointURL
+from agents.endpoints import Endpoint, EndpointPool, Reply
+from agents.llm_options import LLMOptions
 
 Messages = list[dict[str, str]]
 CompleteFn = Callable[[Messages, dict[str, Any]], Awaitable["str | Reply | None"]]

@@ -27,13 +27,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from agents.lineup import Lineup
+from agents.seat_env import SeatEnv
 from werewolf_env import GameConfig
 from werewolf_env.action_specs import TARGET_KEYS
 from werewolf_env.rewards import REWARDS, RewardWeights
 from werewolf_env.roles import ActionKind
-
-from .lineup import Lineup
-from .seat_env import SeatEnv
 
 INSTRUCTIONS = (
     "You play one seat of a game of Werewolf. Each observation ends with NOW: your turn. Answer every turn by "

@@ -44,16 +44,15 @@ from openai import AsyncOpenAI
 from pydantic import AfterValidator, Field, model_validator
 from verifiers.v1.dialects.chat import message_to_wire
 
+from agents.base import Policy
+from agents.endpoints import EndpointDownError
+from agents.lineup import load_lineup, make_policy
+from agents.runner import seat_seed
+from agents.seat_env import new_text_since
 from werewolf_env import GameConfig
 from werewolf_env.env import raw_env
 from werewolf_env.game_record import GameRecord
 from werewolf_env.rewards import REWARD_FUNCTIONS, REWARDS, RewardWeights
-
-from .base import Policy
-from .endpoints import EndpointDownError
-from .lineup import load_lineup, make_policy
-from .runner import seat_seed
-from .seat_env import new_text_since
 
 __all__ = ["WerewolfChatHarness", "WerewolfEnv", "WerewolfTaskset"]
 

@@ -35,14 +35,13 @@ from typing import Any
 from agents.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
 from agents.llm_options import LLMOptions, redact_url, validate_options
 from agents.preflight import ProbeResult, probe
+from benchmarks.claims_dev import seat_of
+from benchmarks.transcripts import claimed_roles, known_roles
 from werewolf_env.actions import as_object
 from werewolf_env.claim_text import extractor_for
 from werewolf_env.claims import CLAIM_KINDS, claim_key, normalize_claims
 from werewolf_env.names import seat_finder
 from werewolf_env.roles import ROLE_SPECS, Role
-
-from .claims_dev import seat_of
-from .transcripts import claimed_roles, known_roles
 
 __all__ = [
     "MARKER",

@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarks.transcripts import DEFAULT_CORPUS, read_jsonl
 from werewolf_env.names import seat_finder
-
-from .transcripts import DEFAULT_CORPUS, read_jsonl
 
 
 def seat_of(item: dict[str, Any], name: Any) -> int | None:

@@ -27,11 +27,7 @@ from agents import load_lineup
 from agents.endpoints import EndpointDownError
 from agents.lineup import AgentSpec
 from agents.llm_options import DEFAULT_BASE_URL
-from werewolf_env import GameConfig, __version__
-from werewolf_env.config import MAX_PLAYERS, MIN_PLAYERS
-from werewolf_env.env import raw_env
-
-from .cli_values import (
+from benchmarks.cli_values import (
     BASELINE_GAMES,
     COUNT,
     GAMES,
@@ -46,7 +42,7 @@ from .cli_values import (
     refuse,
     whole_number,
 )
-from .exit_codes import (
+from benchmarks.exit_codes import (
     EXIT_BAD_OPTIONS,
     EXIT_INVALID,
     EXIT_OUTPUT_CLOSED,
@@ -55,18 +51,21 @@ from .exit_codes import (
     interrupted_code,
     sigterm_as_interrupt,
 )
-from .export import add_export_options, export_command
-from .game_workers import workers_stuck
-from .llm_flags import add_llm_flags, check_run_flags, judge_settings
-from .llm_gate import preflight_gate, stopped
-from .play_cli import play_command
-from .relabel_cli import add_relabel_parser, relabel_command
-from .replay_cli import replay_command
-from .report_cli import add_report_parser, report_command
-from .rescore_cli import rescore_command
-from .run_command import run_command
-from .run_folder import RunFolderError, check_out_folder, describe_os_error
-from .tournament_cli import tournament_command
+from benchmarks.export import add_export_options, export_command
+from benchmarks.game_workers import workers_stuck
+from benchmarks.llm_flags import add_llm_flags, check_run_flags, judge_settings
+from benchmarks.llm_gate import preflight_gate, stopped
+from benchmarks.play_cli import play_command
+from benchmarks.relabel_cli import add_relabel_parser, relabel_command
+from benchmarks.replay_cli import replay_command
+from benchmarks.report_cli import add_report_parser, report_command
+from benchmarks.rescore_cli import rescore_command
+from benchmarks.run_command import run_command
+from benchmarks.run_folder import RunFolderError, check_out_folder, describe_os_error
+from benchmarks.tournament_cli import tournament_command
+from werewolf_env import GameConfig, __version__
+from werewolf_env.config import MAX_PLAYERS, MIN_PLAYERS
+from werewolf_env.env import raw_env
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -349,14 +348,14 @@ def _dispatch(command: Callable[[argparse.Namespace], int], args: argparse.Names
 
 def detect_eval_command(args: argparse.Namespace) -> int:
     if args.dataset:
-        from .peskov_eval import dataset_command
+        from benchmarks.peskov_eval import dataset_command
 
         return dataset_command(args)
-    from .detect_eval import run_detect_eval
-    from .detect_runs import run_runs_eval
-    from .detect_table import print_table
-    from .detectors import DEFAULT, DetectorError, make_detector
-    from .runs import RunMismatchError, RunStoppedError
+    from benchmarks.detect_eval import run_detect_eval
+    from benchmarks.detect_runs import run_runs_eval
+    from benchmarks.detect_table import print_table
+    from benchmarks.detectors import DEFAULT, DetectorError, make_detector
+    from benchmarks.runs import RunMismatchError, RunStoppedError
 
     args.out = args.out or Path("runs/detect-eval")
     specs = list(dict.fromkeys(args.detector or DEFAULT))

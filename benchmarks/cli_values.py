@@ -19,10 +19,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from agents.llm_options import MAX_SEED  # int64, for game seeds too: what any reader of the logs takes
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS
 from werewolf_env import GameConfig
 from werewolf_env.inert_text import terminal_safe
-
-from .exit_codes import EXIT_BAD_OPTIONS
 
 __all__ = ["BASELINE_GAMES", "COUNT", "GAMES", "IN_FLIGHT", "MAX_CONCURRENCY", "MAX_GAMES", "MAX_RESAMPLES",
            "MAX_SEED", "MAX_WORKERS", "RESAMPLES", "RULE_FLAGS", "SEED", "WORKERS", "field_bounds", "game_config_of",

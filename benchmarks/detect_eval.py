@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from agents.lineup import Lineup
+from benchmarks.detect_table import detector_table
+from benchmarks.detector import statement_rows
+from benchmarks.detectors import DEFAULT
+from benchmarks.progress import Bar
+from benchmarks.runs import Job, Progress, RunDir, play_run
 from werewolf_env import GameConfig
 from werewolf_env.counterfactual import CounterfactualValuer
-
-from .detect_table import detector_table
-from .detector import statement_rows
-from .detectors import DEFAULT
-from .progress import Bar
-from .runs import Job, Progress, RunDir, play_run
 
 HELD_OUT_OFFSET = 1_000_000
 

@@ -15,12 +15,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarks.detect_eval import split_features, split_summary
+from benchmarks.detect_table import detector_table
+from benchmarks.detectors import DEFAULT
+from benchmarks.progress import Bar
 from werewolf_env.log import read_log
-
-from .detect_eval import split_features, split_summary
-from .detect_table import detector_table
-from .detectors import DEFAULT
-from .progress import Bar
 
 
 def run_logs(folder: Path) -> list[Path]:

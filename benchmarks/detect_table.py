@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.detectors import Rows, decision_threshold, make_detector, probabilities
 from werewolf_env.stats import Bootstrap
-
-from .detectors import Rows, decision_threshold, make_detector, probabilities
 
 TYPE_SHORT = {"fabrication": "fab", "misdirection": "mis", "distortion": "dis", "omission": "omi"}
 

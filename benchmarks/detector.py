@@ -31,13 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.logistic import best_threshold, fit_logistic, sigmoid
 from werewolf_env.counterfactual import CounterfactualValuer, Proposal, ProposalValue, extract_proposals
 from werewolf_env.log import game_of_header, read_log, replayed_actions
 from werewolf_env.metrics import GameRecord
 from werewolf_env.names import name_key
 from werewolf_env.state import GameState, Statement
-
-from .logistic import best_threshold, fit_logistic, sigmoid
 
 Rows = list[dict[str, Any]]  # statement rows (``statement_rows``), what every detector fits on and predicts
 TEXT_BUCKETS = 128

@@ -37,8 +37,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from .detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, Rows, fit
-from .logistic import best_threshold
+from benchmarks.detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, Rows, fit
+from benchmarks.logistic import best_threshold
 
 METHODS = ("fit", "predict", "save", "load")
 
@@ -185,7 +185,7 @@ class ClassifierDetector(JsonDetector):
 
 
 def _judge(**settings: Any) -> Any:
-    from .llm_judge import LLMJudge
+    from benchmarks.llm_judge import LLMJudge
 
     return LLMJudge(**settings)
 

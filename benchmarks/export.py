@@ -29,15 +29,14 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS
+from benchmarks.export_card import dataset_card, licence_text
+from benchmarks.export_schema import TABLES, arrow_schema, game_rows
+from benchmarks.run_folder import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit
 from werewolf_env import __version__
 from werewolf_env.json_input import loads_bounded
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
-
-from .exit_codes import EXIT_BAD_OPTIONS
-from .export_card import dataset_card, licence_text
-from .export_schema import TABLES, arrow_schema, game_rows
-from .run_folder import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit
 
 EXPORT_MARK = "export.json"
 LICENSE_FILE = "LICENSE.md"

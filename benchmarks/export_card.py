@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .export_schema import HIDDEN_PREFIX, STRUCTS, TABLES
+from benchmarks.export_schema import HIDDEN_PREFIX, STRUCTS, TABLES
 
 PROJECT = "werewolf-deception"
 LICENSE_NAME = f"{PROJECT}-export-unlicensed"

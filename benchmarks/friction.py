@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.detector import LogisticModel, StatementFeaturizer
 from werewolf_env.counterfactual import CounterfactualValuer, extract_proposals
-
-from .detector import LogisticModel, StatementFeaturizer
 
 RULE_THRESHOLD = 0.2  # without a detector: warn when bait or switch reaches this
 

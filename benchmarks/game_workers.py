@@ -38,11 +38,10 @@ from typing import Any
 
 from agents import Lineup, play_game_sync
 from agents.endpoints import EndpointDownError
+from benchmarks.exit_codes import EXIT_TERMINATED
+from benchmarks.failed_file import failed_file
+from benchmarks.run_folder import describe_os_error, is_storage_error
 from werewolf_env import GameConfig
-
-from .exit_codes import EXIT_TERMINATED
-from .failed_file import failed_file
-from .run_folder import describe_os_error, is_storage_error
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .html_base import Html, render, trusted
+from benchmarks.html_base import Html, render, trusted
 
 SPEAKER, LISTENER = "persuasion_speaker", "persuasion_listener"
 SPEAKER_FIGURES = [

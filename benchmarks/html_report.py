@@ -13,15 +13,20 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from benchmarks.html_base import Html, esc, figure, fmt, join, name, page, render, trusted
+from benchmarks.html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
+from benchmarks.html_persuasion import persuasion_section
+from benchmarks.html_roles import roles_section
+from benchmarks.html_sections import (
+    fmt_coverage,
+    ground_truth_section,
+    token_section,
+    unverified_notice,
+    validity_section,
+)
+from benchmarks.html_viewer import write_viewer_page, write_viewer_pages
+from benchmarks.summary_text import lineup_itself
 from werewolf_env.metrics import LIE_TYPES, GameRecord
-
-from .html_base import Html, esc, figure, fmt, join, name, page, render, trusted
-from .html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
-from .html_persuasion import persuasion_section
-from .html_roles import roles_section
-from .html_sections import fmt_coverage, ground_truth_section, token_section, unverified_notice, validity_section
-from .html_viewer import write_viewer_page, write_viewer_pages
-from .summary_text import lineup_itself
 
 __all__ = ["write_report", "write_run_report", "write_viewer_page", "write_viewer_pages"]
 

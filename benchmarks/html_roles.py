@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.html_base import Html, fmt, join, name, render, trusted
 from werewolf_env.role_figures import cause_notes, cause_order, last_acts
-
-from .html_base import Html, fmt, join, name, render, trusted
 
 
 def _roles_table(metrics: dict[str, Any]) -> Html:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.html_base import Html, fmt, join, name, render, trusted
 from werewolf_env.claims import CLAIM_KINDS
 from werewolf_env.claims_coverage import shown_kinds
 from werewolf_env.role_figures import action_kinds_of
-
-from .html_base import Html, fmt, join, name, render, trusted
 
 UNVERIFIED_SHOWN = 20  # logs listed by name; metrics.json lists every one
 

@@ -15,10 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.html_base import Html, esc, figure, join, name, page, render, trusted
 from werewolf_env.metrics import GameRecord, StatementRecord
 from werewolf_env.role_figures import acting_role, role_kinds
-
-from .html_base import Html, esc, figure, join, name, page, render, trusted
 
 _TOGGLE = trusted("""<label><input type="checkbox" id="hide-hidden"> hide hidden information (what no player saw)</label>
 <script>

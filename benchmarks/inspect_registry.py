@@ -19,7 +19,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from . import inspect_models, inspect_tasks
+from benchmarks import inspect_models, inspect_tasks
 
 NAMESPACE = "werewolf_deception"
 __all__ = ["NAMESPACE", "inspect_models", "werewolf", "werewolf_detect"]

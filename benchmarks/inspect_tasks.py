@@ -42,13 +42,12 @@ from agents.base import Policy
 from agents.lineup import AgentSpec, make_policy
 from agents.llm import LLMAgent
 from agents.runner import Seat, play_game, play_game_sync
+from benchmarks.inspect_models import DETECT_MARKER, InspectTransport, binding_for, check_model_roles, gate_of
+from benchmarks.inspect_scoring import detect_scorer, werewolf_scorer
+from benchmarks.run_command import parse_role_counts
 from werewolf_env import GameConfig
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
-
-from .inspect_models import DETECT_MARKER, InspectTransport, binding_for, check_model_roles, gate_of
-from .inspect_scoring import detect_scorer, werewolf_scorer
-from .run_command import parse_role_counts
 
 OTHERS = ("model", "heuristic", "random")
 

@@ -16,9 +16,8 @@ from typing import Any
 from agents.lineup import AgentSpec, Lineup
 from agents.llm_options import LLMOptions, validate_options
 from agents.preflight import ProbeResult, preflight
-
-from .cli_values import COUNT, field_bounds, whole_number
-from .exit_codes import EXIT_BAD_OPTIONS
+from benchmarks.cli_values import COUNT, field_bounds, whole_number
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS
 
 # flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs).
 # "{default}" in a text is the field's default in LLMOptions (the one place it is set).

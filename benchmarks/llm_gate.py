@@ -25,9 +25,8 @@ import sys
 from agents.endpoints import EndpointDownError
 from agents.lineup import AgentSpec
 from agents.preflight import ProbeResult
-
-from .exit_codes import EXIT_STOPPED
-from .llm_flags import run_preflight
+from benchmarks.exit_codes import EXIT_STOPPED
+from benchmarks.llm_flags import run_preflight
 
 
 def preflight_gate(sections: list[tuple[str, AgentSpec]], args: argparse.Namespace) -> list[ProbeResult] | int:

@@ -29,11 +29,10 @@ from agents.endpoints import EndpointDownError, EndpointPool
 from agents.llm import LLMAgent
 from agents.llm_options import LLMOptions, validate_options
 from agents.prompts import DECEPTION_DEFINITIONS, answer_line
+from benchmarks.detector import Rows, replayed_statements
 from werewolf_env.log import game_of_header, read_log
 from werewolf_env.observe_text import Section
 from werewolf_env.transcript import Transcript
-
-from .detector import Rows, replayed_statements
 
 KIND = "self_analysis"  # the seats' analysis schema, without a suspicion score (a spectator scores no player)
 JUDGE_RULES = (

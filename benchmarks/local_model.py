@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.local_server import MODEL_NAME, LocalModelServer
+from benchmarks.cli_values import game_option
+from benchmarks.validity import run_validity
 from werewolf_env.actions import echoes_template
 from werewolf_env.log import read_log
-
-from .cli_values import game_option
-from .validity import run_validity
 
 
 def call_stats(logs: list[Path]) -> dict[str, Any]:
@@ -87,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt-cache", action="store_true", help="llama-cpp-python's RAM prompt cache (leaks)")
     parser.add_argument("--out", type=Path, help="run folder (default: a temporary one)")
     args = parser.parse_args(argv)
-    from .cli import main as cli_main
+    from benchmarks.cli import main as cli_main
 
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp) / "run"

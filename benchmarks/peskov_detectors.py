@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from .logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
-from .peskov import Message
+from benchmarks.logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
+from benchmarks.peskov import Message
 
 DETECTORS: dict[str, tuple[str, ...]] = {
     "text": ("text",),

@@ -36,12 +36,11 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.peskov import Message, read_split
+from benchmarks.peskov_models import ALL_DETECTORS, make_detector
+from benchmarks.progress import Bar
+from benchmarks.shared_data import diplomacy_dir
 from werewolf_env.stats import Bootstrap
-
-from .peskov import Message, read_split
-from .peskov_models import ALL_DETECTORS, make_detector
-from .progress import Bar
-from .shared_data import diplomacy_dir
 
 MIN_GAME_CLUSTERS = 5
 BASELINES = ("random", "all-lie")
@@ -387,12 +386,11 @@ def dataset_command(args: Any) -> int:
     """``detect-eval --dataset peskov2020``: the options of ``benchmarks.cli``'s detect-eval."""
     from agents.endpoints import EndpointDownError
     from agents.lineup import AgentSpec
-
-    from .exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-    from .llm_flags import check_run_flags, judge_settings
-    from .llm_gate import preflight_gate, stopped
-    from .peskov_judge import DiplomacyJudge
-    from .run_folder import RunFolderError, check_out_folder
+    from benchmarks.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
+    from benchmarks.llm_flags import check_run_flags, judge_settings
+    from benchmarks.llm_gate import preflight_gate, stopped
+    from benchmarks.peskov_judge import DiplomacyJudge
+    from benchmarks.run_folder import RunFolderError, check_out_folder
 
     args.out = args.out or Path(f"runs/detect-eval-{args.dataset}")
     specs = list(dict.fromkeys(args.detector or ALL_DETECTORS))

@@ -24,9 +24,8 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.prompts import answer_line
-
-from .llm_judge import KIND, ModelJudge
-from .peskov import Message
+from benchmarks.llm_judge import KIND, ModelJudge
+from benchmarks.peskov import Message
 
 HISTORY = 8  # earlier messages of the dialog shown before the judged one
 MAX_CHARS = 1200  # per message shown: a few messages are essays

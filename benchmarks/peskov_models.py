@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from .logistic import LogisticFit, best_threshold, fit_logistic
-from .peskov import Message
-from .peskov_detectors import DETECTORS, INNER_FOLDS, L2_GRID, MessageDetector, Pipeline, inner_folds
+from benchmarks.logistic import LogisticFit, best_threshold, fit_logistic
+from benchmarks.peskov import Message
+from benchmarks.peskov_detectors import DETECTORS, INNER_FOLDS, L2_GRID, MessageDetector, Pipeline, inner_folds
 
 STACKED: dict[str, tuple[tuple[str, ...], ...]] = {
     "stacked": (("text",), ("surface", "context", "power")),

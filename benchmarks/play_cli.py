@@ -20,11 +20,10 @@ from pathlib import Path
 
 from agents import load_lineup, play_game
 from agents.endpoints import EndpointDownError
-
-from .cli_values import game_config_of, refuse
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
-from .run_folder import RunFolderError, check_out_folder
-from .summary_text import print_lines
+from benchmarks.cli_values import game_config_of, refuse
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
+from benchmarks.run_folder import RunFolderError, check_out_folder
+from benchmarks.summary_text import print_lines
 
 LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.env names each game's log so)
 
@@ -44,7 +43,7 @@ def play_command(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     hook = None
     if args.friction:
-        from .friction import Friction
+        from benchmarks.friction import Friction
 
         try:
             friction = Friction.load(args.detector, seats={args.seat})

@@ -29,12 +29,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
 
+from benchmarks.summary_text import lineup_itself
 from werewolf_env.inert_text import visible_controls
 from werewolf_env.metrics import GameRecord, suspicion_by_round
 from werewolf_env.role_figures import cause_order
 from werewolf_env.roles import Team
-
-from .summary_text import lineup_itself
 
 Plotter = TypeVar("Plotter", bound=Callable[..., Any])
 

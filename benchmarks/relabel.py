@@ -45,17 +45,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.claim_labelers import Labels, LLMLabeler, as_names, regex_labeler, union_claims, union_labels
+from benchmarks.claims_eval import score
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
+from benchmarks.label_agreement import agreement
+from benchmarks.progress import Bar
+from benchmarks.report import find_logs
+from benchmarks.transcripts import games_by_id, knowledge_of, read_jsonl, with_reveals
 from werewolf_env.claims import public_role_claims
 from werewolf_env.judge import Knowledge, judge_claims
 from werewolf_env.log import ReplayError, game_of_header, read_log, replayed_actions
-
-from .claim_labelers import Labels, LLMLabeler, as_names, regex_labeler, union_claims, union_labels
-from .claims_eval import score
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
-from .label_agreement import agreement
-from .progress import Bar
-from .report import find_logs
-from .transcripts import games_by_id, knowledge_of, read_jsonl, with_reveals
 
 # Its exit codes (their meanings for relabel: benchmarks.exit_codes.COMMANDS["relabel"]).
 EXIT_NOTHING = EXIT_FAILED_GAMES

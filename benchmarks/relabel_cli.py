@@ -10,14 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from agents.credentials import KEY_VARIABLE_HELP
-from werewolf_env.claims import CLAIM_KINDS
-
-from .claim_labelers import LabelerUnavailableError, LLMLabeler, llm_labeler, regex_labeler
-from .cli_values import COUNT, IN_FLIGHT
-from .exit_codes import exit_codes_text
-from .label_agreement import format_summary
-from .llm_flags import llm_number
-from .relabel import (
+from benchmarks.claim_labelers import LabelerUnavailableError, LLMLabeler, llm_labeler, regex_labeler
+from benchmarks.cli_values import COUNT, IN_FLIGHT
+from benchmarks.exit_codes import exit_codes_text
+from benchmarks.label_agreement import format_summary
+from benchmarks.llm_flags import llm_number
+from benchmarks.relabel import (
     EXIT_BAD,
     EXIT_DOWN,
     EXIT_INCOMPLETE,
@@ -28,9 +26,10 @@ from .relabel import (
     relabel_run,
     write_atomic,
 )
-from .report import find_logs
-from .summary_text import print_lines
-from .transcripts import DEFAULT_CORPUS
+from benchmarks.report import find_logs
+from benchmarks.summary_text import print_lines
+from benchmarks.transcripts import DEFAULT_CORPUS
+from werewolf_env.claims import CLAIM_KINDS
 
 
 def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:

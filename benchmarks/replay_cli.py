@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
+from benchmarks.run_folder import find_logs
 from werewolf_env.inert_text import terminal_safe
 from werewolf_env.log import ReplayResult, replay
-
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
-from .run_folder import find_logs
 
 NOT_A_LOG = "NOT A GAME LOG"
 

@@ -44,21 +44,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, cast
 
+from benchmarks import html_report
+from benchmarks.claim_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_labels_message
+from benchmarks.progress import Bar, track
+from benchmarks.replay_cli import one_line_verdict
+from benchmarks.report_stream import RunPass, read_run
+from benchmarks.report_tables import TABLES, write_tables
+from benchmarks.report_tokens import priced, run_prices
+from benchmarks.run_folder import find_logs, natural_key
+from benchmarks.validity import game_validity
 from werewolf_env import GameConfig, __version__
 from werewolf_env.claims_coverage import ClaimsCoverage
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
 from werewolf_env.token_usage import Price
-
-from . import html_report
-from .claim_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_labels_message
-from .progress import Bar, track
-from .replay_cli import one_line_verdict
-from .report_stream import RunPass, read_run
-from .report_tables import TABLES, write_tables
-from .report_tokens import priced, run_prices
-from .run_folder import find_logs, natural_key
-from .validity import game_validity
 
 BASELINES = ("heuristic", "random")
 __all__ = [
@@ -217,7 +216,7 @@ def build_report(
     plot_note = None
     if plots:
         try:
-            from . import plots as plotting
+            from benchmarks import plots as plotting
         except ImportError:
             plot_note = "plots need matplotlib: pip install 'werewolf-deception[report]'"
 

@@ -18,17 +18,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.claim_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
+from benchmarks.cli_values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS
+from benchmarks.report import build_report, report_dir
+from benchmarks.report_tokens import token_lines
+from benchmarks.run_folder import check_out_folder
+from benchmarks.summary_text import WIDTH, fit, legend_lines, lineup_itself, pack, print_lines, table
 from werewolf_env.claims_coverage import claims_coverage_lines
 from werewolf_env.role_figures import action_kinds_of
 from werewolf_env.roles import Role
-
-from .claim_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
-from .cli_values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
-from .exit_codes import EXIT_BAD_OPTIONS
-from .report import build_report, report_dir
-from .report_tokens import token_lines
-from .run_folder import check_out_folder
-from .summary_text import WIDTH, fit, legend_lines, lineup_itself, pack, print_lines, table
 
 # What a folder a report may be written into holds: a run, or an earlier report.
 REPORT_FOLDERS = ("manifest.json", "metrics.json", "report.html")
@@ -140,7 +139,7 @@ def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]
 
     A baseline whose lineup is the run's own is named once ("the lineup itself"), its figures not repeated;
     roles that know their partners (werewolves) get their detection row apart from the village's table."""
-    from .validity import format_coverage
+    from benchmarks.validity import format_coverage
 
     metrics = document["metrics"]
     itself = lineup_itself(document)
@@ -232,7 +231,7 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     """What statements did to the listeners, by the speaker's team, and what that rests on (docs/reports.md,
     "Persuasion"): a small table, a column per speaker team (lines indented by the caller's two spaces: at most
     98 columns)."""
-    from .validity import format_coverage
+    from benchmarks.validity import format_coverage
 
     persuasion = metrics.get("persuasion")
     if not persuasion:  # a document from before metrics schema 6

@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.claim_labels import DEFAULT_LABELER, LabelsError, available_labelers, logs_own, read_labels, relabelled
+from benchmarks.report_tables import TableWriter
+from benchmarks.validity import game_validity, run_validity
 from werewolf_env.claims_coverage import ClaimsCoverage
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameOverview, GameRecord, RunAggregator
-
-from .claim_labels import DEFAULT_LABELER, LabelsError, available_labelers, logs_own, read_labels, relabelled
-from .report_tables import TableWriter
-from .validity import game_validity, run_validity
 
 
 class RunLabeling:

@@ -17,12 +17,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from benchmarks.run_folder import MAX_RUN_FILE_DEPTH
+from benchmarks.summary_text import WIDTH, fit, pack, table
 from werewolf_env.inert_text import terminal_safe
 from werewolf_env.json_input import TooDeepError, loads_bounded
 from werewolf_env.token_usage import CHARS_PER_TOKEN, COUNTS, Price, cost_usd, tiktoken_status
-
-from .run_folder import MAX_RUN_FILE_DEPTH
-from .summary_text import WIDTH, fit, pack, table
 
 PRICE_UNIT = "USD per million tokens"
 

@@ -27,11 +27,10 @@ from typing import Any
 from agents.endpoints import EndpointDownError, EndpointPool
 from agents.lineup import Lineup, load_lineup, make_policy
 from agents.runner import seat_seed
+from benchmarks.report import find_logs
 from werewolf_env import GameConfig
 from werewolf_env.env import raw_env
 from werewolf_env.log import read_log
-
-from .report import find_logs
 
 ANALYSES = ("self_analysis", "peer_analysis")
 

@@ -18,21 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from agents.endpoints import EndpointDownError
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
+from benchmarks.llm_flags import apply_overrides, check_run_flags, llm_overrides
+from benchmarks.llm_gate import preflight_gate, stopped
+from benchmarks.progress import Bar, track
+from benchmarks.report import build_report, find_logs, load_records
+from benchmarks.report_cli import fmt_value
+from benchmarks.run_folder import RunFolderError, check_out_folder
 from werewolf_env.metrics import aggregate
-
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
-from .llm_flags import apply_overrides, check_run_flags, llm_overrides
-from .llm_gate import preflight_gate, stopped
-from .progress import Bar, track
-from .report import build_report, find_logs, load_records
-from .report_cli import fmt_value
-from .run_folder import RunFolderError, check_out_folder
 
 MARKER = "rescore.json"  # what a rescore writes first in its folder: a later rescore may write there again
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    from .rescore import RescoredGame, labeler_lineup, rescore_run, slug
+    from benchmarks.rescore import RescoredGame, labeler_lineup, rescore_run, slug
 
     try:
         check_run_flags(args)
@@ -92,7 +91,7 @@ def rescore_command(args: argparse.Namespace) -> int:
         title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
         progress=True,
     )
-    from .validity import common_answers, format_coverage
+    from benchmarks.validity import common_answers, format_coverage
 
     # Both sides over the same games; the comparison only on analyses answered under both labelings, so
     # a labeler whose server failed is neither scored 0 nor compared on a different subset.
@@ -135,7 +134,7 @@ def labeler_fallbacks(done: list[Any], labels: set[str], max_rate: float) -> str
     """What makes the rescore no measurement: a model labeler whose analyses fell back more than ``max_rate``."""
     if not labels:
         return None
-    from .validity import run_validity
+    from benchmarks.validity import run_validity
 
     policies = run_validity([g.log_path for g in done])["policies"]
     for label in sorted(labels & set(policies)):

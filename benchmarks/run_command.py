@@ -40,23 +40,29 @@ from agents import GameResult, load_lineup
 from agents.endpoints import EndpointPool
 from agents.lineup import AgentSpec, Lineup
 from agents.preflight import ProbeResult, seed_pool
+from benchmarks.cli_values import MAX_GAMES, MAX_SEED, game_config_of, refuse
+from benchmarks.exit_codes import (
+    EXIT_BAD_OPTIONS,
+    EXIT_FAILED_GAMES,
+    EXIT_INVALID,
+    EXIT_STOPPED,
+    EXIT_STORAGE,
+    interrupted_code,
+)
+from benchmarks.llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
+from benchmarks.progress import Bar
+from benchmarks.report_cli import report_lines
+from benchmarks.report_tokens import game_cost, priced, token_lines
+from benchmarks.run_folder import RunFolderError, check_out_folder, describe_os_error
+from benchmarks.runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
+from benchmarks.summary_text import WIDTH, fit, legend_lines, pack, print_lines
+from benchmarks.validity import format_validity, game_validity, run_validity, worst_fallback_rate
 from werewolf_env import GameConfig, __version__
 from werewolf_env.claims_coverage import ClaimsCoverage, claims_coverage_lines
 from werewolf_env.log import read_log, replay
 from werewolf_env.metrics import GameRecord
 from werewolf_env.role_figures import action_kinds_of
 from werewolf_env.token_usage import Price, TokenTally
-
-from .cli_values import MAX_GAMES, MAX_SEED, game_config_of, refuse
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED, EXIT_STORAGE, interrupted_code
-from .llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
-from .progress import Bar
-from .report_cli import report_lines
-from .report_tokens import game_cost, priced, token_lines
-from .run_folder import RunFolderError, check_out_folder, describe_os_error
-from .runs import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
-from .summary_text import WIDTH, fit, legend_lines, pack, print_lines
-from .validity import format_validity, game_validity, run_validity, worst_fallback_rate
 
 
 @dataclass
@@ -221,7 +227,7 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started
     reporting = time.perf_counter()
     try:
         if not args.no_report and results and outcome.stopped is None:
-            from .report import build_report
+            from benchmarks.report import build_report
 
             document = build_report(
                 args.out,

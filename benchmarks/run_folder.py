@@ -33,11 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.credentials import redacted
+from benchmarks.failed_file import failed_file
 from werewolf_env import __version__
 from werewolf_env.config import without_new_defaults
 from werewolf_env.json_input import loads_bounded
-
-from .failed_file import failed_file
 
 try:
     import fcntl

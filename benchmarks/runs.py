@@ -22,11 +22,10 @@ from typing import Any
 from agents import GameResult, Lineup, play_game
 from agents.endpoints import EndpointDownError, EndpointPool
 from agents.runner import calls_in_flight
+from benchmarks.game_workers import RayBackend, failure, play_job, stop_workers, worker_pool
+from benchmarks.progress import Bar
+from benchmarks.run_folder import RunDir, RunMismatchError, is_storage_error
 from werewolf_env import GameConfig
-
-from .game_workers import RayBackend, failure, play_job, stop_workers, worker_pool
-from .progress import Bar
-from .run_folder import RunDir, RunMismatchError, is_storage_error
 
 __all__ = ["Job", "Progress", "RayBackend", "RunDir", "RunMismatchError", "RunStoppedError", "play_job", "play_run"]
 

@@ -50,16 +50,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.lineup import AgentSpec, Lineup, read_settings_file
 from agents.llm_options import validate_options
+from benchmarks.cli_values import MAX_GAMES, MAX_SEED, game_config_of
+from benchmarks.logistic import fit_logistic
+from benchmarks.runs import Job
 from werewolf_env import GameConfig
 from werewolf_env.config import Role
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
 from werewolf_env.stats import Bootstrap
 from werewolf_env.token_usage import Price, cost_usd
-
-from .cli_values import MAX_GAMES, MAX_SEED, game_config_of
-from .logistic import fit_logistic
-from .runs import Job
 
 ELO_SCALE = 400 / math.log(10)
 # The tournament's name is the folder runs/<name>: letters, digits, spaces and - _ . +, at most 100, starting

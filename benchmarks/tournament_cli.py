@@ -13,21 +13,27 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.cli_values import refuse
+from benchmarks.exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
+from benchmarks.llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
+from benchmarks.progress import Bar
+from benchmarks.report import build_report
+from benchmarks.report_cli import fmt_value, signed
+from benchmarks.report_tokens import token_lines
+from benchmarks.run_command import RunPlan, execute
+from benchmarks.runs import RunDir
+from benchmarks.tournament import (
+    TournamentConfig,
+    TournamentGame,
+    entrant_table,
+    fit_ratings,
+    load_tournament,
+    schedule,
+)
+from benchmarks.validity import format_validity, game_validity, run_validity, worst_fallback_rate
 from werewolf_env.inert_text import terminal_safe
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord
-
-from .cli_values import refuse
-from .exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
-from .llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
-from .progress import Bar
-from .report import build_report
-from .report_cli import fmt_value, signed
-from .report_tokens import token_lines
-from .run_command import RunPlan, execute
-from .runs import RunDir
-from .tournament import TournamentConfig, TournamentGame, entrant_table, fit_ratings, load_tournament, schedule
-from .validity import format_validity, game_validity, run_validity, worst_fallback_rate
 
 
 def tournament_command(args: argparse.Namespace) -> int:

@@ -24,14 +24,13 @@ from typing import Any
 
 from agents.prompts import build_messages
 from agents.seat_env import new_text_since
+from benchmarks.exit_codes import EXIT_BAD_OPTIONS, EXIT_STORAGE
+from benchmarks.run_folder import find_logs
 from werewolf_env.config import GameConfig
 from werewolf_env.env import raw_env
 from werewolf_env.game_record import GameRecord
 from werewolf_env.log import ReplayError, read_log_checked
 from werewolf_env.rewards import RewardWeights, reward, rewards
-
-from .exit_codes import EXIT_BAD_OPTIONS, EXIT_STORAGE
-from .run_folder import find_logs
 
 
 def seat_trajectories(

@@ -44,10 +44,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.summary_text import WIDTH, pack, table
 from werewolf_env.log import read_log
 from werewolf_env.metrics import GameRecord, Label
-
-from .summary_text import WIDTH, pack, table
 
 OUTCOMES = ("answered", "repaired", "invalid", "unanswered")
 ANALYSIS_KINDS = ("self_analysis", "peer_analysis")

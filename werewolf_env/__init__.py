@@ -13,16 +13,16 @@ phase graph, and ``werewolf_env.log.replay`` to re-run a logged game.
 
 from __future__ import annotations
 
-from .version import package_version
+from werewolf_env.version import package_version
 
 __version__ = package_version()  # pyproject.toml holds it (werewolf_env/version.py)
 
-from .config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, Team
-from .engine import Game, GameOverError
-from .env import env, raw_env
-from .log import ReplayResult, replay
-from .parallel import WerewolfParallelEnv, parallel_env
-from .state import ActionKind
+from werewolf_env.config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, Team
+from werewolf_env.engine import Game, GameOverError
+from werewolf_env.env import env, raw_env
+from werewolf_env.log import ReplayResult, replay
+from werewolf_env.parallel import WerewolfParallelEnv, parallel_env
+from werewolf_env.state import ActionKind
 
 __all__ = [
     "DEFAULT_NAMES", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "Game", "GameConfig", "GameOverError",

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .action_models import (
+from werewolf_env.action_models import (
     BidAction,
     PeerAnalysisAction,
     SelfAnalysisAction,
@@ -27,8 +27,8 @@ from .action_models import (
     TargetAction,
     VoteAction,
 )
-from .roles import ActionKind, Role
-from .state import GameState
+from werewolf_env.roles import ActionKind, Role
+from werewolf_env.state import GameState
 
 Refusal = Callable[[GameState, int, int], "str | None"]  # (state, actor, seat) -> why not, or None
 

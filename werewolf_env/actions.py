@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .action_models import DeceptionType
-from .action_specs import (
+from werewolf_env.action_models import DeceptionType
+from werewolf_env.action_specs import (
     ACTION_MODELS,
     ACTION_SPECS,
     BULK_LEGAL,
@@ -33,10 +33,10 @@ from .action_specs import (
     KINDS_WITH_TARGETS,
     TARGET_KEYS,
 )
-from .answer_formats import answer_format, echoes_template, placeholder_reason
-from .claim_text import extractor_for
-from .claims import SELF_WORDS, normalize_claims
-from .json_input import (
+from werewolf_env.answer_formats import answer_format, echoes_template, placeholder_reason
+from werewolf_env.claim_text import extractor_for
+from werewolf_env.claims import SELF_WORDS, normalize_claims
+from werewolf_env.json_input import (
     BYTES_KEY,
     BYTES_REPAIR,
     UNSUPPORTED_KEY,
@@ -46,8 +46,8 @@ from .json_input import (
     short_repr,
     to_jsonable,
 )
-from .names import name_key
-from .state import ActionKind, GameState, Turn
+from werewolf_env.names import name_key
+from werewolf_env.state import ActionKind, GameState, Turn
 
 __all__ = [  # answer_format, echoes_template, placeholder_reason, as_object, to_jsonable: imported from here
     "ACTION_MODELS", "NO_TARGET_WORDS", "ParseResult", "UnknownPlayerError", "answer_format", "as_object",

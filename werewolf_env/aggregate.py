@@ -36,14 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from .claims_coverage import ClaimsCoverage
-from .columns import GROUPS, TableColumns, coverage, grouped, unit_keys
-from .game_record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord
-from .persuasion_figures import PersuasionFigures
-from .role_figures import RoleFigures
-from .stats import Bootstrap, Estimate, wilson
-from .suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion_by_round, suspicion_trend
-from .token_usage import TokenTally
+from werewolf_env.claims_coverage import ClaimsCoverage
+from werewolf_env.columns import GROUPS, TableColumns, coverage, grouped, unit_keys
+from werewolf_env.game_record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord
+from werewolf_env.persuasion_figures import PersuasionFigures
+from werewolf_env.role_figures import RoleFigures
+from werewolf_env.stats import Bootstrap, Estimate, wilson
+from werewolf_env.suspicion import RolePairs, SuspicionTrend, matrix_by_role_pair, suspicion_by_round, suspicion_trend
+from werewolf_env.token_usage import TokenTally
 
 # 2: detection figures from answered analyses only, with coverage and no_valid_predictions per group.
 # 3: an analysis's ``confidence`` is the stated probability that the statement is deceptive (Brier, ECE,

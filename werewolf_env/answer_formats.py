@@ -7,9 +7,9 @@ import difflib
 import re
 from functools import lru_cache
 
-from .action_specs import ACTION_SPECS
-from .names import fold
-from .roles import ActionKind
+from werewolf_env.action_specs import ACTION_SPECS
+from werewolf_env.names import fold
+from werewolf_env.roles import ActionKind
 
 # The JSON object a player must answer with, per kind (``answer_format`` fills in ``{max_bid}``): each
 # spec's ``answer_format``. The ``<...>`` placeholders there are also what ``echoes_template`` looks for.

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import claim_context as cc
-from . import claim_tokens as ct
-from . import claim_words as cw
-from .claim_reading import ReaderView
-from .claim_tokens import SEAT
-from .claims import make_claim
+from werewolf_env import claim_context as cc
+from werewolf_env import claim_tokens as ct
+from werewolf_env import claim_words as cw
+from werewolf_env.claim_reading import ReaderView
+from werewolf_env.claim_tokens import SEAT
+from werewolf_env.claims import make_claim
 
 FALSE_STRONG = (
     r"false|fake|bogus|a\s+lie|lies|a\s+fabrication|fabricated|made\s+up|a\s+bluff|untrue|not\s+true|nonsense|"

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from . import claim_tokens
-from .names import name_key
+from werewolf_env import claim_tokens
+from werewolf_env.names import name_key
 
 DIMENSIONS = 1 << 18
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "claim_model.npz"

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-from . import claim_context as cc
-from . import claim_tokens as ct
-from . import claim_words as cw
-from .claim_reading import ReaderView
-from .claim_tokens import GROUP, SEAT
-from .claims import make_claim
+from werewolf_env import claim_context as cc
+from werewolf_env import claim_tokens as ct
+from werewolf_env import claim_words as cw
+from werewolf_env.claim_reading import ReaderView
+from werewolf_env.claim_tokens import GROUP, SEAT
+from werewolf_env.claims import make_claim
 
 # A seer's own check: the player checked is the target of the verb.
 CHECK_VERB = (

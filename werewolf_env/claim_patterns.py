@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 
-from . import claim_disputes as cd
-from . import claim_night as cn
-from . import claim_reads as cr
-from . import claim_words as cw
-from .claim_tokens import GROUP, SEAT, SUBJECT, WORD_I
+from werewolf_env import claim_disputes as cd
+from werewolf_env import claim_night as cn
+from werewolf_env import claim_reads as cr
+from werewolf_env import claim_words as cw
+from werewolf_env.claim_tokens import GROUP, SEAT, SUBJECT, WORD_I
 
 # A role word used as something else: "the seer's target", "a seer claim", "wolf hunter".
 NOT_A_LABEL = (

@@ -8,7 +8,7 @@ before it. An ambiguous pronoun stays as it is: no claim is read through it. Not
 
 from __future__ import annotations
 
-from . import claim_tokens as ct
+from werewolf_env import claim_tokens as ct
 
 
 class Pronouns:

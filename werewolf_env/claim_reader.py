@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import claim_context as cc
-from . import claim_disputes as cd
-from . import claim_night as cn
-from . import claim_patterns as cp
-from . import claim_reads as cr
-from . import claim_tokens as ct
-from . import claim_words as cw
-from .claim_pronouns import Pronouns
-from .claims import claim_key, make_claim
+from werewolf_env import claim_context as cc
+from werewolf_env import claim_disputes as cd
+from werewolf_env import claim_night as cn
+from werewolf_env import claim_patterns as cp
+from werewolf_env import claim_reads as cr
+from werewolf_env import claim_tokens as ct
+from werewolf_env import claim_words as cw
+from werewolf_env.claim_pronouns import Pronouns
+from werewolf_env.claims import claim_key, make_claim
 
 
 class Reader(Pronouns):

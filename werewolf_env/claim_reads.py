@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import re
 
-from . import claim_context as cc
-from . import claim_tokens as ct
-from . import claim_words as cw
-from .claim_reading import ReaderView
-from .claim_tokens import SEAT, WORD_I
-from .claims import make_claim
+from werewolf_env import claim_context as cc
+from werewolf_env import claim_tokens as ct
+from werewolf_env import claim_words as cw
+from werewolf_env.claim_reading import ReaderView
+from werewolf_env.claim_tokens import SEAT, WORD_I
+from werewolf_env.claims import make_claim
 
 # A list of players as written in notes: "A, B and C", "A/B/C", "A + B", "A or B".
 LIST = rf"(?P<group>{SEAT}(?:\s*(?:,\s*and|,|\band\b|&|/|\+|\bor\b)\s*{SEAT}|\s+{SEAT})*)"

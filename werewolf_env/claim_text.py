@@ -55,11 +55,11 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from . import claim_patterns as cp
-from . import claim_tokens as ct
-from . import claim_words as cw
-from .claim_reader import Reader
-from .names import fold_with_positions, name_key
+from werewolf_env import claim_patterns as cp
+from werewolf_env import claim_tokens as ct
+from werewolf_env import claim_words as cw
+from werewolf_env.claim_reader import Reader
+from werewolf_env.names import fold_with_positions, name_key
 
 KnownRoles = tuple[tuple[str, int], ...]  # (role, seat) known to everyone, e.g. revealed on death
 ClaimedRoles = tuple[tuple[int, str], ...]  # (seat, role) each player claimed in public before the statement

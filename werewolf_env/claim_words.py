@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from .roles import ROLE_SPECS, ActionKind, Role, RoleSpec, on_roles_changed, role_words
+from werewolf_env.roles import ROLE_SPECS, ActionKind, Role, RoleSpec, on_roles_changed, role_words
 
 # ---------------------------------------------------------------------------------------- the reader's own words
 

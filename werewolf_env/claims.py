@@ -30,9 +30,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .json_input import short_repr
-from .names import name_key
-from .roles import ROLE_SPECS, ActionKind, Role, Team, on_roles_changed
+from werewolf_env.json_input import short_repr
+from werewolf_env.names import name_key
+from werewolf_env.roles import ROLE_SPECS, ActionKind, Role, Team, on_roles_changed
 
 # "protected": the speaker saved the player at night (a doctor's protection, a witch's heal); "poisoned": the
 # speaker poisoned the player (a witch). Night-result claims are about the speaker's own night actions.

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .claims import CLAIM_KINDS
-from .roles import ActionKind
-from .stats import Bootstrap
+from werewolf_env.claims import CLAIM_KINDS
+from werewolf_env.roles import ActionKind
+from werewolf_env.stats import Bootstrap
 
 if TYPE_CHECKING:
-    from .game_record import GameRecord
+    from werewolf_env.game_record import GameRecord
 
 # The night actions a claim kind reports on (the kinds not named are about any game: roles, teams). Which roles
 # take them comes from the role table (``werewolf_env.roles``), so a game says "poisoned" only with a poisoner.

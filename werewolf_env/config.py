@@ -22,8 +22,8 @@ from pydantic import (
     model_validator,
 )
 
-from .names import DEAD_MARK, SELF_MARK, name_key
-from .roles import ROLE_SPECS, ActionKind, Role, Team, default_werewolves, generation
+from werewolf_env.names import DEAD_MARK, SELF_MARK, name_key
+from werewolf_env.roles import ROLE_SPECS, ActionKind, Role, Team, default_werewolves, generation
 
 MIN_PLAYERS = 5
 MAX_PLAYERS = 16

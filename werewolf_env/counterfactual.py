@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from .proposals import Proposal, extract_proposals
-from .rollout_memo import WorldRollouts
-from .rollouts import RolloutPolicy, RolloutRandom, consistent, determinize, fork, public_scores, rollout
-from .state import GameState
+from werewolf_env.proposals import Proposal, extract_proposals
+from werewolf_env.rollout_memo import WorldRollouts
+from werewolf_env.rollouts import RolloutPolicy, RolloutRandom, consistent, determinize, fork, public_scores, rollout
+from werewolf_env.state import GameState
 
 __all__ = [
     "CounterfactualValuer", "Proposal", "ProposalValue", "RolloutPolicy", "RolloutRandom", "Sign", "consistent",

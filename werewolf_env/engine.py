@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from .action_specs import KIND_PHASE, UNSEEN_KINDS
-from .actions import ParseResult, legal_targets, parse, to_jsonable
-from .config import GameConfig
-from .graph import advance
-from .rules import rewards, start_game
-from .state import KIND_NAME, Event, GameState, Turn
+from werewolf_env.action_specs import KIND_PHASE, UNSEEN_KINDS
+from werewolf_env.actions import ParseResult, legal_targets, parse, to_jsonable
+from werewolf_env.config import GameConfig
+from werewolf_env.graph import advance
+from werewolf_env.rules import rewards, start_game
+from werewolf_env.state import KIND_NAME, Event, GameState, Turn
 
 
 class GameOverError(RuntimeError):

@@ -110,10 +110,10 @@ from typing import Any, ClassVar
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import legal_targets
-from .config import GameConfig, arguments_table
-from .env_base import METADATA, NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
-from .state import Turn
+from werewolf_env.actions import legal_targets
+from werewolf_env.config import GameConfig, arguments_table
+from werewolf_env.env_base import METADATA, NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
+from werewolf_env.state import Turn
 
 __all__ = ["NO_ACTION", "NUMERIC_INFO_KEYS", "WerewolfBase", "env", "raw_env"]
 

@@ -14,17 +14,17 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from .action_specs import KIND_PHASE
-from .actions import answer_format, legal_targets, to_jsonable
-from .config import GameConfig
-from .engine import Game
-from .log import EventLog, dumps
-from .observe import OBS_SIZE, ObservationRenderer, Transcript
-from .observe_layout import KIND_INDEX
-from .parallel_state import global_state, state_space
-from .spaces import FreeText, JsonActionSpace
-from .state import ACTION_KINDS, KIND_NAME, ActionKind, Turn
-from .visibility import visible
+from werewolf_env.action_specs import KIND_PHASE
+from werewolf_env.actions import answer_format, legal_targets, to_jsonable
+from werewolf_env.config import GameConfig
+from werewolf_env.engine import Game
+from werewolf_env.log import EventLog, dumps
+from werewolf_env.observe import OBS_SIZE, ObservationRenderer, Transcript
+from werewolf_env.observe_layout import KIND_INDEX
+from werewolf_env.parallel_state import global_state, state_space
+from werewolf_env.spaces import FreeText, JsonActionSpace
+from werewolf_env.state import ACTION_KINDS, KIND_NAME, ActionKind, Turn
+from werewolf_env.visibility import visible
 
 # PettingZoo metadata both envs share (the AEC env adds that it is not parallelizable by conversion).
 METADATA: dict[str, Any] = {"name": "werewolf_v2", "render_modes": ["ansi", "human"]}

@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from .persuasion import listener_figures, seat_figures, statement_figures
-from .roles import ROLE_SPECS, Role, Team, on_roles_changed
-from .rules import night_deaths
-from .statement_record import Label, StatementRecord
-from .token_usage import TokenTally
+from werewolf_env.persuasion import listener_figures, seat_figures, statement_figures
+from werewolf_env.roles import ROLE_SPECS, Role, Team, on_roles_changed
+from werewolf_env.rules import night_deaths
+from werewolf_env.statement_record import Label, StatementRecord
+from werewolf_env.token_usage import TokenTally
 
 TEAMS_AND_UNDECIDED = (*sorted(team.value for team in Team), "undecided")
 LIE_TYPES = ("fabrication", "misdirection", "distortion")

@@ -27,9 +27,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import rules
-from .roles import ActionKind
-from .state import GameState
+from werewolf_env import rules
+from werewolf_env.roles import ActionKind
+from werewolf_env.state import GameState
 
 Guard = Callable[[GameState], bool]
 

@@ -39,9 +39,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .roles import ActionKind, Role, Team, on_roles_changed, role_of
-from .state import GameState
-from .visibility import all_roles_mask, knowledge_masks, role_bit, team_mask
+from werewolf_env.roles import ActionKind, Role, Team, on_roles_changed, role_of
+from werewolf_env.state import GameState
+from werewolf_env.visibility import all_roles_mask, knowledge_masks, role_bit, team_mask
 
 LIE_PRECEDENCE: tuple[str, ...] = ("fabrication", "misdirection", "distortion")
 

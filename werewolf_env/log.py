@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .config import GameConfig, without_new_defaults
-from .engine import Game
-from .json_input import TooDeepError, loads_bounded
-from .version import package_version
+from werewolf_env.config import GameConfig, without_new_defaults
+from werewolf_env.engine import Game
+from werewolf_env.json_input import TooDeepError, loads_bounded
+from werewolf_env.version import package_version
 
 SCHEMA_VERSION = 1
 # From the version's owner, not the package's ``__version__``: the package's ``__init__`` imports this module.

@@ -126,7 +126,7 @@ Definitions (per game; aggregates pool the items of all games and resample whole
 
 from __future__ import annotations
 
-from .aggregate import (
+from werewolf_env.aggregate import (
     METRICS_SCHEMA_VERSION,
     RunAggregator,
     aggregate,
@@ -136,11 +136,11 @@ from .aggregate import (
     suspicion_by_round,
     suspicion_trend,
 )
-from .claims_coverage import claims_coverage, format_claims_coverage
-from .game_record import LIE_TYPES, ROLE_TEAM, TEAMS_AND_UNDECIDED, GameRecord, Label, StatementRecord
-from .persuasion import STATEMENT_FIGURES, accused, claim_push, statement_figures
-from .persuasion_figures import PersuasionFigures
-from .suspicion import GameOverview
+from werewolf_env.claims_coverage import claims_coverage, format_claims_coverage
+from werewolf_env.game_record import LIE_TYPES, ROLE_TEAM, TEAMS_AND_UNDECIDED, GameRecord, Label, StatementRecord
+from werewolf_env.persuasion import STATEMENT_FIGURES, accused, claim_push, statement_figures
+from werewolf_env.persuasion_figures import PersuasionFigures
+from werewolf_env.suspicion import GameOverview
 
 __all__ = [
     "LIE_TYPES", "METRICS_SCHEMA_VERSION", "ROLE_TEAM", "STATEMENT_FIGURES", "TEAMS_AND_UNDECIDED", "GameOverview",

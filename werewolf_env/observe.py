@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .names import DEAD_MARK, SELF_MARK
-from .observation import Observation
-from .observe_layout import (
+from werewolf_env.names import DEAD_MARK, SELF_MARK
+from werewolf_env.observation import Observation
+from werewolf_env.observe_layout import (
     ALIVE_START,
     KIND_INDEX,
     KNOWN_START,
@@ -36,11 +36,11 @@ from .observe_layout import (
     SUSPICION_START,
     layout_slices,
 )
-from .observe_public import PublicBlocks, TurnRow
-from .observe_text import Section, known_facts, notes_text, role_card, rules_text, task_intro, task_text
-from .state import ActionKind, GameState, Turn
-from .transcript import Transcript, event_line, named_seats, vote_lines
-from .visibility import knowledge_masks
+from werewolf_env.observe_public import PublicBlocks, TurnRow
+from werewolf_env.observe_text import Section, known_facts, notes_text, role_card, rules_text, task_intro, task_text
+from werewolf_env.state import ActionKind, GameState, Turn
+from werewolf_env.transcript import Transcript, event_line, named_seats, vote_lines
+from werewolf_env.visibility import knowledge_masks
 
 # Re-exported: they were defined here first and are imported from here.
 __all__ = [

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import MAX_PLAYERS
-from .roles import MAX_ROLES
-from .state import ACTION_KINDS
+from werewolf_env.config import MAX_PLAYERS
+from werewolf_env.roles import MAX_ROLES
+from werewolf_env.state import ACTION_KINDS
 
 NUM_ROLES = MAX_ROLES  # room for every role, registered ones too (``roles.register_role``): the layout is fixed
 NUM_KINDS = len(ACTION_KINDS)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .claims import ROLE_OF_RESULT
-from .observe_layout import (
+from werewolf_env.claims import ROLE_OF_RESULT
+from werewolf_env.observe_layout import (
     ACCUSED_START,
     CLAIMED_START,
     KIND_START,
@@ -24,8 +24,8 @@ from .observe_layout import (
     PUBLIC_START,
     VOTES_START,
 )
-from .roles import Role
-from .state import GameState
+from werewolf_env.roles import Role
+from werewolf_env.state import GameState
 
 # (statements, vote records, round, debate turn): everything the public blocks show, as of one moment.
 PublicKey = tuple[int, int, int, int]

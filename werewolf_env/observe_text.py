@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .action_specs import ACTION_SPECS, NIGHT_PHASES
-from .actions import answer_format
-from .answer_formats import ANSWER_PREFIX
-from .config import GameConfig
-from .roles import ROLE_SPECS, ActionKind, Role
-from .state import GameState, Turn
+from werewolf_env.action_specs import ACTION_SPECS, NIGHT_PHASES
+from werewolf_env.actions import answer_format
+from werewolf_env.answer_formats import ANSWER_PREFIX
+from werewolf_env.config import GameConfig
+from werewolf_env.roles import ROLE_SPECS, ActionKind, Role
+from werewolf_env.state import GameState, Turn
 
 
 class Section:

@@ -59,10 +59,10 @@ from typing import Any, ClassVar
 
 from pettingzoo import ParallelEnv
 
-from .actions import legal_targets
-from .config import GameConfig
-from .env_base import METADATA, NO_ACTION, WerewolfBase
-from .graph import PAUSE_NODES, advance
+from werewolf_env.actions import legal_targets
+from werewolf_env.config import GameConfig
+from werewolf_env.env_base import METADATA, NO_ACTION, WerewolfBase
+from werewolf_env.graph import PAUSE_NODES, advance
 
 __all__ = ["NO_ACTION", "WerewolfParallelEnv", "parallel_env"]
 

@@ -39,11 +39,11 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from .config import MAX_PLAYERS
-from .observe import OBS_LAYOUT, ObservationRenderer, layout_slices
-from .observe_layout import KIND_INDEX
-from .roles import MAX_ROLES, Team
-from .state import ACTION_KINDS, GameState
+from werewolf_env.config import MAX_PLAYERS
+from werewolf_env.observe import OBS_LAYOUT, ObservationRenderer, layout_slices
+from werewolf_env.observe_layout import KIND_INDEX
+from werewolf_env.roles import MAX_ROLES, Team
+from werewolf_env.state import ACTION_KINDS, GameState
 
 __all__ = ["STATE_LAYOUT", "STATE_SIZE", "STATE_SLICES", "global_state", "state_space"]
 

@@ -48,8 +48,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .roles import Role, Team
-from .statement_record import Label, StatementRecord
+from werewolf_env.roles import Role, Team
+from werewolf_env.statement_record import Label, StatementRecord
 
 
 class RecordView(Protocol):

@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from .columns import TableColumns, coverage, grouped, unit_keys
-from .persuasion import VILLAGE
-from .stats import Bootstrap
+from werewolf_env.columns import TableColumns, coverage, grouped, unit_keys
+from werewolf_env.persuasion import VILLAGE
+from werewolf_env.stats import Bootstrap
 
 SPEAKER_COLUMNS = (
     "lie", "peers", "peers_answered", "shift_fallbacks", "shift_speaker", "subjects_asked", "subjects_reported",

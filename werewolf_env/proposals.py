@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .names import name_key
+from werewolf_env.names import name_key
 
 
 @dataclass(frozen=True)

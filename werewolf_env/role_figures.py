@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .roles import ROLE_SPECS, ActionKind, Role, Team
-from .stats import Bootstrap
+from werewolf_env.roles import ROLE_SPECS, ActionKind, Role, Team
+from werewolf_env.stats import Bootstrap
 
 if TYPE_CHECKING:
-    from .game_record import GameRecord
+    from werewolf_env.game_record import GameRecord
 
 # Causes in the order they are listed (any other cause a log holds follows, sorted).
 DEATH_CAUSES = ("night", "poison", "exile", "shot")

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .roles import Role
-from .rollouts import RolloutPolicy, counts_as_forced, force_votes, fork, play_out, rollout
-from .rules import open_vote
-from .rules_base import count_choices
-from .state import GameState
+from werewolf_env.roles import Role
+from werewolf_env.rollouts import RolloutPolicy, counts_as_forced, force_votes, fork, play_out, rollout
+from werewolf_env.rules import open_vote
+from werewolf_env.rules_base import count_choices
+from werewolf_env.state import GameState
 
 
 class SharedFork:

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .action_specs import TARGET_KEYS
-from .actions import legal_targets
-from .graph import advance
-from .roles import ActionKind, Role, Team
-from .rules import open_vote
-from .state import GameState, Turn
-from .visibility import knowledge_masks, role_bit
+from werewolf_env.action_specs import TARGET_KEYS
+from werewolf_env.actions import legal_targets
+from werewolf_env.graph import advance
+from werewolf_env.roles import ActionKind, Role, Team
+from werewolf_env.rules import open_vote
+from werewolf_env.state import GameState, Turn
+from werewolf_env.visibility import knowledge_masks, role_bit
 
 # ---------------------------------------------------------------------- determinizations
 

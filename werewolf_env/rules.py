@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .action_specs import ACTION_SPECS
-from .roles import ROLE_SPECS, ActionKind
-from .rules_base import acting_seats, count_choices, die, draw_seat, open_turns, take_answers, winner_of
-from .rules_day import (
+from werewolf_env.action_specs import ACTION_SPECS
+from werewolf_env.roles import ROLE_SPECS, ActionKind
+from werewolf_env.rules_base import acting_seats, count_choices, die, draw_seat, open_turns, take_answers, winner_of
+from werewolf_env.rules_day import (
     exile,
     next_round,
     open_analyses,
@@ -31,8 +31,8 @@ from .rules_day import (
     record_poll,
     score_analyses,
 )
-from .state import PUBLIC, GameState, NightChoices
-from .visibility import public_config
+from werewolf_env.state import PUBLIC, GameState, NightChoices
+from werewolf_env.visibility import public_config
 
 __all__ = [
     "check_winner", "decide_pack", "end_game", "exile", "next_round", "night_deaths", "open_analyses", "open_bid",

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import MAX_PLAYERS
-from .roles import ROLE_SPECS, ActionKind, Team
-from .state import PUBLIC, GameState, Turn
+from werewolf_env.config import MAX_PLAYERS
+from werewolf_env.roles import ROLE_SPECS, ActionKind, Team
+from werewolf_env.state import PUBLIC, GameState, Turn
 
 
 def winner_of(state: GameState) -> Team | None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .claim_text import extractor_for
-from .claims import add_role_claims, merge_claims
-from .judge import judge
-from .roles import ROLE_SPECS, ActionKind, Role
-from .rules_base import count_choices, die, draw_seat, open_turns, take_answers
-from .state import PUBLIC, GameState, Statement
+from werewolf_env.claim_text import extractor_for
+from werewolf_env.claims import add_role_claims, merge_claims
+from werewolf_env.judge import judge
+from werewolf_env.roles import ROLE_SPECS, ActionKind, Role
+from werewolf_env.rules_base import count_choices, die, draw_seat, open_turns, take_answers
+from werewolf_env.state import PUBLIC, GameState, Statement
 
 CONTROL_STREAM = 0xC0  # the control subjects' generators: a stream no other draw of the game uses
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .config import GameConfig
-from .roles import ActionKind, Role, Team
+from werewolf_env.config import GameConfig
+from werewolf_env.roles import ActionKind, Role, Team
 
 ACTION_KINDS: tuple[ActionKind, ...] = tuple(ActionKind)
 

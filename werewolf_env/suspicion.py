@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .stats import theil_sen
+from werewolf_env.stats import theil_sen
 
 if TYPE_CHECKING:
-    from .game_record import GameRecord
+    from werewolf_env.game_record import GameRecord
 
 SUBJECT_TEAMS = ("werewolf", "village")
 RoundMeans = dict[str, dict[int, float]]  # subject team -> round -> mean suspicion

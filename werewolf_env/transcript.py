@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .game_record import poisoned_deaths
-from .names import SELF_MARK
-from .role_figures import acting_role
-from .roles import ActionKind
-from .state import Event
-from .visibility import visible
+from werewolf_env.game_record import poisoned_deaths
+from werewolf_env.names import SELF_MARK
+from werewolf_env.role_figures import acting_role
+from werewolf_env.roles import ActionKind
+from werewolf_env.state import Event
+from werewolf_env.visibility import visible
 
 
 def _n(names: tuple[str, ...], seat: int | None, viewer: int | None) -> str:

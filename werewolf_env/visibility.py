@@ -20,9 +20,9 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from .config import GameConfig
-from .roles import ActionKind, Role, Team, on_roles_changed
-from .state import Event, GameState
+from werewolf_env.config import GameConfig
+from werewolf_env.roles import ActionKind, Role, Team, on_roles_changed
+from werewolf_env.state import Event, GameState
 
 
 def public_config(config: GameConfig) -> dict[str, Any]:

@@ -30,12 +30,12 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ..action_specs import ACTION_SPECS, TARGET_KEYS
-from ..claims import LIE_TYPES, make_claim
-from ..config import MAX_PLAYERS
-from ..observe import OBS_SIZE
-from ..roles import ROLE_SPECS, Role, Team
-from ..state import ActionKind
+from werewolf_env.action_specs import ACTION_SPECS, TARGET_KEYS
+from werewolf_env.claims import LIE_TYPES, make_claim
+from werewolf_env.config import MAX_PLAYERS
+from werewolf_env.observe import OBS_SIZE
+from werewolf_env.roles import ROLE_SPECS, Role, Team
+from werewolf_env.state import ActionKind
 
 ABSTAIN = MAX_PLAYERS
 SELF_TYPES = LIE_TYPES

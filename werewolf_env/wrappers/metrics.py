@@ -24,8 +24,8 @@ from typing import Any
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from ..log import dumps
-from ..metrics import GameRecord
+from werewolf_env.log import dumps
+from werewolf_env.metrics import GameRecord
 
 
 class DeceptionMetrics(BaseWrapper):

@@ -33,10 +33,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
-from ..config import MAX_PLAYERS
-from ..observe import OBS_SIZE
-from ..parallel import WerewolfParallelEnv, parallel_env
-from .discrete import NUM_STATEMENTS, DiscreteActions
+from werewolf_env.config import MAX_PLAYERS
+from werewolf_env.observe import OBS_SIZE
+from werewolf_env.parallel import WerewolfParallelEnv, parallel_env
+from werewolf_env.wrappers.discrete import NUM_STATEMENTS, DiscreteActions
 
 __all__ = ["NOOP", "ParallelDiscreteActions", "parallel_discrete_env"]
 
