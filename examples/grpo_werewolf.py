@@ -1,6 +1,6 @@
 """GRPO with Hugging Face TRL on one seat of Werewolf, rewarded by the ground truth: win, detection or both.
 
-The game's turns are the model's tools (``agents.trl_seat``: TRL's ``environment_factory``); the other seats
+The game's turns are the model's tools (``agents.training.trl_env``: TRL's ``environment_factory``); the other seats
 are played inside the environment by heuristic agents. One dataset row per deal (its ``seed``): GRPO plays each
 row ``num_generations`` times, so the completions of a group play the same deal and differ only by the policy.
 
@@ -10,7 +10,7 @@ row ``num_generations`` times, so the completions of a group play the same deal 
     # a real run, on a GPU (Qwen3's chat template is one TRL parses tool calls from):
     python examples/grpo_werewolf.py --reward both --model Qwen/Qwen3-0.6B --steps 500 --output-dir runs/grpo
 
-Rewards (``werewolf_env.rewards``): ``win`` (+1 / -1 for the seat's team), ``detection`` (a balanced Brier
+Rewards (``werewolf_env.analysis.rewards``): ``win`` (+1 / -1 for the seat's team), ``detection`` (a balanced Brier
 skill of the seat's lie probabilities against the judge's labels: the base rate does not pay), ``both`` (win
 plus detection / 2). The weighted reward trains; each component is logged too (``rewards/reward_<name>``).
 """
@@ -30,7 +30,7 @@ from typing import Any
 # The repository root, for a checkout run without ``pip install -e``.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.trl_seat import INSTRUCTIONS, WerewolfSeat, reward_component, reward_from_env, seat_environment
+from agents.training.trl_env import INSTRUCTIONS, WerewolfSeat, reward_component, reward_from_env, seat_environment
 
 WEIGHTS = {"win": {"win": 1.0}, "detection": {"detection": 1.0}, "both": {"win": 1.0, "detection": 0.5}}
 PROMPT = "You are a careful, truthful player. Play your seat to the end of the game.\n\n"

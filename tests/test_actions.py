@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import WITCH_AND_HUNTER_KINDS, fixed_game, game_at, random_policy, run_until
-from werewolf_env.actions import ACTION_MODELS, answer_format, echoes_template, legal_targets, parse
-from werewolf_env.config import GameConfig
-from werewolf_env.engine import Game
-from werewolf_env.state import ActionKind, Turn
+from werewolf_env.actions.parse import ACTION_MODELS, answer_format, echoes_template, legal_targets, parse
+from werewolf_env.core.config import GameConfig
+from werewolf_env.core.state import ActionKind, Turn
+from werewolf_env.engine.game import Game
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=True) | st.text(max_size=40),
@@ -219,7 +219,7 @@ well_typed = st.fixed_dictionaries(
 @settings(max_examples=200, deadline=None)
 @given(raw=well_typed)
 def test_fast_path_agrees_with_pydantic(kind: ActionKind, raw: dict[str, Any]) -> None:
-    from werewolf_env.actions import ACTION_MODELS, _fast_fields
+    from werewolf_env.actions.parse import ACTION_MODELS, _fast_fields
 
     fast = _fast_fields(kind, raw)
     if fast is None:
@@ -353,7 +353,7 @@ def test_analyses_ask_for_reasoning_before_the_verdict(kind: ActionKind) -> None
 def test_bulk_legal_targets_equal_the_refusal_asked_seat_by_seat(seed: int, steps: int, witch_hunter: bool) -> None:
     """``action_specs.BULK_LEGAL`` is a faster form of a refusal: at any point of any game, for every kind, it
     lets through exactly the seats the refusal does."""
-    from werewolf_env.action_specs import ACTION_SPECS, BULK_LEGAL
+    from werewolf_env.actions.specs import ACTION_SPECS, BULK_LEGAL
 
     extra = {"role_counts": {"witch": 1, "hunter": 1}} if witch_hunter else {}
     game = Game(GameConfig(**extra), seed)

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from agents import play_game_sync
-from agents.fake_answers import scripted_answer
-from agents.fake_openai import FakeOpenAIServer
+from agents.fake.answers import scripted_answer
+from agents.fake.server import FakeOpenAIServer
 from werewolf_env import GameConfig
-from werewolf_env.log import read_log, replay
+from werewolf_env.engine.log import read_log, replay
 
 SMALL = {"num_players": 5, "num_werewolves": 1, "max_debate_turns": 2, "max_rounds": 2}
 FAST = {"timeout": 5.0, "backoff": 0.01, "max_backoff": 0.05, "max_wait": 5.0}

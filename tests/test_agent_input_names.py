@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from benchmarks.claim_labelers import seat_lookup
-from benchmarks.claims_eval import seat_of
+from benchmarks.labels.evaluate import seat_of
+from benchmarks.labels.labelers import seat_lookup
 from tests.helpers import fixed_game, quiet, run_until
 from werewolf_env import Game, GameConfig
-from werewolf_env.actions import resolver
-from werewolf_env.claim_text import ClaimExtractor
-from werewolf_env.claims import normalize_claims
-from werewolf_env.state import ActionKind
+from werewolf_env.actions.parse import resolver
+from werewolf_env.claims.model import normalize_claims
+from werewolf_env.claims.text import ClaimExtractor
+from werewolf_env.core.state import ActionKind
 
 NAMES = ("Inés", "Zoë", "Bob", "Carla", "Dmitri", "Émile", "Hiro", "Straße")
 INES_DECOMPOSED = unicodedata.normalize("NFD", "Inés")  # "Ine" + U+0301: what some models write
@@ -129,7 +129,7 @@ texts = st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from([*S
 @settings(max_examples=400, deadline=None)
 @given(text=texts)
 def test_name_key_is_stable_and_ignores_encoding_and_case(text: str) -> None:
-    from werewolf_env.names import name_key
+    from werewolf_env.core.names import name_key
 
     key = name_key(text)
     assert name_key(key) == key
@@ -140,7 +140,7 @@ def test_name_key_is_stable_and_ignores_encoding_and_case(text: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(text=texts)
 def test_fold_positions_cover_the_text_in_order(text: str) -> None:
-    from werewolf_env.names import fold, fold_with_positions
+    from werewolf_env.core.names import fold, fold_with_positions
 
     folded, starts, ends = fold_with_positions(text)
     assert folded == fold(text) and len(starts) == len(ends) == len(folded)

@@ -17,8 +17,8 @@ import werewolf_env
 from tests.helpers import game_at, scripted
 from tests.test_actions import check_legal
 from werewolf_env import GameConfig
-from werewolf_env.actions import ACTION_MODELS, parse, to_jsonable
-from werewolf_env.state import ActionKind
+from werewolf_env.actions.parse import ACTION_MODELS, parse, to_jsonable
+from werewolf_env.core.state import ActionKind
 
 PREPARED = {kind: game_at(kind) for kind in ActionKind}
 FIELDS = sorted({name for model in ACTION_MODELS.values() for name in model.model_fields} | {"claims"})

@@ -12,9 +12,9 @@ import pytest
 
 import werewolf_env
 from agents import HeuristicAgent, Lineup, Policy, RandomAgent, load_lineup, play_game_sync
-from agents.human import INPUT_ENDED, NO_ANSWER, HumanAgent, shorthand
-from werewolf_env.config import Role, Team
-from werewolf_env.log import read_log, replay
+from agents.policies.human import INPUT_ENDED, NO_ANSWER, HumanAgent, shorthand
+from werewolf_env.core.config import Role, Team
+from werewolf_env.engine.log import read_log, replay
 
 
 def engine_events(path: str) -> list[dict[str, Any]]:

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from agents import play_game_sync
-from agents.heuristic import HeuristicAgent
-from agents.llm import LLMAgent
-from werewolf_env.log import read_log, replay
-from werewolf_env.token_usage import TokenTally
+from agents.llm.agent import LLMAgent
+from agents.policies.heuristic import HeuristicAgent
+from werewolf_env.engine.log import read_log, replay
+from werewolf_env.record.token_usage import TokenTally
 
 BIG = 10_000_000
 ANSWER_CHARS_KEPT = 10_000

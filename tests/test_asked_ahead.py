@@ -1,4 +1,4 @@
-"""Turns asked ahead (``agents.folding``, issue 19): the vote inside the day's last analyses, the self-analysis
+"""Turns asked ahead (``agents.llm.folding``, issue 19): the vote inside the day's last analyses, the self-analysis
 inside the statement. One truthful outcome per turn, a call of its own whenever the answer asked ahead is
 missing, invalid or stale, and the game's rules unchanged."""
 
@@ -10,11 +10,11 @@ from collections import Counter
 from typing import Any
 
 from agents import RandomAgent, play_game_sync
-from agents.fake_answers import scripted_answer
-from agents.fake_openai import FakeOpenAIServer
-from agents.folding import is_news, living_others, own_label
-from agents.llm import LLMAgent
-from agents.schemas import turn_schema
+from agents.fake.answers import scripted_answer
+from agents.fake.server import FakeOpenAIServer
+from agents.llm.agent import LLMAgent
+from agents.llm.folding import is_news, living_others, own_label
+from agents.llm.schemas import turn_schema
 from werewolf_env import raw_env
 
 

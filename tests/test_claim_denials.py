@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from werewolf_env.claim_text import extractor_for
-from werewolf_env.claims import claim_key, make_claim
-from werewolf_env.judge import Knowledge, judge_claims
+from werewolf_env.claims.judge import Knowledge, judge_claims
+from werewolf_env.claims.model import claim_key, make_claim
+from werewolf_env.claims.text import extractor_for
 
 NAMES = ("Alice", "Bob", "Carla", "Dmitri")
 A, B, C, D = range(4)
@@ -58,7 +58,7 @@ def test_a_denial_read_from_text_is_judged_against_the_witchs_night() -> None:
 
 def test_a_denial_claims_no_potion() -> None:
     """A denial ("I never poisoned Bob") does not make its speaker a claimed witch (public role claims)."""
-    from werewolf_env.claims import public_role_claims
+    from werewolf_env.claims.model import public_role_claims
 
     assert public_role_claims([(A, X.extract("I never poisoned Bob.", A))]) == ()
     assert public_role_claims([(A, X.extract("I poisoned Bob.", A))]) == ((A, "witch"),)

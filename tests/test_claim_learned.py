@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks import claims_train
-from werewolf_env.claim_learned import LearnedStage, candidate_features, class_of, hashed, label, normalise, tokens
+from benchmarks.labels import train as claims_train
+from werewolf_env.claims.learned import LearnedStage, candidate_features, class_of, hashed, label, normalise, tokens
 
 
 def test_unicode_punctuation_is_read_as_ascii() -> None:

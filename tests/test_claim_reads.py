@@ -1,4 +1,4 @@
-"""Reads of players in analytical speech (``werewolf_env.claim_reads`` and the tactic words of
+"""Reads of players in analytical speech (``werewolf_env.claims.reads`` and the tactic words of
 ``claim_disputes``): each category of ``docs/labeling.md``, with the sentences that must stay unread.
 
 Sentences are written for these tests; none comes from the transcripts.
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from werewolf_env.claim_text import extractor_for
-from werewolf_env.claims import CLAIM_KINDS, claim_key, make_claim
+from werewolf_env.claims.model import CLAIM_KINDS, claim_key, make_claim
+from werewolf_env.claims.text import extractor_for
 
 NAMES = ("Alice", "Bob", "Carla", "Dmitri", "Emma", "Farid")
 X = extractor_for(NAMES)

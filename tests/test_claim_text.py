@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from werewolf_env.claim_text import ClaimExtractor, extractor_for
-from werewolf_env.claims import CLAIM_KINDS, claim_key, make_claim
+from werewolf_env.claims.model import CLAIM_KINDS, claim_key, make_claim
+from werewolf_env.claims.text import ClaimExtractor, extractor_for
 
 NAMES = ("Alice", "Bob", "Carla", "Dmitri", "Emma", "Farid", "Grace", "May")
 X = extractor_for(NAMES)
@@ -168,7 +168,7 @@ def test_a_claim_called_false_denies_the_role_claimed_before(text: str, expected
 
 
 def test_public_role_claims_follow_what_each_speaker_said_of_itself() -> None:
-    from werewolf_env.claims import public_role_claims
+    from werewolf_env.claims.model import public_role_claims
 
     said = [
         (B, [make_claim("role", B, "seer")]),
@@ -234,7 +234,7 @@ def test_reads_the_witch_and_the_hunter(text: str, expected: set[tuple[Any, ...]
 
 
 def test_a_witch_keeps_her_claim_when_she_reports_a_heal() -> None:
-    from werewolf_env.claims import public_role_claims
+    from werewolf_env.claims.model import public_role_claims
 
     said = [
         (B, [make_claim("role", B, "witch"), make_claim("protected", C)]),  # "I'm the witch; I healed Carla"
@@ -246,7 +246,7 @@ def test_a_witch_keeps_her_claim_when_she_reports_a_heal() -> None:
 
 def test_the_vocabulary_follows_the_role_table() -> None:
     """A role registered at run time is read like a built-in one; unregistered, it is no longer read."""
-    from werewolf_env.roles import RoleSpec, Team, register_role, unregister_role
+    from werewolf_env.core.roles import RoleSpec, Team, register_role, unregister_role
 
     text = "I am the lighthouse keeper. Bob is a lamplighter."
     assert keys(text) == set()
@@ -368,7 +368,7 @@ def test_long_text_is_read_in_linear_time() -> None:
 
 def test_typographic_punctuation_reads_as_its_ascii_form() -> None:
     """Non-breaking spaces, Unicode hyphens, dashes and quotes are normalised before reading."""
-    from werewolf_env.claim_text import extractor_for
+    from werewolf_env.claims.text import extractor_for
 
     reader = extractor_for(("Alice", "Bob", "Carol", "Dave"))
     for plain, typographic in [

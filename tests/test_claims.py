@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from tests.helpers import fixed_game, run_until, scripted
-from werewolf_env.claim_text import extractor_for
-from werewolf_env.claims import make_claim
-from werewolf_env.config import DEFAULT_NAMES
-from werewolf_env.judge import judge
-from werewolf_env.state import ActionKind
+from werewolf_env.claims.judge import judge
+from werewolf_env.claims.model import make_claim
+from werewolf_env.claims.text import extractor_for
+from werewolf_env.core.config import DEFAULT_NAMES
+from werewolf_env.core.state import ActionKind
 from werewolf_env.wrappers.discrete import NUM_STATEMENTS, DiscreteActions
 
 NAMES = DEFAULT_NAMES[:8]  # Alice Bob Carla Dmitri Emma Farid Grace Hiro
@@ -69,8 +69,8 @@ def test_discrete_templates_carry_the_claims_their_text_says() -> None:
     """Every templated statement's structured claims equal what the extractor reads from its text."""
     for index in range(NUM_STATEMENTS):
         action = DiscreteActions._statement(index, 0, NAMES)
-        from werewolf_env.actions import resolver
-        from werewolf_env.claims import normalize_claims
+        from werewolf_env.actions.parse import resolver
+        from werewolf_env.claims.model import normalize_claims
 
         game = fixed_game()
         structured, errors = normalize_claims(action["claims"], resolver(game.state), 0)

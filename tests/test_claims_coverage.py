@@ -1,4 +1,4 @@
-"""Ground-truth coverage (``werewolf_env.claims_coverage``) and ``werewolf-bench report --labeler``.
+"""Ground-truth coverage (``werewolf_env.analysis.coverage``) and ``werewolf-bench report --labeler``.
 
 Coverage figures are checked against a count made by hand from the raw log lines; the report with
 another labeler's file is checked against labels this test writes itself (lies flipped, one
@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 from tests.helpers import played_run, run_copy
-from werewolf_env.claims import CLAIM_KINDS
-from werewolf_env.claims_coverage import claims_coverage_lines, format_claims_coverage
-from werewolf_env.log import read_log
-from werewolf_env.metrics import GameRecord, aggregate
-from werewolf_env.role_figures import action_kinds_of
+from werewolf_env.analysis.coverage import claims_coverage_lines, format_claims_coverage
+from werewolf_env.analysis.metrics import GameRecord, aggregate
+from werewolf_env.analysis.role_figures import action_kinds_of
+from werewolf_env.claims.model import CLAIM_KINDS
+from werewolf_env.engine.log import read_log
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +250,7 @@ def test_a_broken_labels_file_is_an_error_not_a_substitution(run_dir: Path, caps
 
 def test_labels_from_relabel_that_agree_give_the_same_figures(run_dir: Path) -> None:
     """The fake server labels with the regex reader's claims: the llm report's figures are the regex report's."""
-    from agents.fake_openai import FakeOpenAIServer
+    from agents.fake.server import FakeOpenAIServer
 
     with FakeOpenAIServer() as server:
         code = main(["relabel", str(run_dir), "--labeler", "llm", "--model", "fake", "--base-url", server.base_url])

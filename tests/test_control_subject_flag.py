@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
-from werewolf_env.log import read_log
+from benchmarks.cli.main import main
+from werewolf_env.engine.log import read_log
 
 
 @pytest.mark.parametrize("given", ["0", "1", "0.5"])

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from werewolf_env import Game
-from werewolf_env.config import Role
-from werewolf_env.counterfactual import (
+from werewolf_env.core.config import Role
+from werewolf_env.core.state import ActionKind as K
+from werewolf_env.counterfactual.signs import (
     CounterfactualValuer,
     Proposal,
     consistent,
@@ -19,7 +20,6 @@ from werewolf_env.counterfactual import (
     fork,
     rollout,
 )
-from werewolf_env.state import ActionKind as K
 
 from .helpers import D, S, V, W, fixed_game, random_policy, run_until, scripted
 

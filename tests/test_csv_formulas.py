@@ -11,7 +11,7 @@ import csv
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.report_tables import TABLES, TableWriter, cell_text
+from benchmarks.report.tables import TABLES, TableWriter, cell_text
 from tests.test_report_memory_csv import small_game
 
 FORMULAS = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"]

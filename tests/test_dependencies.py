@@ -48,12 +48,12 @@ DISTRIBUTION_OF = {
 # Package modules that exist for one extra: loaded only lazily (by the CLI or report when the extra is asked
 # for) or by that extra's own entry point (Inspect's registry).
 EXTRA_MODULES = {
-    "benchmarks.plots": "report",
-    "benchmarks.inspect_models": "inspect",
-    "benchmarks.inspect_registry": "inspect",
-    "benchmarks.inspect_scoring": "inspect",
-    "benchmarks.inspect_tasks": "inspect",
-    "agents.verifiers_seat": "verifiers",
+    "benchmarks.report.plots": "report",
+    "benchmarks.integrations.inspect_models": "inspect",
+    "benchmarks.integrations.inspect_registry": "inspect",
+    "benchmarks.integrations.inspect_scoring": "inspect",
+    "benchmarks.integrations.inspect_tasks": "inspect",
+    "agents.training.verifiers_env": "verifiers",
 }
 
 

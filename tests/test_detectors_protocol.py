@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.fake_openai import FakeOpenAIServer, FaultPlan
-from benchmarks.cli import main
-from benchmarks.detect_eval import split_features
-from benchmarks.detect_runs import overlap_warnings, run_logs
-from benchmarks.detect_table import detector_table
-from benchmarks.detectors import DetectorError, JsonDetector, make_detector
-from benchmarks.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-from benchmarks.llm_judge import LLMJudge
+from agents.fake.server import FakeOpenAIServer, FaultPlan
+from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
+from benchmarks.cli.main import main
+from benchmarks.detect.evaluate import split_features
+from benchmarks.detect.llm_judge import LLMJudge
+from benchmarks.detect.registry import DetectorError, JsonDetector, make_detector
+from benchmarks.detect.runs import overlap_warnings, run_logs
+from benchmarks.detect.table import detector_table
 
 HERE = "tests.test_detectors_protocol"
 FAST = ["--determinizations", "1", "--rollouts", "1", "--quiet"]

@@ -10,12 +10,12 @@ from urllib.parse import quote
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from agents.credentials import EndpointURL, redacted
-from agents.endpoints import EndpointDownError, EndpointPool
-from agents.lineup import lineup_from_data
-from agents.llm import LLMAgent
-from agents.llm_options import validate_options
-from benchmarks import run_folder
+from agents.llm.agent import LLMAgent
+from agents.llm.options import validate_options
+from agents.play.lineup import lineup_from_data
+from agents.serving.credentials import EndpointURL, redacted
+from agents.serving.endpoints import EndpointDownError, EndpointPool
+from benchmarks.runs import folder as run_folder
 
 SECRET = "s3cret-value"
 URL = f"http://user:{SECRET}@127.0.0.1:9/v1?key={SECRET}"

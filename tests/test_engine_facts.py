@@ -23,14 +23,14 @@ from hypothesis import strategies as st
 import werewolf_env
 from agents import RandomAgent
 from werewolf_env import Game, GameConfig
-from werewolf_env import parallel as parallel_module
-from werewolf_env.action_specs import ACTION_SPECS, NIGHT_PHASES, TARGET_KEYS
-from werewolf_env.game_record import GameRecord
-from werewolf_env.graph import PHASE_GRAPH
-from werewolf_env.roles import ActionKind, Role, RoleSpec, Team, register_role, unregister_role
-from werewolf_env.rollouts import RolloutPolicy, fork, play_out
-from werewolf_env.rules import night_deaths, open_vote
-from werewolf_env.state import GameState, Turn
+from werewolf_env.actions.specs import ACTION_SPECS, NIGHT_PHASES, TARGET_KEYS
+from werewolf_env.core.graph import PHASE_GRAPH
+from werewolf_env.core.roles import ActionKind, Role, RoleSpec, Team, register_role, unregister_role
+from werewolf_env.core.state import GameState, Turn
+from werewolf_env.counterfactual.rollouts import RolloutPolicy, fork, play_out
+from werewolf_env.engine.rules import night_deaths, open_vote
+from werewolf_env.envs import parallel as parallel_module
+from werewolf_env.record.game_record import GameRecord
 
 from .helpers import random_policy
 
@@ -187,7 +187,7 @@ def test_the_parallel_env_names_no_role() -> None:
     # The game's own name (werewolf_env, WerewolfBase, werewolf_v2) is no role's; a bare "werewolf" would be.
     words = [name.lower() for name in names if not (name.lower().startswith("werewolf") and len(name) > 8)]
     named = sorted({role.value for role in Role for word in words if role.value in word})
-    assert named == [], f"werewolf_env/parallel.py names roles in its code: {named}"
+    assert named == [], f"werewolf_env/envs/parallel.py names roles in its code: {named}"
     assert not {"Role", "ROLE_SPECS", "RoleSpec"} & set(names), "the parallel env reads no role table either"
 
 

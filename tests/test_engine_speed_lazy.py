@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from agents import RandomAgent
 from werewolf_env import raw_env
-from werewolf_env.judge import Knowledge, _asserted_mask, asserted_mask
-from werewolf_env.observe import ObservationRenderer
-from werewolf_env.observe_public import PublicBlocks
-from werewolf_env.roles import Role, Team
-from werewolf_env.state import GameState
-from werewolf_env.visibility import knowledge_masks
+from werewolf_env.claims.judge import Knowledge, _asserted_mask, asserted_mask
+from werewolf_env.core.roles import Role, Team
+from werewolf_env.core.state import GameState
+from werewolf_env.core.visibility import knowledge_masks
+from werewolf_env.observe.build import ObservationRenderer
+from werewolf_env.observe.public import PublicBlocks
 
 _ROLE_COUNTS = {"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1}
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 import werewolf_env
 from werewolf_env import GameConfig
-from werewolf_env.graph import PHASE_GRAPH, to_mermaid
+from werewolf_env.core.graph import PHASE_GRAPH, to_mermaid
 from werewolf_env.wrappers import DiscreteActions
 
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -178,7 +178,7 @@ def test_graph_table_and_mermaid() -> None:
             assert target in PHASE_GRAPH, f"{name} routes to unknown {target}"
     text = to_mermaid()
     assert text.startswith("stateDiagram-v2") and "n_check_winner_day --> n_summarize" in text
-    out = subprocess.run([sys.executable, "-m", "werewolf_env.graph"], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "werewolf_env.core.graph"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == text
 
 
@@ -190,7 +190,7 @@ def test_numeric_info_passes_api_and_seed_tests(name: str) -> None:
 
 
 def test_state_reaches_through_the_wrappers() -> None:
-    from werewolf_env.parallel_state import STATE_SIZE
+    from werewolf_env.envs.parallel_state import STATE_SIZE
 
     for env in (werewolf_env.env(), DiscreteActions(werewolf_env.raw_env())):
         env.reset(seed=0)

@@ -16,10 +16,10 @@ from pettingzoo.test.state_test import state_test
 import werewolf_env
 from tests.helpers import STANDARD_ROLES, WI, H, W
 from tests.test_hygiene import role_blind_answer, swapped
-from werewolf_env.config import Role
-from werewolf_env.parallel_state import NUM_KINDS, STATE_LAYOUT, STATE_SIZE, STATE_SLICES
-from werewolf_env.roles import MAX_ROLES
-from werewolf_env.state import ACTION_KINDS
+from werewolf_env.core.config import Role
+from werewolf_env.core.roles import MAX_ROLES
+from werewolf_env.core.state import ACTION_KINDS
+from werewolf_env.envs.parallel_state import NUM_KINDS, STATE_LAYOUT, STATE_SIZE, STATE_SLICES
 
 WITCH_HUNTER = {"role_counts": {"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1}}
 MAXP = werewolf_env.MAX_PLAYERS
@@ -35,7 +35,7 @@ def test_layout_is_fixed_and_documented() -> None:
     assert len({name for name, _ in STATE_LAYOUT}) == len(STATE_LAYOUT)
     for env in (werewolf_env.raw_env(), werewolf_env.parallel_env(num_players=5, num_werewolves=1)):
         assert isinstance(env.state_space, spaces.Box) and env.state_space.shape == (STATE_SIZE,)
-    doc = werewolf_env.parallel_state.__doc__ or ""
+    doc = werewolf_env.envs.parallel_state.__doc__ or ""
     for name, _size in STATE_LAYOUT:
         assert f"``{name}``" in doc, name
 

@@ -18,12 +18,12 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from agents.fake_answers import scripted_answer
-from agents.fake_openai import FakeOpenAIServer
-from benchmarks import export as export_module
-from benchmarks.cli import main
-from benchmarks.export_schema import GAME_COLUMNS, HIDDEN_PREFIX, STATEMENT_COLUMNS, game_id_of
-from werewolf_env.log import read_log
+from agents.fake.answers import scripted_answer
+from agents.fake.server import FakeOpenAIServer
+from benchmarks.cli.main import main
+from benchmarks.export import dataset as export_module
+from benchmarks.export.schema import GAME_COLUMNS, HIDDEN_PREFIX, STATEMENT_COLUMNS, game_id_of
+from werewolf_env.engine.log import read_log
 
 SMALL = ["--players", "5", "--rounds", "2", "--no-report", "--quiet"]
 # The columns a player at the table could see, and run metadata: everything else must be hidden_.

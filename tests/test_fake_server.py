@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agents.fake_openai import CLASSIC_FAULTS, FAULTS, PLACEHOLDER, FakeOpenAIServer, FaultPlan, refused_url
+from agents.fake.server import CLASSIC_FAULTS, FAULTS, PLACEHOLDER, FakeOpenAIServer, FaultPlan, refused_url
 
 BID = 'PLAYERS: Alice, Bob, Carla (you)\n\nNOW: bid\nAnswer with exactly one JSON object: {"bid": 3}'
 STATEMENT = (
@@ -289,7 +289,7 @@ def test_command_line_flags() -> None:
         [
             sys.executable,
             "-m",
-            "agents.fake_openai",
+            "agents.fake.server",
             "--api-key",
             "sk-cli",
             "--schema-error",

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 import werewolf_env
 from tests.helpers import fixed_game, random_policy, run_until, scripted
-from werewolf_env.claims import make_claim, merge_claims
-from werewolf_env.engine import Game
-from werewolf_env.judge import judge
-from werewolf_env.log import read_log, replay
-from werewolf_env.state import ActionKind
+from werewolf_env.claims.judge import judge
+from werewolf_env.claims.model import make_claim, merge_claims
+from werewolf_env.core.state import ActionKind
+from werewolf_env.engine.game import Game
+from werewolf_env.engine.log import read_log, replay
 
 # Seats: 0 Alice W, 1 Bob W, 2 Carla S, 3 Dmitri D, 4 Emma V, 5 Farid V, 6 Grace V, 7 Hiro V
 

@@ -13,9 +13,9 @@ import pytest
 
 import werewolf_env
 from agents import HeuristicAgent
-from benchmarks import balance
+from benchmarks.studies import balance
 from werewolf_env import GameConfig
-from werewolf_env.roles import ROLE_SPECS, ActionKind, Role, Team
+from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role, Team
 
 WITCH, HUNTER = Role.WITCH.value, Role.HUNTER.value
 BOTH = {WITCH: 1, HUNTER: 1}

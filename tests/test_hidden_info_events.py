@@ -26,12 +26,12 @@ from hypothesis import strategies as st
 import werewolf_env
 from tests.helpers import STANDARD_ROLES, random_policy
 from werewolf_env import GameConfig
-from werewolf_env.config import Role
-from werewolf_env.env_base import seat_form
-from werewolf_env.log import dumps, read_log, replay
-from werewolf_env.observe_layout import NUM_ROLES, OBS_SLICES
-from werewolf_env.state import Event
-from werewolf_env.visibility import visible
+from werewolf_env.core.config import Role
+from werewolf_env.core.state import Event
+from werewolf_env.core.visibility import visible
+from werewolf_env.engine.log import dumps, read_log, replay
+from werewolf_env.envs.base import seat_form
+from werewolf_env.observe.layout import NUM_ROLES, OBS_SLICES
 
 W, S, D, V = Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER
 

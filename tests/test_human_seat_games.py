@@ -28,11 +28,11 @@ from typing import Any
 import pytest
 
 from agents import HeuristicAgent, Policy, play_game_sync
-from agents.human import ELIMINATED, INPUT_ENDED, NO_ANSWER, HumanAgent
-from benchmarks.exit_codes import EXIT_OK, codes_of
+from agents.policies.human import ELIMINATED, INPUT_ENDED, NO_ANSWER, HumanAgent
+from benchmarks.cli.exit_codes import EXIT_OK, codes_of
 from werewolf_env import GameConfig
-from werewolf_env.config import Role
-from werewolf_env.log import read_log
+from werewolf_env.core.config import Role
+from werewolf_env.engine.log import read_log
 
 ROOT = Path(__file__).resolve().parents[1]
 W, S, D, V = Role.WEREWOLF, Role.SEER, Role.DOCTOR, Role.VILLAGER
@@ -313,7 +313,7 @@ def play_in_a_terminal(
     """Run ``werewolf-bench`` with ``args``, the person answering each prompt it prints; (code, stdout, stderr).
     With ``answers``, the input ends (Ctrl-D) at the prompt after that many answers."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.cli", *args],
+        [sys.executable, "-m", "benchmarks.cli.main", *args],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -431,7 +431,7 @@ def test_a_seat_killed_on_the_first_night_sees_the_game_in_the_order_it_happened
         [
             sys.executable,
             "-m",
-            "benchmarks.cli",
+            "benchmarks.cli.main",
             "play",
             "--seed",
             "6",

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 import werewolf_env
 from tests.helpers import STANDARD_ROLES, D, S, V, W, random_policy
-from werewolf_env.config import Role
-from werewolf_env.state import ActionKind
+from werewolf_env.core.config import Role
+from werewolf_env.core.state import ActionKind
 
 
 def canary(seat: int, step: int, channel: str) -> str:
@@ -161,7 +161,7 @@ def test_role_reveal_does_show_the_swap() -> None:
 
 
 def test_werewolves_see_their_pack_and_nobody_else_does() -> None:
-    from werewolf_env.observe_layout import NUM_ROLES, OBS_SLICES
+    from werewolf_env.observe.layout import NUM_ROLES, OBS_SLICES
 
     env = werewolf_env.raw_env(roles=(W, W, S, D, V, V, V, V))
     env.reset(seed=0)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from werewolf_env.claims import make_claim
-from werewolf_env.judge import Knowledge, judge_claims
+from werewolf_env.claims.judge import Knowledge, judge_claims
+from werewolf_env.claims.model import make_claim
 
 PLAYERS = ["Ann", "Ben", "Cal", "Dee", "Eli"]
 ROLES = {"Ann": "werewolf", "Ben": "werewolf", "Cal": "seer", "Dee": "doctor", "Eli": "villager"}

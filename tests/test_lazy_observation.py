@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from agents import HeuristicAgent, RandomAgent
 from werewolf_env import raw_env
-from werewolf_env.observation import Observation
-from werewolf_env.observe import ObservationRenderer
+from werewolf_env.observe.build import ObservationRenderer
+from werewolf_env.observe.observation import Observation
 
 
 def _fresh(env: raw_env, agent: str) -> dict[str, object]:

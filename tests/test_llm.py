@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from agents import play_game_sync
-from agents.endpoints import EndpointDownError
-from agents.fake_openai import CLASSIC_FAULTS, FakeOpenAIServer, FaultPlan
-from agents.llm import LLMAgent, validate
-from agents.prompts import build_messages
-from werewolf_env.log import read_log, replay
+from agents.fake.server import CLASSIC_FAULTS, FakeOpenAIServer, FaultPlan
+from agents.llm.agent import LLMAgent, validate
+from agents.llm.prompts import build_messages
+from agents.serving.endpoints import EndpointDownError
+from werewolf_env.engine.log import read_log, replay
 
 SMALL = {"num_players": 5, "num_werewolves": 1, "max_debate_turns": 2, "max_rounds": 3}
 FAST = {"timeout": 0.5, "backoff": 0.01, "max_backoff": 0.05, "max_wait": 5.0}
@@ -50,7 +50,7 @@ def test_clean_game_logs_every_call_with_tokens(tmp_path: Path) -> None:
         result = play_game_sync(SMALL, llm_lineup(server), seed=3, log_dir=tmp_path)
         requests = len(server.requests)
     records = calls(result.log_path)
-    # every step is a call but the turns answered ahead (``agents.folding``, on by default): bids and votes inside
+    # every step is a call but the turns answered ahead (``agents.llm.folding``, on by default): bids and votes inside
     # the analyses, self-analyses inside the statements
     folded = [
         r["data"]

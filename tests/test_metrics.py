@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 import werewolf_env
 from agents import GameResult, Policy, RandomAgent, play_game_sync
 from werewolf_env import Game, GameConfig
-from werewolf_env.log import dumps, read_log
-from werewolf_env.metrics import METRICS_SCHEMA_VERSION, GameRecord, Label, aggregate
-from werewolf_env.state import ActionKind as K
-from werewolf_env.stats import Bootstrap, theil_sen, wilson
+from werewolf_env.analysis.metrics import METRICS_SCHEMA_VERSION, GameRecord, Label, aggregate
+from werewolf_env.analysis.stats import Bootstrap, theil_sen, wilson
+from werewolf_env.core.state import ActionKind as K
+from werewolf_env.engine.log import dumps, read_log
 from werewolf_env.wrappers import DeceptionMetrics
 
 from .helpers import D, S, V, W, run_until, scripted
@@ -435,7 +435,7 @@ def test_bootstrap_weights_equal_duplicated_games() -> None:
     for weights in boot.weights:
         idx = np.concatenate([np.flatnonzero(game == g).repeat(1) for g in range(5) for _ in range(int(weights[g]))])
         plain = Bootstrap(1, resamples=0)
-        from werewolf_env.stats import _auroc
+        from werewolf_env.analysis.stats import _auroc
 
         order = np.argsort(-score, kind="stable")
         starts = np.flatnonzero(np.r_[True, score[order][1:] != score[order][:-1]])

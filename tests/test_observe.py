@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 import werewolf_env
 from tests.helpers import random_policy
-from werewolf_env.observe import OBS_LAYOUT, OBS_SIZE, ObservationRenderer, Transcript
-from werewolf_env.visibility import knowledge
+from werewolf_env.core.visibility import knowledge
+from werewolf_env.observe.build import OBS_LAYOUT, OBS_SIZE, ObservationRenderer, Transcript
 
 
 @settings(max_examples=25, deadline=None)
@@ -95,7 +95,7 @@ def test_observation_layout_is_consistent() -> None:
 
 def _reference_propagation(possible: list[int], counts: dict) -> list[int]:
     """The count rules applied role by role, seat by seat, until nothing changes (the plain form)."""
-    from werewolf_env.visibility import role_bit
+    from werewolf_env.core.visibility import role_bit
 
     possible = list(possible)
     changed = True
@@ -127,8 +127,8 @@ def test_count_propagation_matches_the_plain_fixed_point(
     data: st.DataObject, wolves: int, seers: int, doctors: int, villagers: int, witches: int, hunters: int
 ) -> None:
     """The memoised propagation equals the plain one on any state consistent with some true roles."""
-    from werewolf_env.roles import Role
-    from werewolf_env.visibility import _propagated, role_bit
+    from werewolf_env.core.roles import Role
+    from werewolf_env.core.visibility import _propagated, role_bit
 
     given = {Role.WEREWOLF: wolves, Role.SEER: seers, Role.DOCTOR: doctors, Role.VILLAGER: villagers,
              Role.WITCH: witches, Role.HUNTER: hunters}  # fmt: skip
@@ -144,9 +144,9 @@ def test_count_propagation_matches_the_plain_fixed_point(
 
 def test_every_section_header_the_agents_cut_on_is_rendered_and_cut_where_they_expect() -> None:
     """The section headers are a contract between the renderer and the agents that reorder prompts
-    (``agents.prompts``) and show new lines to a human (``agents.human``): one ``Section`` table."""
-    from agents.prompts import build_messages
-    from werewolf_env.observe_text import Section
+    (``agents.llm.prompts``) and show new lines to a human (``agents.policies.human``): one ``Section`` table."""
+    from agents.llm.prompts import build_messages
+    from werewolf_env.observe.text import Section
 
     env = werewolf_env.raw_env(max_notes_shown=3)
     env.reset(seed=2)

@@ -24,7 +24,11 @@ def test_every_data_file_in_the_packages_is_package_data() -> None:
         for path in (ROOT / package).rglob("*"):
             if not path.is_file() or path.suffix in CODE or "__pycache__" in path.parts:
                 continue
-            inside = path.relative_to(ROOT / package).as_posix()
-            if not any(fnmatch.fnmatch(inside, pattern) for pattern in globs.get(package, [])):
-                unlisted.append(f"{package}/{inside}")
+            # a file is listed under its own sub-package or any package above it
+            relative = path.relative_to(ROOT).parts
+            owners = [(".".join(relative[:i]), "/".join(relative[i:])) for i in range(1, len(relative))]
+            if not any(
+                fnmatch.fnmatch(inside, pattern) for owner, inside in owners for pattern in globs.get(owner, [])
+            ):
+                unlisted.append(path.relative_to(ROOT).as_posix())
     assert not unlisted, f"data files a wheel would leave out (add them to [tool.setuptools.package-data]): {unlisted}"

@@ -14,11 +14,11 @@ from pettingzoo.utils.conversions import aec_to_parallel_wrapper, turn_based_aec
 
 import werewolf_env
 from agents import HeuristicAgent, RandomAgent
-from werewolf_env.action_specs import NIGHT_PHASES
-from werewolf_env.parallel import NO_ACTION, WerewolfParallelEnv
-from werewolf_env.roles import Role
-from werewolf_env.spaces import JsonActionSpace
-from werewolf_env.state import ACTION_KINDS
+from werewolf_env.actions.spaces import JsonActionSpace
+from werewolf_env.actions.specs import NIGHT_PHASES
+from werewolf_env.core.roles import Role
+from werewolf_env.core.state import ACTION_KINDS
+from werewolf_env.envs.parallel import NO_ACTION, WerewolfParallelEnv
 
 WITCH_HUNTER = {"role_counts": {"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1}}
 CONFIGS: dict[str, dict[str, Any]] = {

@@ -1,4 +1,5 @@
-"""Persuasion figures (``werewolf_env.persuasion``, ``werewolf_env.persuasion_figures``) on hand-built logs.
+"""Persuasion figures (``werewolf_env.record.persuasion``, ``werewolf_env.analysis.persuasion_figures``) on
+hand-built logs.
 
 Every expected number below is worked out by hand from the definitions (README, "Persuasion"), on event
 lists in the log's format, so a change of definition or of how the log is read fails here.
@@ -10,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from werewolf_env.metrics import GameRecord, aggregate
-from werewolf_env.persuasion import STATEMENT_FIGURES, accused, claim_push, statement_figures
+from werewolf_env.analysis.metrics import GameRecord, aggregate
+from werewolf_env.record.persuasion import STATEMENT_FIGURES, accused, claim_push, statement_figures
 
 WOLF, VILLAGER, SEER = "werewolf", "villager", "seer"
 

@@ -14,9 +14,9 @@ import pytest
 
 from agents import play_game_sync
 from tests.test_persuasion import VILLAGER, WOLF, Log, near, team
-from werewolf_env.config import GameConfig
-from werewolf_env.metrics import GameRecord, aggregate
-from werewolf_env.persuasion import SEAT_FIGURES, seat_figures, statement_figures
+from werewolf_env.analysis.metrics import GameRecord, aggregate
+from werewolf_env.core.config import GameConfig
+from werewolf_env.record.persuasion import SEAT_FIGURES, seat_figures, statement_figures
 
 CONFIG = {"num_players": 8, "subject_suspicion": True, "vote_polls": "after_statement"}
 
@@ -143,7 +143,7 @@ def test_seat_persuasion_columns_in_players_rows(heuristic_games: list[GameRecor
 
 
 def test_seat_figures_are_in_the_export_schema() -> None:
-    from benchmarks.export_schema import GAME_COLUMNS
+    from benchmarks.export.schema import GAME_COLUMNS
 
     names = {name for name, _, _ in GAME_COLUMNS}
     assert {f"hidden_seat_{name}" for name, _, _ in SEAT_FIGURES} <= names
@@ -160,7 +160,7 @@ def test_seat_figures_are_in_the_export_schema() -> None:
 )
 def test_a_poll_answer_may_record_a_tie_and_a_malformed_one_is_ignored(tied: object, expected: list[int]) -> None:
     from tests.helpers import fixed_game, quiet, run_until
-    from werewolf_env.roles import ActionKind
+    from werewolf_env.core.roles import ActionKind
 
     game = fixed_game(vote_polls="after_statement")
     run_until(game, quiet, stop=lambda g: g.current is not None and g.current.kind is ActionKind.POLL)
@@ -209,7 +209,7 @@ def test_no_event_a_seat_sees_marks_its_control_subject() -> None:
     names the controls, and ``GameRecord`` keeps a control's score out of the running matrix by it."""
     import werewolf_env
     from agents import HeuristicAgent
-    from werewolf_env.transcript import Transcript
+    from werewolf_env.record.transcript import Transcript
 
     env = werewolf_env.raw_env(info_events=True, subject_suspicion=True, control_subject_probability=1.0)
     env.reset(seed=3)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agents import play_game_sync
-from werewolf_env.metrics import GameRecord, aggregate
-from werewolf_env.persuasion import STATEMENT_FIGURES
+from werewolf_env.analysis.metrics import GameRecord, aggregate
+from werewolf_env.record.persuasion import STATEMENT_FIGURES
 
 CONFIG = {"num_players": 8, "subject_suspicion": True}
 POLL_FIGURES = ("polls", "polls_answered", "vote_swing_speaker", "vote_swing_accused", "vote_swing_total")

@@ -1,4 +1,4 @@
-"""The LLM judge on Diplomacy messages (``benchmarks.peskov_judge``), offline against the project's fake server."""
+"""The LLM judge on Diplomacy messages (``benchmarks.diplomacy.judge``), offline against the project's fake server."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake_openai import FakeOpenAIServer, FaultPlan
-from benchmarks.cli import main
-from benchmarks.peskov import read_split
-from benchmarks.peskov_judge import HISTORY, DiplomacyJudge, earlier_messages
+from agents.fake.server import FakeOpenAIServer, FaultPlan
+from benchmarks.cli.main import main
+from benchmarks.diplomacy.judge import HISTORY, DiplomacyJudge, earlier_messages
+from benchmarks.diplomacy.peskov import read_split
 
 FIXTURE = Path(__file__).parent / "data" / "peskov2020_tiny"
 

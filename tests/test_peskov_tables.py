@@ -1,4 +1,4 @@
-"""The Diplomacy detector tables (``benchmarks.peskov_eval``): the human receivers' row, the lie rate and ranking
+"""The Diplomacy detector tables (``benchmarks.diplomacy.evaluate``): the human receivers' row, the lie rate and ranking
 figures beside Lie F1, the headline's paired differences, a priori grids and the judge's progress."""
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.fake_openai import FakeOpenAIServer
-from benchmarks.cli import main
-from benchmarks.peskov import Message, read_split
-from benchmarks.peskov_detectors import L2_GRID
-from benchmarks.peskov_eval import (
+from agents.fake.server import FakeOpenAIServer
+from benchmarks.cli.main import main
+from benchmarks.diplomacy.detectors import L2_GRID
+from benchmarks.diplomacy.evaluate import (
     DEFAULT_DATA_DIR,
     HUMANS,
     confusion_metrics,
@@ -21,8 +20,9 @@ from benchmarks.peskov_eval import (
     human_row,
     lie_f1_difference,
 )
-from benchmarks.peskov_judge import DiplomacyJudge
-from benchmarks.peskov_models import GRIDS, STACKED
+from benchmarks.diplomacy.judge import DiplomacyJudge
+from benchmarks.diplomacy.models import GRIDS, STACKED
+from benchmarks.diplomacy.peskov import Message, read_split
 
 FIXTURE = Path(__file__).parent / "data" / "peskov2020_tiny"
 HAVE_DATA = (DEFAULT_DATA_DIR / "validation.jsonl").is_file()

@@ -17,13 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import play_game_sync
-from agents.fake_openai import FakeOpenAIServer, scripted_answer
-from agents.llm import validate
-from benchmarks.transcripts import DEFAULT_CORPUS, load_all_games
+from agents.fake.server import FakeOpenAIServer, scripted_answer
+from agents.llm.agent import validate
+from benchmarks.labels.corpus import DEFAULT_CORPUS, load_all_games
 from tests.helpers import game_at
-from werewolf_env.actions import parse
-from werewolf_env.log import read_log
-from werewolf_env.state import ActionKind
+from werewolf_env.actions.parse import parse
+from werewolf_env.core.state import ActionKind
+from werewolf_env.engine.log import read_log
 
 STATEMENT_GAME = game_at(ActionKind.STATEMENT)
 INFO = {"max_statement_words": 20, "max_statement_chars": 400}

@@ -15,14 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.fake_openai import FakeOpenAIServer
-from agents.runner import play_game_sync
+from agents.fake.server import FakeOpenAIServer
+from agents.play.runner import play_game_sync
 from werewolf_env import raw_env
-from werewolf_env.actions import parse
-from werewolf_env.config import GameConfig, without_new_defaults
-from werewolf_env.log import read_log, replay
-from werewolf_env.observe_text import task_text
-from werewolf_env.roles import ActionKind
+from werewolf_env.actions.parse import parse
+from werewolf_env.core.config import GameConfig, without_new_defaults
+from werewolf_env.core.roles import ActionKind
+from werewolf_env.engine.log import read_log, replay
+from werewolf_env.observe.text import task_text
 
 from .helpers import fixed_game, quiet, run_until
 
@@ -109,7 +109,7 @@ def test_no_seat_ever_sees_a_poll() -> None:
             assert "private" in env.observe(agent)["text"].lower()
             env.step({"vote": info["legal_targets"][0]})
         else:
-            from agents.random_agent import RandomAgent
+            from agents.policies.random_agent import RandomAgent
 
             env.step(RandomAgent(seed=polls_answered).act(env.observe(agent), info))
     assert polls_answered > 0

@@ -8,12 +8,12 @@ import urllib.request
 from typing import Any
 
 from agents import RandomAgent, play_game_sync
-from agents.fake_answers import CACHE_BLOCK
-from agents.fake_openai import FakeOpenAIServer
-from agents.prompts import NOTE_CHARS, NOTES_BUDGET, build_messages, compact_history, weave_notes
-from benchmarks.llm_concurrency import GameCost
+from agents.fake.answers import CACHE_BLOCK
+from agents.fake.server import FakeOpenAIServer
+from agents.llm.prompts import NOTE_CHARS, NOTES_BUDGET, build_messages, compact_history, weave_notes
+from benchmarks.perf.llm_concurrency import GameCost
 from werewolf_env import raw_env
-from werewolf_env.observe_text import Section
+from werewolf_env.observe.text import Section
 
 
 def _post(server: FakeOpenAIServer, messages: list[dict[str, str]]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import random_policy
 from werewolf_env import Game, GameConfig
-from werewolf_env.rules import winner_of
+from werewolf_env.engine.rules import winner_of
 
 
 @st.composite

@@ -10,7 +10,7 @@ import pytest
 
 import werewolf_env
 from tests.helpers import random_policy
-from werewolf_env.log import read_log, replay
+from werewolf_env.engine.log import read_log, replay
 
 
 def play_logged(log_dir: Path, seed: int, fuzz: float = 0.3, extra: bool = False, **config: Any) -> Path:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake_openai import FakeOpenAIServer, FaultPlan
-from benchmarks.cli import main
-from werewolf_env.log import read_log, replay
-from werewolf_env.metrics import GameRecord
+from agents.fake.server import FakeOpenAIServer, FaultPlan
+from benchmarks.cli.main import main
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.engine.log import read_log, replay
 
 from .test_metrics import garbage_game
 

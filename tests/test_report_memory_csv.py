@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import play_game_sync
-from benchmarks.report import build_report
-from benchmarks.report_tables import TABLES, TableWriter, cell_text
-from werewolf_env.log import read_log
-from werewolf_env.metrics import GameRecord
+from benchmarks.report.build import build_report
+from benchmarks.report.tables import TABLES, TableWriter, cell_text
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.engine.log import read_log
 
 TRICKY = [
     "Ann, Jr.", 'Bo "Q" Lee', "new\nline", "cr\rreturn", "crlf\r\nend", "|pipe|", "$x^2$", "=SUM(A1:A9)",

@@ -17,10 +17,10 @@ import pytest
 
 import werewolf_env
 from agents import play_game_sync
-from benchmarks import report as report_module
-from benchmarks.report import TABLES, build_report
+from benchmarks.report import build as report_module
+from benchmarks.report.build import TABLES, build_report
 from tests.data.report_golden.make_fixture import LABELERS, REPORT_OPTIONS
-from werewolf_env.metrics import GameRecord
+from werewolf_env.analysis.metrics import GameRecord
 
 GOLDEN = Path(__file__).parent / "data" / "report_golden"
 

@@ -1,4 +1,4 @@
-"""``benchmarks/report_memory.py``: plays (or reuses) games, reports the report's peak RSS as JSON."""
+"""``benchmarks/report/memory.py``: plays (or reuses) games, reports the report's peak RSS as JSON."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import report_memory
+from benchmarks.report import memory as report_memory
 
 
 def test_the_benchmark_prints_peak_rss_per_size_and_reuses_its_cache(

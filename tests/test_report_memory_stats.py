@@ -18,12 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import play_game_sync
-from benchmarks.report_tables import TableWriter, inert_cell
-from werewolf_env import stats
-from werewolf_env.claims_coverage import ClaimsCoverage, claims_coverage
-from werewolf_env.log import read_log
-from werewolf_env.metrics import GameRecord, RunAggregator, aggregate
-from werewolf_env.stats import Bootstrap, theil_sen
+from benchmarks.report.tables import TableWriter, inert_cell
+from werewolf_env.analysis import stats
+from werewolf_env.analysis.coverage import ClaimsCoverage, claims_coverage
+from werewolf_env.analysis.metrics import GameRecord, RunAggregator, aggregate
+from werewolf_env.analysis.stats import Bootstrap, theil_sen
+from werewolf_env.engine.log import read_log
 
 
 def reference_theil_sen(x: list[float], y: list[float]) -> tuple[float | None, float | None]:

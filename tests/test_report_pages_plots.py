@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks import plots
-from werewolf_env.log import read_log
-from werewolf_env.metrics import GameRecord
+from benchmarks.report import plots
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.engine.log import read_log
 
 from .report_pages_runs import ODD_NAMES, play_games
 

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from agents import play_game_sync
-from benchmarks.cli import main
-from benchmarks.report import build_report
-from werewolf_env.log import read_log, replay
-from werewolf_env.metrics import GameRecord, aggregate
-from werewolf_env.observe import Transcript
-from werewolf_env.role_figures import night_actions, role_kinds
-from werewolf_env.roles import ROLE_SPECS, ActionKind, RoleSpec, Team, register_role, unregister_role
+from benchmarks.cli.main import main
+from benchmarks.report.build import build_report
+from werewolf_env.analysis.metrics import GameRecord, aggregate
+from werewolf_env.analysis.role_figures import night_actions, role_kinds
+from werewolf_env.core.roles import ROLE_SPECS, ActionKind, RoleSpec, Team, register_role, unregister_role
+from werewolf_env.engine.log import read_log, replay
+from werewolf_env.observe.build import Transcript
 
 from .test_report import _console_problems, browser  # noqa: F401  (browser: the shared Chromium fixture)
 from .test_report_pages_browser import ROW_WIDTHS, VISIBLE_TEXT, _aligned

@@ -1,4 +1,4 @@
-"""Training rewards (``werewolf_env.rewards``): values pinned on hand-built logs, degenerate policies below
+"""Training rewards (``werewolf_env.analysis.rewards``): values pinned on hand-built logs, degenerate policies below
 informed ones."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from werewolf_env.metrics import GameRecord
-from werewolf_env.rewards import (
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.analysis.rewards import (
     REWARDS,
     RewardWeights,
     deception_success,

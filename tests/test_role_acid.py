@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from agents.heuristic import HeuristicAgent
-from agents.runner import play_game_sync
+from agents.play.runner import play_game_sync
+from agents.policies.heuristic import HeuristicAgent
 from werewolf_env import GameConfig
-from werewolf_env.roles import Role, RoleSpec, Team, register_role, unregister_role
+from werewolf_env.core.roles import Role, RoleSpec, Team, register_role, unregister_role
 
 ELDER = RoleSpec(
     role="elder",
@@ -129,7 +129,7 @@ def test_claims_about_a_role_registered_at_run_time_are_read_and_judged(elder: R
 
 
 def test_the_role_is_no_longer_read_once_unregistered() -> None:
-    from werewolf_env.claim_text import extractor_for
+    from werewolf_env.claims.text import extractor_for
 
     reader = extractor_for(("Alice", "Bob"))
     register_role(ELDER)

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from werewolf_env import claim_words as cw
-from werewolf_env.claim_text import extractor_for
-from werewolf_env.claims import claim_key, make_claim
-from werewolf_env.judge import Knowledge, judge_claims
-from werewolf_env.roles import (
+from werewolf_env.claims import words as cw
+from werewolf_env.claims.judge import Knowledge, judge_claims
+from werewolf_env.claims.model import claim_key, make_claim
+from werewolf_env.claims.text import extractor_for
+from werewolf_env.core.roles import (
     ROLE_SPECS,
     ActionKind,
     Role,

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import play_game_sync
-from benchmarks.detector import statement_rows
-from benchmarks.friction import Friction
+from benchmarks.detect.detector import statement_rows
+from benchmarks.studies.friction import Friction
 from werewolf_env import Game, GameConfig
-from werewolf_env.counterfactual import CounterfactualValuer, Proposal, determinize, fork, public_scores, rollout
-from werewolf_env.rollout_memo import SharedFork
+from werewolf_env.counterfactual.memo import SharedFork
+from werewolf_env.counterfactual.signs import CounterfactualValuer, Proposal, determinize, fork, public_scores, rollout
 
 from .helpers import random_policy
 

@@ -8,8 +8,8 @@ import pytest
 
 from tests.helpers import STANDARD_ROLES, D, S, V, W, fixed_game, quiet, run_until, scripted
 from werewolf_env import GameOverError
-from werewolf_env.state import ActionKind
-from werewolf_env.visibility import visible
+from werewolf_env.core.state import ActionKind
+from werewolf_env.core.visibility import visible
 
 E, P, U = ActionKind.ELIMINATE, ActionKind.PROTECT, ActionKind.UNMASK
 

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from agents import load_lineup, play_game
-from agents.fake_openai import FakeOpenAIServer
-from benchmarks.cli import main
-from benchmarks.runs import Job, RunDir, RunMismatchError, play_run
+from agents.fake.server import FakeOpenAIServer
+from benchmarks.cli.main import main
+from benchmarks.runs.loop import Job, RunDir, RunMismatchError, play_run
 from werewolf_env import GameConfig
-from werewolf_env.log import read_log_checked, replay
+from werewolf_env.engine.log import read_log_checked, replay
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES, FIRST_SEED = 12, 100
@@ -34,9 +34,9 @@ STOP_AT = r"""
 import json, os, signal, sys
 from pathlib import Path
 
-from benchmarks.cli import main
-from benchmarks.run_folder import RunDir
-from werewolf_env.log import EventLog, dumps
+from benchmarks.cli.main import main
+from benchmarks.runs.folder import RunDir
+from werewolf_env.engine.log import EventLog, dumps
 
 spec = json.loads(sys.argv[1])
 at, k = spec["at"], spec.get("k")

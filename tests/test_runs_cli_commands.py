@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents import RandomAgent, play_game_sync
-from agents.base import Policy
-from agents.human import ELIMINATED, SHORTHAND, HumanAgent, prompt_of
-from benchmarks.cli import build_parser, main
+from agents.policies.base import Policy
+from agents.policies.human import ELIMINATED, SHORTHAND, HumanAgent, prompt_of
+from benchmarks.cli.main import build_parser, main
 from werewolf_env import __version__
-from werewolf_env.log import replay
-from werewolf_env.state import ActionKind
+from werewolf_env.core.state import ActionKind
+from werewolf_env.engine.log import replay
 
 # ------------------------------------------------------------------------------------- --version, --help
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake_openai import FakeOpenAIServer
-from benchmarks.cli import main
-from benchmarks.run_folder import redact_urls
+from agents.fake.server import FakeOpenAIServer
+from benchmarks.cli.main import main
+from benchmarks.runs.folder import redact_urls
 
 SECRET = "s3cret"
 

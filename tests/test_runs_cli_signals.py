@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
-from benchmarks.run_folder import RunDir
+from benchmarks.cli.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
+from benchmarks.cli.main import main
+from benchmarks.runs.folder import RunDir
 from tests.test_runs import run_stopped_at
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def test_a_worker_outcome_is_small_and_the_log_stays_on_disk(tmp_path: Path) -> 
     import pickle
 
     from agents import Lineup
-    from benchmarks.game_workers import play_job
+    from benchmarks.runs.workers import play_job
     from werewolf_env import GameConfig
 
     scratch = tmp_path / "scratch"
@@ -110,8 +110,8 @@ def test_a_pool_thread_that_never_ends_does_not_keep_the_command_alive(tmp_path:
     """Should a pool's manager thread hang after its workers were ended, the command still exits, with its code."""
     script = (
         "import threading, sys\n"
-        "import benchmarks.game_workers as workers\n"
-        "from benchmarks.cli import main\n"
+        "import benchmarks.runs.workers as workers\n"
+        "from benchmarks.cli.main import main\n"
         "threading.Thread(target=threading.Event().wait).start()  # a non-daemon thread that never ends\n"
         "workers._stuck.set()\n"
         "sys.exit(main(['replay', sys.argv[1]]))\n"

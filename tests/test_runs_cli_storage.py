@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.run_folder import RunDir
-from werewolf_env.log import EventLog
+from benchmarks.cli.main import main
+from benchmarks.runs.folder import RunDir
+from werewolf_env.engine.log import EventLog
 
 GAMES = 6
 RUN = ["run", "--games", str(GAMES), "--players", "5", "--concurrency", "2", "--no-report", "--quiet"]

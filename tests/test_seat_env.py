@@ -1,4 +1,4 @@
-"""One seat driven from outside (``agents.seat_env``) and in TRL's shape (``agents.trl_seat``)."""
+"""One seat driven from outside (``agents.training.seat_env``) and in TRL's shape (``agents.training.trl_env``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import openai
 import pytest
 
 from agents import play_game_sync
-from agents.fake_openai import FakeOpenAIServer
-from agents.heuristic import HeuristicAgent
-from agents.prompts import build_messages
-from agents.runner import seat_seed
-from agents.seat_env import SeatEnv
-from agents.trl_seat import (
+from agents.fake.server import FakeOpenAIServer
+from agents.llm.prompts import build_messages
+from agents.play.runner import seat_seed
+from agents.policies.heuristic import HeuristicAgent
+from agents.training.seat_env import SeatEnv
+from agents.training.trl_env import (
     TOOL_OF,
     WerewolfSeat,
     as_tool_call,
@@ -22,9 +22,9 @@ from agents.trl_seat import (
     reward_from_env,
     seat_environment,
 )
-from werewolf_env.game_record import GameRecord
-from werewolf_env.rewards import REWARDS, rewards
-from werewolf_env.roles import ActionKind
+from werewolf_env.analysis.rewards import REWARDS, rewards
+from werewolf_env.core.roles import ActionKind
+from werewolf_env.record.game_record import GameRecord
 
 CONFIG = {"num_players": 7}
 
@@ -201,7 +201,7 @@ def test_rewards_read_mid_game_do_not_stick_at_the_end() -> None:
 def test_several_seats_answered_together_give_the_runners_game() -> None:
     """Every seat trained, each answered by the heuristic the runner would give it, a group at a time: the
     same game, event for event; each batch is exactly the trained seats of the env's simultaneous group."""
-    from agents.seat_env import SeatsEnv
+    from agents.training.seat_env import SeatsEnv
 
     for seed, trained in ((3, None), (4, [1, 5]), (11, ["player_0", "player_6", "player_2"])):
         env = SeatsEnv(CONFIG)
@@ -223,7 +223,7 @@ def test_several_seats_answered_together_give_the_runners_game() -> None:
 
 
 def test_a_batch_must_answer_exactly_the_pending_seats() -> None:
-    from agents.seat_env import SeatsEnv
+    from agents.training.seat_env import SeatsEnv
 
     env = SeatsEnv(CONFIG)
     texts = env.reset(seed=3, seats=[0, 1, 2, 3, 4, 5, 6])
@@ -245,7 +245,7 @@ def test_a_refused_reset_leaves_the_game_in_play_untouched() -> None:
     """A reset whose seats cannot play is refused before anything moves: the game in play goes on, its seat
     still the one answering and the lineup still playing the others (not a new deal's seat answered by the
     old seat's model, with no lineup: what an OpenEnv client's bad reset once left)."""
-    from agents.seat_env import SeatsEnv
+    from agents.training.seat_env import SeatsEnv
 
     env, twin = SeatEnv(CONFIG), SeatEnv(CONFIG)
     env.reset(seed=1, seat=0)

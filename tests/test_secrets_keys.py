@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.credentials import MAX_KEY_FILE_BYTES, check_key_variable, read_key, read_key_file
-from agents.fake_openai import FakeOpenAIServer
-from agents.lineup import load_lineup
-from benchmarks.cli import main
+from agents.fake.server import FakeOpenAIServer
+from agents.play.lineup import load_lineup
+from agents.serving.credentials import MAX_KEY_FILE_BYTES, check_key_variable, read_key, read_key_file
+from benchmarks.cli.main import main
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1", "--no-report", "--quiet"]
 CANARY = "CANARY-value-0123456789"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.lineup import load_lineup
-from benchmarks.cli import main
+from agents.play.lineup import load_lineup
+from benchmarks.cli.main import main
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1", "--no-report", "--quiet"]
 

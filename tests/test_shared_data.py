@@ -36,9 +36,9 @@ def test_without_the_variable_the_checkout_sibling(monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize(
     ("args", "missing"),
     [
-        (["-m", "benchmarks.claims_eval"], "llm_werewolf_transcripts"),
+        (["-m", "benchmarks.labels.evaluate"], "llm_werewolf_transcripts"),
         (
-            ["-m", "benchmarks.cli", "detect-eval", "--dataset", "peskov2020", "--detector", "text"],
+            ["-m", "benchmarks.cli.main", "detect-eval", "--dataset", "peskov2020", "--detector", "text"],
             "diplomacy_peskov2020",
         ),
     ],
@@ -58,6 +58,6 @@ def test_commands_read_the_folder_the_variable_names(args: list[str], missing: s
 def test_a_corpus_elsewhere_is_read(tmp_path: Path) -> None:
     """The corpus linked into another folder: the evaluation runs from there."""
     (tmp_path / "llm_werewolf_transcripts").symlink_to(ROOT.parent / "shared" / "data" / "llm_werewolf_transcripts")
-    done = _run(["-m", "benchmarks.claims_eval"], tmp_path)
+    done = _run(["-m", "benchmarks.labels.evaluate"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert '"corpus_dev"' in done.stdout

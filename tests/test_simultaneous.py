@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import werewolf_env
-from werewolf_env.state import ActionKind
+from werewolf_env.core.state import ActionKind
 
 
 def deterministic_answer(obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import itertools
 
 from agents import HeuristicAgent, RandomAgent
 from werewolf_env import GameConfig
-from werewolf_env.claim_text import ClaimExtractor
-from werewolf_env.env import raw_env
+from werewolf_env.claims.text import ClaimExtractor
+from werewolf_env.envs.aec import raw_env
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Eve", "Frank")
 CONTEXTS: list[tuple[tuple[tuple[str, int], ...], tuple[tuple[int, str], ...]]] = [
@@ -107,9 +107,9 @@ class _EventsAfresh(raw_env):
     def _new_events(self, seat: int) -> list[dict[str, object]]:
         import json
 
-        from werewolf_env.env_base import seat_form
-        from werewolf_env.log import dumps
-        from werewolf_env.visibility import visible
+        from werewolf_env.core.visibility import visible
+        from werewolf_env.engine.log import dumps
+        from werewolf_env.envs.base import seat_form
 
         events = self._game().state.events
         given = self._events_given[seat]

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake_openai import FakeOpenAIServer, FaultPlan
-from benchmarks.cli import main
-from benchmarks.html_roles import roles_section
-from benchmarks.report import find_logs, natural_key
-from benchmarks.summary_text import LEGEND, WIDTH, fit, legend_lines, legend_terms, pack, table
-from werewolf_env.role_figures import cause_notes
+from agents.fake.server import FakeOpenAIServer, FaultPlan
+from benchmarks.cli.main import main
+from benchmarks.cli.summary_text import LEGEND, WIDTH, fit, legend_lines, legend_terms, pack, table
+from benchmarks.report.build import find_logs, natural_key
+from benchmarks.report.html_roles import roles_section
+from werewolf_env.analysis.role_figures import cause_notes
 
 NUMBER = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?%?")
 # Words that belong to a role (or its action) the default 8-player game does not have.

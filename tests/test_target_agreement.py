@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
-from agents.llm import validate
-from agents.random_agent import RandomAgent
-from werewolf_env.action_specs import ACTION_SPECS
-from werewolf_env.actions import NO_TARGET_WORDS, parse
-from werewolf_env.claims import SELF_WORDS
+from agents.llm.agent import validate
+from agents.policies.random_agent import RandomAgent
+from werewolf_env.actions.parse import NO_TARGET_WORDS, parse
+from werewolf_env.actions.specs import ACTION_SPECS
+from werewolf_env.claims.model import SELF_WORDS
 
 TARGET_KINDS = {
     spec_kind.value: (spec.target_key, spec.null_ok)

@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 
 from agents import play_game_sync
-from agents.fake_openai import FakeOpenAIServer
-from agents.lineup import load_lineup
-from agents.llm import LLMAgent
-from benchmarks.cli import main
-from benchmarks.report_tokens import priced, run_prices, token_lines
-from benchmarks.tournament import Price as TournamentPrice
-from benchmarks.tournament import TournamentConfig
-from werewolf_env import token_usage
-from werewolf_env.log import read_log
-from werewolf_env.metrics import GameRecord
-from werewolf_env.token_usage import Price, TokenTally, cost_usd, read_usage
+from agents.fake.server import FakeOpenAIServer
+from agents.llm.agent import LLMAgent
+from agents.play.lineup import load_lineup
+from benchmarks.cli.main import main
+from benchmarks.report.tokens import priced, run_prices, token_lines
+from benchmarks.runs.tournament import Price as TournamentPrice
+from benchmarks.runs.tournament import TournamentConfig
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.engine.log import read_log
+from werewolf_env.record import token_usage
+from werewolf_env.record.token_usage import Price, TokenTally, cost_usd, read_usage
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1"]
 PRICE = {"prompt": 0.15, "cached_prompt": 0.075, "completion": 0.6}

@@ -14,10 +14,10 @@ import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 import werewolf_env
-from werewolf_env.action_specs import ACTION_SPECS, TARGET_KEYS
-from werewolf_env.config import MAX_PLAYERS
-from werewolf_env.parallel import NO_ACTION
-from werewolf_env.state import ACTION_KINDS
+from werewolf_env.actions.specs import ACTION_SPECS, TARGET_KEYS
+from werewolf_env.core.config import MAX_PLAYERS
+from werewolf_env.core.state import ACTION_KINDS
+from werewolf_env.envs.parallel import NO_ACTION
 from werewolf_env.wrappers import NOOP, DiscreteActions, ParallelDiscreteActions, parallel_discrete_env
 
 WITCH_HUNTER: dict[str, Any] = {"role_counts": {"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1}}
@@ -52,7 +52,7 @@ def play_masked_random(env: ParallelDiscreteActions, seed: int) -> tuple[int, di
         for agent in env.agents:
             obs, info = observations[agent], infos[agent]
             mask = obs["action_mask"]
-            assert obs["observation"].shape == (werewolf_env.observe.OBS_SIZE,)
+            assert obs["observation"].shape == (werewolf_env.observe.build.OBS_SIZE,)
             assert env.observation_space(agent).contains(obs)
             if agent not in group:  # idle or dead: only the no-op
                 assert info["action_kind"] == NO_ACTION
@@ -164,7 +164,7 @@ def test_torchrl_pettingzoo_wrapper_plays_full_games() -> None:
     check_env_specs(env)
     torch.manual_seed(0)
     data = env.rollout(400, break_when_any_done=False)  # random actions drawn from the masked action spec
-    assert data["seats", "observation", "observation"].shape[1:] == (6, werewolf_env.observe.OBS_SIZE)
+    assert data["seats", "observation", "observation"].shape[1:] == (6, werewolf_env.observe.build.OBS_SIZE)
     ended = data["next", "done"].squeeze(-1)
     assert ended.sum() >= 2
     finals = data["next", "seats", "reward"][ended].squeeze(-1)

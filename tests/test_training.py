@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 import werewolf_env
-from agents.training import LearnerSeats
-from werewolf_env.log import read_log, replay
+from agents.training.learner_seats import LearnerSeats
+from werewolf_env.engine.log import read_log, replay
 from werewolf_env.wrappers import DiscreteActions
 
 

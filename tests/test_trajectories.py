@@ -1,4 +1,4 @@
-"""Each seat's game as a chat (``benchmarks.trajectories``): what it saw, what it answered, its rewards."""
+"""Each seat's game as a chat (``benchmarks.export.trajectories``): what it saw, what it answered, its rewards."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from agents import play_game_sync
-from benchmarks.trajectories import main, seat_trajectories
-from werewolf_env.game_record import GameRecord
-from werewolf_env.log import ReplayError, read_log
-from werewolf_env.rewards import rewards
+from benchmarks.export.trajectories import main, seat_trajectories
+from werewolf_env.analysis.rewards import rewards
+from werewolf_env.engine.log import ReplayError, read_log
+from werewolf_env.record.game_record import GameRecord
 
 CONFIG = {"num_players": 7}
 

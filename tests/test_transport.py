@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from agents.fake_answers import answer_for, scripted_answer
-from agents.llm import LLMAgent
-from agents.runner import Seat, play_game, play_game_sync
-from agents.schemas import ANSWER_KINDS, answer_schema
-from werewolf_env.log import read_log
-from werewolf_env.metrics import GameRecord
+from agents.fake.answers import answer_for, scripted_answer
+from agents.llm.agent import LLMAgent
+from agents.llm.schemas import ANSWER_KINDS, answer_schema
+from agents.play.runner import Seat, play_game, play_game_sync
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.engine.log import read_log
 
 CONFIG = {"num_players": 6, "max_rounds": 2}
 

@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -71,7 +71,7 @@ JSON_VALUES = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(JSON_VALUES, st.integers(0, 8))
 def test_loads_bounded_refuses_exactly_what_nests_deeper_than_its_bound(value: Any, limit: int) -> None:
-    from werewolf_env.json_input import TooDeepError, loads_bounded
+    from werewolf_env.core.json_input import TooDeepError, loads_bounded
 
     text = json.dumps(value)
     if depth_of(value) > limit:
@@ -107,7 +107,7 @@ def test_a_line_nested_100000_deep_is_said_never_raised(
 
 
 def test_a_log_of_more_than_the_most_lines_is_read_up_to_there(run_logs: Path, tmp_path: Path) -> None:
-    from werewolf_env.log import MAX_LOG_LINES, read_log_checked, replay
+    from werewolf_env.engine.log import MAX_LOG_LINES, read_log_checked, replay
 
     log = tmp_path / "long.ndjson"
     whole = first_log(run_logs).read_bytes()
@@ -126,7 +126,7 @@ def test_a_log_of_more_than_the_most_lines_is_read_up_to_there(run_logs: Path, t
 def test_a_line_longer_than_the_most_bytes_stops_the_reading(
     run_logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import werewolf_env.log as log_module
+    import werewolf_env.engine.log as log_module
 
     monkeypatch.setattr(log_module, "MAX_LOG_LINE_BYTES", 4096)
     lines = first_log(run_logs).read_text(encoding="utf-8").splitlines(keepends=True)
@@ -146,7 +146,7 @@ def test_a_line_longer_than_the_most_bytes_stops_the_reading(
 
 
 def test_a_cut_off_log_does_not_replay_ok(run_logs: Path, tmp_path: Path) -> None:
-    from werewolf_env.log import replay
+    from werewolf_env.engine.log import replay
 
     data = first_log(run_logs).read_bytes()
     cut = tmp_path / "cut.ndjson"
@@ -276,7 +276,7 @@ def test_a_report_whose_metrics_file_is_on_a_full_disk_names_it(run_logs: Path, 
     out.mkdir()
     (out / "metrics.json").symlink_to("/dev/full")
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "report", str(run_logs), "--out", str(out), *REPORT],
+        [sys.executable, "-m", "benchmarks.cli.main", "report", str(run_logs), "--out", str(out), *REPORT],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -294,8 +294,8 @@ def test_a_report_whose_metrics_file_is_on_a_full_disk_names_it(run_logs: Path, 
 SIGTERM_AT = r"""
 import json, os, signal, sys
 
-import werewolf_env.log as log
-from benchmarks.cli import main
+import werewolf_env.engine.log as log
+from benchmarks.cli.main import main
 
 spec = json.loads(sys.argv[1])
 count = [0]

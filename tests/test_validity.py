@@ -1,4 +1,4 @@
-"""Answer validity per policy and action kind (benchmarks/validity.py): hand-made logs with known
+"""Answer validity per policy and action kind (benchmarks/runs/validity.py): hand-made logs with known
 counts, logs written before ``llm_outcome`` existed, torn and malformed logs, re-scored logs, sums over
 a run, the terminal lines, and a real game against the scripted OpenAI-compatible server."""
 
@@ -14,15 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import play_game_sync
-from agents.fake_openai import FakeOpenAIServer, FaultPlan
-from benchmarks.validity import (
+from agents.fake.server import FakeOpenAIServer, FaultPlan
+from benchmarks.runs.validity import (
     format_validity,
     game_validity,
     reason_field,
     run_validity,
     worst_fallback_rate,
 )
-from werewolf_env.log import read_log
+from werewolf_env.engine.log import read_log
 
 
 def agent(seat: int | None, **data: Any) -> dict[str, Any]:

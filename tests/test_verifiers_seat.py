@@ -1,4 +1,4 @@
-"""The ``verifiers.v1`` environment (``agents.verifiers_seat``): real rollouts through verifiers' own machinery
+"""The ``verifiers.v1`` environment (``agents.training.verifiers_env``): real rollouts through verifiers' own machinery
 (its env, agents, interception and scoring), the trained seats' model being the project's fake OpenAI server
 over HTTP; one trained seat, and two playing against each other (self-play)."""
 
@@ -11,13 +11,13 @@ import pytest
 
 vf = pytest.importorskip("verifiers.v1", reason="the verifiers extra: pip install -e '.[verifiers]'")
 
-from agents.fake_openai import FakeOpenAIServer  # noqa: E402
-from agents.seat_env import new_text_since  # noqa: E402
-from agents.verifiers_seat import PLUGIN_ID, Game, WerewolfEnv, WerewolfEnvConfig, WerewolfTasksetConfig  # noqa: E402
+from agents.fake.server import FakeOpenAIServer  # noqa: E402
+from agents.training.seat_env import new_text_since  # noqa: E402
+from agents.training.verifiers_env import PLUGIN_ID, Game, WerewolfEnv, WerewolfEnvConfig, WerewolfTasksetConfig  # noqa: E402
 from werewolf_env import GameConfig  # noqa: E402
-from werewolf_env.game_record import GameRecord  # noqa: E402
-from werewolf_env.rewards import REWARDS, rewards  # noqa: E402
-from werewolf_env.roles import Role  # noqa: E402
+from werewolf_env.analysis.rewards import REWARDS, rewards  # noqa: E402
+from werewolf_env.core.roles import Role  # noqa: E402
+from werewolf_env.record.game_record import GameRecord  # noqa: E402
 
 GAME = {"num_players": 7}
 # Seed 4 deals player_0 a werewolf and player_1 the seer: the two trained seats of the self-play test are on

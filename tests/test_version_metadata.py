@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 import werewolf_env
-from werewolf_env.version import DISTRIBUTION, UNKNOWN, source_version
+from werewolf_env.core.version import DISTRIBUTION, UNKNOWN, source_version
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,13 +31,15 @@ def test_a_source_tree_that_was_never_installed_reads_pyproject(tmp_path: Path) 
     # The package imported from a copy of its source with no metadata anywhere on the path (-S: no site-packages).
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from werewolf_env.version import package_version, source_version;"
+        "from werewolf_env.core.version import package_version, source_version;"
         "from pathlib import Path; print(package_version(), source_version(Path(sys.argv[1]) / 'pyproject.toml'))"
     )
     tree = tmp_path / "tree"
-    (tree / "werewolf_env").mkdir(parents=True)
+    (tree / "werewolf_env" / "core").mkdir(parents=True)
     (tree / "werewolf_env" / "__init__.py").write_text("", encoding="utf-8")
-    (tree / "werewolf_env" / "version.py").write_text((ROOT / "werewolf_env" / "version.py").read_text("utf-8"))
+    (tree / "werewolf_env" / "core" / "__init__.py").write_text("", encoding="utf-8")
+    version = (ROOT / "werewolf_env" / "core" / "version.py").read_text("utf-8")
+    (tree / "werewolf_env" / "core" / "version.py").write_text(version, encoding="utf-8")
     (tree / "pyproject.toml").write_text(f'[project]\nname = "{DISTRIBUTION}"\nversion = "9.8.7"\n', encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-S", "-c", code, str(tree)], capture_output=True, text=True, check=True, cwd=tree

@@ -4,8 +4,8 @@ witch's turns and the judge give away or get right."""
 from __future__ import annotations
 
 from tests.helpers import FULL_ROLES, fixed_game, run_until, scripted
-from werewolf_env.judge import Knowledge, judge_claims
-from werewolf_env.state import PUBLIC, ActionKind
+from werewolf_env.claims.judge import Knowledge, judge_claims
+from werewolf_env.core.state import PUBLIC, ActionKind
 
 # Seats: 0 Alice W, 1 Bob W, 2 Carla S, 3 Dmitri D, 4 Emma WI, 5 Farid H, 6 Grace V, 7 Hiro V
 ELIMINATE, HEAL, POISON = ActionKind.ELIMINATE, ActionKind.HEAL, ActionKind.POISON
@@ -72,7 +72,7 @@ def test_a_denied_potion_is_judged_against_what_the_witch_did() -> None:
 
 
 def test_a_turn_that_names_nobody_may_only_be_answered_null() -> None:
-    from agents.schemas import turn_schema
+    from agents.llm.schemas import turn_schema
 
     schema = turn_schema("heal", {"legal_targets": []})
     assert schema["properties"]["target"] == {"type": "null"}

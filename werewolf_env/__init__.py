@@ -6,26 +6,87 @@
     par = werewolf_env.parallel_env()   # the same game as a native PettingZoo ParallelEnv
     observations, infos = par.reset(seed=0)
 
-See ``werewolf_env.env`` for spaces, rewards and the simultaneous-group API, ``werewolf_env.parallel``
-for the parallel API, ``werewolf_env.parallel_state`` for ``state()``, ``werewolf_env.graph`` for the
-phase graph, and ``werewolf_env.log.replay`` to re-run a logged game.
+See ``werewolf_env.envs.aec`` for spaces, rewards and the simultaneous-group API, ``werewolf_env.envs.parallel``
+for the parallel API, ``werewolf_env.envs.parallel_state`` for ``state()``, ``werewolf_env.core.graph`` for the
+phase graph, and ``werewolf_env.engine.log.replay`` to re-run a logged game.
 """
 
 from __future__ import annotations
 
-from werewolf_env.version import package_version
+from werewolf_env.core.moved import install_moves
+from werewolf_env.core.version import package_version
 
-__version__ = package_version()  # pyproject.toml holds it (werewolf_env/version.py)
+__version__ = package_version()  # pyproject.toml holds it (werewolf_env/core/version.py)
 
-from werewolf_env.config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, Team
-from werewolf_env.engine import Game, GameOverError
-from werewolf_env.env import env, raw_env
-from werewolf_env.log import ReplayResult, replay
-from werewolf_env.parallel import WerewolfParallelEnv, parallel_env
-from werewolf_env.state import ActionKind
+from werewolf_env.core.config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, Team
+from werewolf_env.core.state import ActionKind
+from werewolf_env.engine.game import Game, GameOverError
+from werewolf_env.engine.log import ReplayResult, replay
+from werewolf_env.envs.aec import env, raw_env
+from werewolf_env.envs.parallel import WerewolfParallelEnv, parallel_env
 
 __all__ = [
     "DEFAULT_NAMES", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "Game", "GameConfig", "GameOverError",
     "ReplayResult", "Role", "Team", "WerewolfParallelEnv", "__version__", "env", "parallel_env", "raw_env",
     "replay",
 ]  # fmt: skip
+
+# The flat layout's module names, kept importable with a ModuleMovedWarning (werewolf_env/core/moved.py).
+_MOVED = {
+    "action_models":       "actions.models",
+    "action_specs":        "actions.specs",
+    "aggregate":           "analysis.aggregate",
+    "answer_formats":      "actions.formats",
+    "claim_context":       "claims.context",
+    "claim_disputes":      "claims.disputes",
+    "claim_learned":       "claims.learned",
+    "claim_night":         "claims.night",
+    "claim_patterns":      "claims.patterns",
+    "claim_pronouns":      "claims.pronouns",
+    "claim_reader":        "claims.reader",
+    "claim_reading":       "claims.reading",
+    "claim_reads":         "claims.reads",
+    "claim_text":          "claims.text",
+    "claim_tokens":        "claims.tokens",
+    "claim_words":         "claims.words",
+    "claims_coverage":     "analysis.coverage",
+    "columns":             "analysis.columns",
+    "config":              "core.config",
+    "env":                 "envs.aec",
+    "env_base":            "envs.base",
+    "game_record":         "record.game_record",
+    "graph":               "core.graph",
+    "inert_text":          "core.inert_text",
+    "json_input":          "core.json_input",
+    "judge":               "claims.judge",
+    "log":                 "engine.log",
+    "metrics":             "analysis.metrics",
+    "names":               "core.names",
+    "observation":         "observe.observation",
+    "observe_layout":      "observe.layout",
+    "observe_public":      "observe.public",
+    "observe_text":        "observe.text",
+    "parallel":            "envs.parallel",
+    "parallel_state":      "envs.parallel_state",
+    "persuasion":          "record.persuasion",
+    "persuasion_figures":  "analysis.persuasion_figures",
+    "proposals":           "record.proposals",
+    "rewards":             "analysis.rewards",
+    "role_figures":        "analysis.role_figures",
+    "roles":               "core.roles",
+    "rollout_memo":        "counterfactual.memo",
+    "rollouts":            "counterfactual.rollouts",
+    "rules":               "engine.rules",
+    "rules_base":          "engine.rules_base",
+    "rules_day":           "engine.rules_day",
+    "spaces":              "actions.spaces",
+    "state":               "core.state",
+    "statement_record":    "record.statement_record",
+    "stats":               "analysis.stats",
+    "suspicion":           "analysis.suspicion",
+    "token_usage":         "record.token_usage",
+    "transcript":          "record.transcript",
+    "version":             "core.version",
+    "visibility":          "core.visibility",
+}  # fmt: skip
+install_moves({f"{__name__}.{old}": f"{__name__}.{new}" for old, new in _MOVED.items()})

@@ -30,12 +30,12 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from werewolf_env.action_specs import ACTION_SPECS, TARGET_KEYS
-from werewolf_env.claims import LIE_TYPES, make_claim
-from werewolf_env.config import MAX_PLAYERS
-from werewolf_env.observe import OBS_SIZE
-from werewolf_env.roles import ROLE_SPECS, Role, Team
-from werewolf_env.state import ActionKind
+from werewolf_env.actions.specs import ACTION_SPECS, TARGET_KEYS
+from werewolf_env.claims.model import LIE_TYPES, make_claim
+from werewolf_env.core.config import MAX_PLAYERS
+from werewolf_env.core.roles import ROLE_SPECS, Role, Team
+from werewolf_env.core.state import ActionKind
+from werewolf_env.observe.build import OBS_SIZE
 
 ABSTAIN = MAX_PLAYERS
 SELF_TYPES = LIE_TYPES

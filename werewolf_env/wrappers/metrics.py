@@ -5,7 +5,7 @@
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
         env.step(None if termination or truncation else my_policy(obs, info))
-    env.metrics["players"][0]["lies"]       # this game's figures (see werewolf_env.metrics)
+    env.metrics["players"][0]["lies"]       # this game's figures (see werewolf_env.analysis.metrics)
     env.record.matrices                     # the cross-perception matrix after every statement
     aggregate(env.history)                  # every game since the wrapper was made, with 95% intervals
 
@@ -24,8 +24,8 @@ from typing import Any
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from werewolf_env.log import dumps
-from werewolf_env.metrics import GameRecord
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.engine.log import dumps
 
 
 class DeceptionMetrics(BaseWrapper):

@@ -33,9 +33,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
-from werewolf_env.config import MAX_PLAYERS
-from werewolf_env.observe import OBS_SIZE
-from werewolf_env.parallel import WerewolfParallelEnv, parallel_env
+from werewolf_env.core.config import MAX_PLAYERS
+from werewolf_env.envs.parallel import WerewolfParallelEnv, parallel_env
+from werewolf_env.observe.build import OBS_SIZE
 from werewolf_env.wrappers.discrete import NUM_STATEMENTS, DiscreteActions
 
 __all__ = ["NOOP", "ParallelDiscreteActions", "parallel_discrete_env"]

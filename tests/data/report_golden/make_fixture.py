@@ -15,13 +15,13 @@ And once for token accounting (issue 19), checked the same way: the only changes
 ``cached_tokens`` and ``llm_calls`` and the players table's ``cached_tokens`` columns (0 here), the totals'
 ``cached_tokens``, ``llm_calls`` and ``tokens``, and the document's ``tokens`` (empty: no model calls).
 And once for the CSV formula escape (issue 31), checked cell by cell: every table reads back, through
-``benchmarks.report_tables.cell_text``, as the stored one did; the only changes are the ``'`` before the names
+``benchmarks.report.tables.cell_text``, as the stored one did; the only changes are the ``'`` before the names
 starting with ``=``, ``-``, ``+`` or ``@``.
 And once for persuasion's controls (issue 32), checked key by key and cell by cell: every earlier key, value, row
 and column is the same; the only changes are new keys (``shift_control``, ``persuasion_net``, ``control_coverage``,
 ``misled_difference``, the ``..._without_first`` vote swings, ``resistance_net``) and new columns (statements:
 ``controls_asked``, ``controls_reported``, ``shift_control``, ``day_first``; analyses: ``shift_control``;
-players: ``werewolf_env.persuasion.SEAT_FIGURES``).
+players: ``werewolf_env.record.persuasion.SEAT_FIGURES``).
 
 The run: 6 seats with names a CSV or a spreadsheet could trip on; three heuristic games, one with
 random villagers under a policy label holding a comma, quotes and ``=``, one whose every analysis falls
@@ -37,10 +37,10 @@ import sys
 from pathlib import Path
 
 from agents import play_game_sync
-from benchmarks.report import build_report
+from benchmarks.report.build import build_report
 from tests.test_metrics import GarbageAnalyst
-from werewolf_env.log import read_log
-from werewolf_env.metrics import GameRecord
+from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.engine.log import read_log
 
 NAMES = ("Ann, Jr.", 'Bo "Q"', "=SUM(A1)", "-minus|pipe", "+$x$", "@at")
 # The report's options for the stored outputs (no baseline is played: the heuristic one is the run's own games).

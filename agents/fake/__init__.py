@@ -1,0 +1,1 @@
+"""The fake OpenAI-compatible server for tests and offline runs: its server, answers and faults."""

@@ -1,0 +1,23 @@
+"""The LLM policy: prompts, answer schemas, options, folding and the response cache.
+
+``agents.llm`` was one module before the sub-packages: its public names are still read
+here, from ``agents.llm.agent``, loaded on first use (so that importing a sibling module
+does not load this one).
+"""
+
+from __future__ import annotations
+
+from werewolf_env.core.moved import reexport
+
+__getattr__, __dir__ = reexport(
+    __name__,
+    "agents.llm.agent",
+    (
+        "ANSWER_CHARS_KEPT",
+        "LLMAgent",
+        "cut_texts",
+        "kept_chars",
+        "target_name",
+        "validate",
+    ),
+)

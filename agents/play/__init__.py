@@ -1,0 +1,1 @@
+"""Playing games: lineups of policies and the runner."""

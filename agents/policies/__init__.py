@@ -1,0 +1,1 @@
+"""The policies that need no server: the interface, heuristic, random and human."""

@@ -1,0 +1,70 @@
+"""``werewolf-bench replay LOG|DIR ... [--show public|all]``: re-run logged games, check they are identical.
+
+Each log gets one verdict line: ``identical`` (the whole game, rebuilt event for event),
+``DIFFERS`` (with the first differences), and, whenever the log does not hold the whole game,
+``TRUNCATED`` with where it stops (a line cut mid-write, a line that is not JSON, missing events,
+no final snapshot): a truncated log is never called identical. Exit codes: 0 every log is whole and
+identical; 1 a log differs or is truncated; 2 a log is missing or cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
+from benchmarks.runs.folder import find_logs
+from werewolf_env.core.inert_text import terminal_safe
+from werewolf_env.engine.log import ReplayResult, replay
+
+NOT_A_LOG = "NOT A GAME LOG"
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    from werewolf_env.observe.build import Transcript
+
+    paths = [p for given in args.logs for p in (find_logs(given) if given.is_dir() else [given])]
+    missing = [p for p in paths if not p.is_file()]
+    if not paths or missing:
+        print(f"error: no such log: {missing[0] if missing else args.logs[0]}", file=sys.stderr)
+        return EXIT_BAD_OPTIONS
+    bad = 0
+    for path in paths:
+        try:
+            result = replay(path)
+        except OSError as exc:
+            print(f"error: cannot read {path}: {exc.strerror}", file=sys.stderr)
+            return EXIT_BAD_OPTIONS
+        if result.not_a_log is not None:
+            print(f"{path}: {NOT_A_LOG}: {result.not_a_log}")
+            bad += 1
+            continue
+        print(f"{path}: {verdict(result.matches, result.truncated)}, {result.actions} actions replayed")
+        for mismatch in result.mismatches:
+            print(f"  {terminal_safe(mismatch)}")
+        bad += not result.ok
+        if args.show and result.game is not None:
+            names = tuple(result.game.state.names)
+            transcript = Transcript(names, None, spectator=args.show == "all").update(result.game.state.events)
+            print(terminal_safe(transcript, lines=True))
+    return EXIT_FAILED_GAMES if bad else 0
+
+
+def verdict(matches: bool, truncated: str | None) -> str:
+    """'identical' only for a whole log that rebuilds the game; a truncated one says where it stops."""
+    if truncated is None:
+        return "identical" if matches else "DIFFERS"
+    so_far = "what it holds replays identically" if matches else "and what it holds DIFFERS"
+    return f"TRUNCATED: {truncated}; {so_far}"
+
+
+def one_line_verdict(result: ReplayResult, width: int = 160) -> str:
+    """The verdict ``replay`` prints for a log, with its first difference, on one line of at most ``width``."""
+    if result.not_a_log is not None:
+        text = f"{NOT_A_LOG}: {result.not_a_log}"
+    else:
+        text = verdict(result.matches, result.truncated)
+        if result.mismatches:
+            text += f" ({result.mismatches[0]})"
+    text = terminal_safe(text)
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,1 @@
+"""Deception detectors and their evaluation (``werewolf-bench detect-eval``)."""

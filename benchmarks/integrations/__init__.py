@@ -1,0 +1,1 @@
+"""Integrations with other frameworks: the Inspect tasks, scorers, models and registry."""

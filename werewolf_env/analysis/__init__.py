@@ -1,0 +1,1 @@
+"""Figures over games with intervals: metrics, aggregates, suspicion, persuasion, coverage, rewards."""

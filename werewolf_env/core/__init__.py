@@ -1,0 +1,2 @@
+"""The game's facts, the lowest floor: roles, configuration, state, names, untrusted input, visibility, the phase
+graph and the version."""

@@ -1,0 +1,1 @@
+"""The PettingZoo environments: AEC, Parallel, and the privileged global state."""
