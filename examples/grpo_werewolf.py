@@ -1,6 +1,7 @@
 """GRPO with Hugging Face TRL on one seat of Werewolf, rewarded by the ground truth: win, detection or both.
 
-The game's turns are the model's tools (``agents.training.trl_env``: TRL's ``environment_factory``); the other seats
+The game's turns are the model's tools (``werewolf_deception.agents.training.trl_env``: TRL's ``environment_factory``);
+the other seats
 are played inside the environment by heuristic agents. One dataset row per deal (its ``seed``): GRPO plays each
 row ``num_generations`` times, so the completions of a group play the same deal and differ only by the policy.
 
@@ -30,7 +31,13 @@ from typing import Any
 # The repository root, for a checkout run without ``pip install -e``.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.training.trl_env import INSTRUCTIONS, WerewolfSeat, reward_component, reward_from_env, seat_environment
+from werewolf_deception.agents.training.trl_env import (
+    INSTRUCTIONS,
+    WerewolfSeat,
+    reward_component,
+    reward_from_env,
+    seat_environment,
+)
 
 WEIGHTS = {"win": {"win": 1.0}, "detection": {"detection": 1.0}, "both": {"win": 1.0, "detection": 0.5}}
 PROMPT = "You are a careful, truthful player. Play your seat to the end of the game.\n\n"

@@ -4,7 +4,8 @@
     python examples/rllib_ppo.py --iterations 30 --out runs/rllib-ppo
     python examples/rllib_ppo.py --iterations 1 --batch 256      # a smoke run (what CI does)
 
-The env is ``agents.training.learner_seats.LearnerSeats`` (seat ``player_0`` learns, the other seats are
+The env is ``werewolf_deception.agents.training.learner_seats.LearnerSeats`` (seat ``player_0`` learns, the other seats
+are
 ``HeuristicAgent``s; the seat's role follows the seed, so the policy plays every role) behind
 RLlib's own PettingZoo wrapper, ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``. Actions are
 the ``DiscreteActions`` variant; RLlib's action-masking module keeps the policy to legal actions.
@@ -26,7 +27,7 @@ from typing import Any
 def make_env(env_config: dict[str, Any]) -> Any:
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from agents.training.learner_seats import LearnerSeats
+    from werewolf_deception.agents.training.learner_seats import LearnerSeats
 
     return PettingZooEnv(LearnerSeats(env_config.get("game", {}), learners=["player_0"], lineup="heuristic"))
 

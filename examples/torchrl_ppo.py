@@ -13,7 +13,8 @@ the critic is a per-seat MLP on the same observation (IPPO with shared parameter
 seat learns, each from its team's +1 / -1 at the end of the game.
 
 Then the trained policy plays ``player_0`` (its role follows the seed) in ``--games`` games against
-random seats and as many against heuristic seats (``agents.training.learner_seats.LearnerSeats``, the AEC env with
+random seats and as many against heuristic seats (``werewolf_deception.agents.training.learner_seats.LearnerSeats``,
+the AEC env with
 the same observation vector and action mask), sampling from the masked policy; random legal play in
 the same seat and games is the baseline. Prints the win rates with 95% Wilson intervals, the frames
 and the time, and one JSON line with everything at the end. Seeded: the same arguments give the same
@@ -39,7 +40,7 @@ from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
-from agents.training.learner_seats import LearnerSeats
+from werewolf_deception.agents.training.learner_seats import LearnerSeats
 from werewolf_env.analysis.stats import wilson
 from werewolf_env.envs.parallel import NO_ACTION
 from werewolf_env.wrappers import parallel_discrete_env

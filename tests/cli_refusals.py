@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli.main import main
+from werewolf_deception.benchmarks.cli.main import main
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:

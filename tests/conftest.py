@@ -1,5 +1,6 @@
 """Checks for every test: each exit code a ``werewolf-bench`` subcommand returns in-process
-(``benchmarks.cli.main.main``) is one its ``--help`` lists (``benchmarks.cli.exit_codes.COMMANDS``), so the
+(``werewolf_deception.benchmarks.cli.main.main``) is one its ``--help`` lists
+(``werewolf_deception.benchmarks.cli.exit_codes.COMMANDS``), so the
 tests that drive commands into their exits keep that declaration honest. ``run_logs``: a small finished run for
 the tests that read or spoil one."""
 
@@ -15,9 +16,11 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _exit_codes_are_declared(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    cli = sys.modules.get("benchmarks.cli.main")  # loaded by the tests that call it; no import for the others
+    cli = sys.modules.get(
+        "werewolf_deception.benchmarks.cli.main"
+    )  # loaded by the tests that call it; no import for the others
     if cli is not None:
-        from benchmarks.cli.exit_codes import codes_of
+        from werewolf_deception.benchmarks.cli.exit_codes import codes_of
 
         dispatch = cli._dispatch
 
@@ -25,7 +28,7 @@ def _exit_codes_are_declared(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             code = dispatch(command, args)
             assert code in codes_of(args.command), (
                 f"werewolf-bench {args.command} returned {code}, which its --help does not list "
-                f"({codes_of(args.command)}): declare it in benchmarks.cli.exit_codes.COMMANDS"
+                f"({codes_of(args.command)}): declare it in werewolf_deception.benchmarks.cli.exit_codes.COMMANDS"
             )
             return code
 
@@ -36,7 +39,7 @@ def _exit_codes_are_declared(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture(scope="module")
 def run_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small heuristic run's folder (three games, no report): copy it before changing it."""
-    from benchmarks.cli.main import main
+    from werewolf_deception.benchmarks.cli.main import main
 
     out = tmp_path_factory.mktemp("run") / "run"
     assert main(["run", "--games", "3", "--players", "5", "--no-report", "--quiet", "--out", str(out)]) == 0

@@ -123,7 +123,7 @@ class BlockItem(pytest.Item):
         with contextlib.ExitStack() as stack:
             code = block.code
             if "fake-server" in block.marks:
-                from agents.fake.server import FakeOpenAIServer
+                from werewolf_deception.agents.fake.server import FakeOpenAIServer
 
                 server = stack.enter_context(FakeOpenAIServer())
                 code = code.replace(FAKE_URL, server.base_url)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents import RandomAgent
+from werewolf_deception.agents import RandomAgent
 from werewolf_env import Game, GameConfig
 from werewolf_env.actions.spaces import JsonActionSpace
 from werewolf_env.core.config import Role
@@ -107,7 +107,7 @@ def random_policy(seed: int, fuzz: float = 0.3) -> Callable[[Any, dict[str, Any]
 
 def played_run(folder: Path, games: int, *extra: str) -> Path:
     """A finished heuristic run of ``games`` games in ``folder/run`` (no report), for tests that read run folders."""
-    from benchmarks.cli.main import main
+    from werewolf_deception.benchmarks.cli.main import main
 
     out = folder / "run"
     assert main(["run", "--games", str(games), "--out", str(out), "--no-report", "--quiet", *extra]) == 0

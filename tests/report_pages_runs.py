@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from agents import play_game
+from werewolf_deception.agents import play_game
 from werewolf_env import GameConfig
 
 # Every payload sets window.__pwned if it ever runs: the browser test checks it stays undefined.
@@ -75,7 +75,7 @@ def hostile_run(folder: Path) -> Path:
 def report_hostile_run(run: Path) -> None:
     """The report of ``hostile_run``'s folder: refused as it is (its logs do not replay), then written with
     ``--allow-unverified``, every edited log listed as unverified and still shown (its payloads reach the pages)."""
-    from benchmarks.cli.main import main
+    from werewolf_deception.benchmarks.cli.main import main
 
     args = ["report", str(run), "--baseline-games", "0", "--resamples", "20"]
     assert main(args) == 2 and not (run / "report.html").exists()

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from agents import play_game_sync
-from agents.fake.answers import scripted_answer
-from agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.fake.answers import scripted_answer
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
 from werewolf_env import GameConfig
 from werewolf_env.engine.log import read_log, replay
 

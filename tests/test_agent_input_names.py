@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from benchmarks.labels.evaluate import seat_of
-from benchmarks.labels.labelers import seat_lookup
 from tests.helpers import fixed_game, quiet, run_until
+from werewolf_deception.benchmarks.labels.evaluate import seat_of
+from werewolf_deception.benchmarks.labels.labelers import seat_lookup
 from werewolf_env import Game, GameConfig
 from werewolf_env.actions.parse import resolver
 from werewolf_env.claims.model import normalize_claims

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import werewolf_env
-from agents import HeuristicAgent, Lineup, Policy, RandomAgent, load_lineup, play_game_sync
-from agents.policies.human import INPUT_ENDED, NO_ANSWER, HumanAgent, shorthand
+from werewolf_deception.agents import HeuristicAgent, Lineup, Policy, RandomAgent, load_lineup, play_game_sync
+from werewolf_deception.agents.policies.human import INPUT_ENDED, NO_ANSWER, HumanAgent, shorthand
 from werewolf_env.core.config import Role, Team
 from werewolf_env.engine.log import read_log, replay
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from agents import play_game_sync
-from agents.llm.agent import LLMAgent
-from agents.policies.heuristic import HeuristicAgent
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.policies.heuristic import HeuristicAgent
 from werewolf_env.engine.log import read_log, replay
 from werewolf_env.record.token_usage import TokenTally
 

@@ -22,10 +22,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("werewolf_env", "agents", "benchmarks")
-# Each package and the packages it may import (besides itself).
+# Each top-level folder and the name its modules are imported by.
+PACKAGES = {"werewolf_env": "werewolf_env", "agents": "werewolf_deception.agents",
+            "benchmarks": "werewolf_deception.benchmarks"}  # fmt: skip
+# Each layer (a folder) and the layers it may import (besides itself).
 MAY_IMPORT = {"werewolf_env": frozenset(), "agents": frozenset({"werewolf_env"}),
               "benchmarks": frozenset({"werewolf_env", "agents"})}  # fmt: skip
+MAX_MODULES = 15  # modules in one folder, its __init__ not counted
 
 
 @dataclass(frozen=True)
@@ -40,14 +43,19 @@ class Import:
         return f"{self.source}:{self.line} imports {self.target}{taken}"
 
 
-def module_names(root: Path, packages: Iterable[str]) -> dict[str, Path]:
-    """Every module of ``packages`` under ``root`` by dotted name (a package by its own name)."""
+def module_names(root: Path, packages: dict[str, str]) -> dict[str, Path]:
+    """Every module of ``packages`` (folder -> import name) under ``root`` by dotted name (a package by its own)."""
     modules = {}
-    for package in packages:
-        for path in sorted((root / package).rglob("*.py")):
-            parts = path.relative_to(root).with_suffix("").parts
-            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    for folder, name in packages.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = path.relative_to(root / folder).with_suffix("").parts
+            modules[".".join([name, *(parts[:-1] if parts[-1] == "__init__" else parts)])] = path
     return modules
+
+
+def layer(module: str) -> str:
+    """The folder (layer) a dotted module name lives in."""
+    return next(folder for folder, name in PACKAGES.items() if module == name or module.startswith(name + "."))
 
 
 def is_private(name: str) -> bool:
@@ -106,7 +114,7 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> Iterator[Im
                 yield Import(module, node.lineno, target, node.attr)
 
 
-def graph(root: Path, packages: Iterable[str]) -> list[Import]:
+def graph(root: Path, packages: dict[str, str]) -> list[Import]:
     modules = module_names(root, packages)
     return [edge for module, path in modules.items() for edge in imports_of(module, path, modules)]
 
@@ -179,7 +187,7 @@ def private_imports(edges: Iterable[Import]) -> list[str]:
 def upward_imports(edges: Iterable[Import]) -> list[str]:
     wrong = []
     for edge in edges:
-        source, target = edge.source.split(".")[0], edge.target.split(".")[0]
+        source, target = layer(edge.source), layer(edge.target)
         if source != target and target not in MAY_IMPORT.get(source, frozenset()):
             wrong.append(f"{edge}: {source} may import only {sorted(MAY_IMPORT[source]) or 'itself'}")
     return sorted(set(wrong))
@@ -190,7 +198,7 @@ EDGES = graph(ROOT, PACKAGES)
 
 def test_the_graph_sees_the_packages() -> None:
     # Guards against a check that passes because it reads nothing.
-    sources = {edge.source.split(".")[0] for edge in EDGES}
+    sources = {layer(edge.source) for edge in EDGES}
     assert sources == set(PACKAGES)
     assert len(EDGES) > 500
 
@@ -227,9 +235,9 @@ PROBES = {
     "a private attribute by alias": ({"werewolf_env/one.py": "_x = 1\n",
                                       "werewolf_env/two.py": "from werewolf_env import one as o\no._x\n"},
                                      "imports werewolf_env.one _x"),
-    "an upward import": ({"werewolf_env/one.py": "def f():\n    from agents.two import y\n",
+    "an upward import": ({"werewolf_env/one.py": "def f():\n    from werewolf_deception.agents.two import y\n",
                           "agents/two.py": "y = 1\n"}, "werewolf_env may import only itself"),
-    "agents importing benchmarks": ({"agents/one.py": "import benchmarks.two\n",
+    "agents importing benchmarks": ({"agents/one.py": "import werewolf_deception.benchmarks.two\n",
                                      "benchmarks/two.py": ""}, "agents may import only ['werewolf_env']"),
 }  # fmt: skip
 
@@ -257,3 +265,53 @@ def test_a_package_using_its_own_private_names_and_dunders_is_fine(tmp_path: Pat
     )
     edges = graph(tmp_path, PACKAGES)
     assert [*cycle_report(edges), *private_imports(edges), *upward_imports(edges)] == []
+
+
+# Every Python file of the repository that imports the project: the packages, tests, examples, docs hooks.
+PYTHON_FILES = sorted(
+    path
+    for folder in ("werewolf_env", "agents", "benchmarks", "werewolf_deception", "tests", "examples", "docs")
+    for path in (ROOT / folder).rglob("*.py")
+    if "werewolf_deception" not in path.relative_to(ROOT).parts[1:2]  # not twice through the links
+)
+
+
+def bare_imports(path: Path) -> list[str]:
+    """Imports of ``agents`` or ``benchmarks`` by their folder names: they would load a second copy of each
+    module (or, installed beside openai-agents, its ``agents``); the import names are ``werewolf_deception.*``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        found += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
+                  if n.split(".")[0] in {"agents", "benchmarks"}]  # fmt: skip
+    return found
+
+
+def test_nothing_imports_the_folders_by_their_bare_names() -> None:
+    assert len(PYTHON_FILES) > 300
+    found = [line for path in PYTHON_FILES for line in bare_imports(path)]
+    assert not found, "\n".join(found)
+
+
+def test_each_folder_is_small_and_says_what_it_owns() -> None:
+    """At most ``MAX_MODULES`` modules per folder, and every package's ``__init__`` has a docstring."""
+    too_big, silent = [], []
+    for folder in PACKAGES:
+        for directory in [ROOT / folder, *(p for p in (ROOT / folder).rglob("*") if p.is_dir())]:
+            if directory.name == "__pycache__" or not (directory / "__init__.py").exists():
+                continue
+            modules = [p for p in directory.glob("*.py") if p.name != "__init__.py"]
+            if len(modules) > MAX_MODULES:
+                too_big.append(f"{directory.relative_to(ROOT)}: {len(modules)} modules")
+            if not ast.get_docstring(ast.parse((directory / "__init__.py").read_text(encoding="utf-8"))):
+                silent.append(f"{directory.relative_to(ROOT)}/__init__.py has no docstring")
+    assert not too_big and not silent, "\n".join(too_big + silent)
+
+
+def test_the_import_name_links_point_at_the_folders() -> None:
+    for folder in ("agents", "benchmarks"):
+        link = ROOT / "werewolf_deception" / folder
+        assert link.is_symlink() and link.resolve() == (ROOT / folder).resolve(), link

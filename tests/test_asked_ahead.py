@@ -1,4 +1,5 @@
-"""Turns asked ahead (``agents.llm.folding``, issue 19): the vote inside the day's last analyses, the self-analysis
+"""Turns asked ahead (``werewolf_deception.agents.llm.folding``, issue 19): the vote inside the day's last analyses,
+the self-analysis
 inside the statement. One truthful outcome per turn, a call of its own whenever the answer asked ahead is
 missing, invalid or stale, and the game's rules unchanged."""
 
@@ -9,12 +10,12 @@ import json
 from collections import Counter
 from typing import Any
 
-from agents import RandomAgent, play_game_sync
-from agents.fake.answers import scripted_answer
-from agents.fake.server import FakeOpenAIServer
-from agents.llm.agent import LLMAgent
-from agents.llm.folding import is_news, living_others, own_label
-from agents.llm.schemas import turn_schema
+from werewolf_deception.agents import RandomAgent, play_game_sync
+from werewolf_deception.agents.fake.answers import scripted_answer
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.llm.folding import is_news, living_others, own_label
+from werewolf_deception.agents.llm.schemas import turn_schema
 from werewolf_env import raw_env
 
 

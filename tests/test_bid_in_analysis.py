@@ -7,10 +7,10 @@ import asyncio
 from collections import Counter
 from typing import Any
 
-from agents import play_game_sync
-from agents.fake.answers import scripted_answer
-from agents.fake.server import FakeOpenAIServer
-from agents.llm.agent import LLMAgent
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.fake.answers import scripted_answer
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents.llm.agent import LLMAgent
 
 
 def _game(answer: Any = None, seed: int = 1, **options: Any) -> tuple[Any, list[dict[str, Any]]]:
@@ -129,7 +129,7 @@ def test_a_bid_is_asked_again_when_the_seat_learnt_something_since_its_analysis(
 
 
 def test_the_command_line_turns_it_off(tmp_path: Any) -> None:
-    from benchmarks.cli.main import main
+    from werewolf_deception.benchmarks.cli.main import main
 
     with FakeOpenAIServer() as server:
         argv = ["run", "--model", "fake", "--base-url", server.base_url, "--games", "1", "--players", "5",

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-import benchmarks.cli.play
-import benchmarks.cli.tournament
-from benchmarks.cli.main import main
-from benchmarks.cli.values import MAX_GAMES, MAX_RESAMPLES
-from benchmarks.runs.tournament import load_tournament
+import werewolf_deception.benchmarks.cli.play
+import werewolf_deception.benchmarks.cli.tournament
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.cli.values import MAX_GAMES, MAX_RESAMPLES
+from werewolf_deception.benchmarks.runs.tournament import load_tournament
 from werewolf_env import GameConfig
 
 from .cli_refusals import refused_line as refused
@@ -53,7 +53,7 @@ def test_a_huge_tournament_is_refused_before_its_schedule(
     def no_schedule(*_: object) -> None:
         raise AssertionError("the schedule was built for a tournament too large to play")
 
-    monkeypatch.setattr(benchmarks.cli.tournament, "schedule", no_schedule)
+    monkeypatch.setattr(werewolf_deception.benchmarks.cli.tournament, "schedule", no_schedule)
     config = tmp_path / "t.toml"
     config.write_text(f'name = "t"\n{size}\nplayers = 5\n{ENTRANTS}', encoding="utf-8")
     line = refused(["tournament", str(config), "--no-plots", "--quiet"], tmp_path, capsys)
@@ -168,7 +168,7 @@ def test_play_shows_the_roles_line_inert(
     def hostile_names(fields: dict[str, object]) -> GameConfig:
         return GameConfig(**{**fields, "names": names})
 
-    monkeypatch.setattr(benchmarks.cli.play, "game_config_of", hostile_names)
+    monkeypatch.setattr(werewolf_deception.benchmarks.cli.play, "game_config_of", hostile_names)
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # the person's input ends at once: the fallbacks play on
     assert main(["play", "--seed", "3", "--players", "5", "--seat", "player_4", "--out", str(tmp_path)]) == 0
     roles = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Roles: ")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.labels import train as claims_train
+from werewolf_deception.benchmarks.labels import train as claims_train
 from werewolf_env.claims.learned import LearnedStage, candidate_features, class_of, hashed, label, normalise, tokens
 
 

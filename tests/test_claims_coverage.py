@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli.main import main
 from tests.helpers import played_run, run_copy
+from werewolf_deception.benchmarks.cli.main import main
 from werewolf_env.analysis.coverage import claims_coverage_lines, format_claims_coverage
 from werewolf_env.analysis.metrics import GameRecord, aggregate
 from werewolf_env.analysis.role_figures import action_kinds_of
@@ -250,7 +250,7 @@ def test_a_broken_labels_file_is_an_error_not_a_substitution(run_dir: Path, caps
 
 def test_labels_from_relabel_that_agree_give_the_same_figures(run_dir: Path) -> None:
     """The fake server labels with the regex reader's claims: the llm report's figures are the regex report's."""
-    from agents.fake.server import FakeOpenAIServer
+    from werewolf_deception.agents.fake.server import FakeOpenAIServer
 
     with FakeOpenAIServer() as server:
         code = main(["relabel", str(run_dir), "--labeler", "llm", "--model", "fake", "--base-url", server.base_url])

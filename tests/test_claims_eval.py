@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.labels import evaluate as claims_eval
-from benchmarks.labels.corpus import DEFAULT_CORPUS
+from werewolf_deception.benchmarks.labels import evaluate as claims_eval
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS
 
 HAVE_CORPUS = (DEFAULT_CORPUS / "games.jsonl").exists() and (DEFAULT_CORPUS / "dev_labeled.jsonl").exists()
 
@@ -86,7 +86,7 @@ def test_scores_on_a_labelled_file(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_no_data_and_no_corpus_exits_2(tmp_path: Path) -> None:
-    # bad input is 2, as for every command; 3 is a tripped circuit breaker (benchmarks.runs.gate)
+    # bad input is 2, as for every command; 3 is a tripped circuit breaker (werewolf_deception.benchmarks.runs.gate)
     assert claims_eval.main(["--corpus", str(tmp_path)]) == 2
 
 
@@ -108,7 +108,7 @@ def test_the_labelled_sets_and_the_readers_in_sample_floor(capsys: pytest.Captur
 
 def test_the_llm_and_union_labelers_over_http(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The fake server labels with the regex reader's claims, given the same context: the same scores."""
-    from agents.fake.server import FakeOpenAIServer, FaultPlan
+    from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
 
     data = tmp_path / "mine.jsonl"
     data.write_text("".join(json.dumps(x) + "\n" for x in ITEMS))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.labels import strata as claims_strata
-from benchmarks.labels.corpus import DEFAULT_CORPUS, MORE_SOURCES, item_id, load_all_games
+from werewolf_deception.benchmarks.labels import strata as claims_strata
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, MORE_SOURCES, item_id, load_all_games
 
 HAVE_CORPUS = (DEFAULT_CORPUS / MORE_SOURCES).is_file()
 pytestmark = pytest.mark.skipif(not HAVE_CORPUS, reason="needs ../shared/data/llm_werewolf_transcripts/more_sources")
@@ -73,7 +73,7 @@ def _claim(player: str, team: str) -> dict[str, object]:
 
 
 def test_leave_one_source_out_fits_on_the_other_sources_and_averages_over_sources() -> None:
-    from benchmarks.labels.evaluate import loso, loso_targets, regex_labeler
+    from werewolf_deception.benchmarks.labels.evaluate import loso, loso_targets, regex_labeler
 
     items = [
         _item("a", 0, "Bob is a werewolf.", [_claim("Bob", "werewolf")]),

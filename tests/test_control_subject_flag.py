@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli.main import main
+from werewolf_deception.benchmarks.cli.main import main
 from werewolf_env.engine.log import read_log
 
 

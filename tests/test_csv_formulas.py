@@ -11,8 +11,8 @@ import csv
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.report.tables import TABLES, TableWriter, cell_text
 from tests.test_report_memory_csv import small_game
+from werewolf_deception.benchmarks.report.tables import TABLES, TableWriter, cell_text
 
 FORMULAS = ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"]
 STARTS = ("=", "+", "-", "@", "\t", "\r")

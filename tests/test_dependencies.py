@@ -30,8 +30,10 @@ else:
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-FIRST_PARTY = frozenset({"werewolf_env", "agents", "benchmarks", "tests", "examples", "conftest"})
-PACKAGES = ("werewolf_env", "agents", "benchmarks")
+FIRST_PARTY = frozenset({"werewolf_env", "werewolf_deception", "tests", "examples", "conftest"})
+PACKAGES = ("werewolf_env", "agents", "benchmarks", "werewolf_deception/__init__.py")
+# The folders imported under another name (werewolf_deception/ links to them).
+IMPORTED_AS = {"agents": "werewolf_deception.agents", "benchmarks": "werewolf_deception.benchmarks"}
 # Import names that are not their distribution's name (PEP 503-normalised).
 DISTRIBUTION_OF = {
     "yaml": "pyyaml",
@@ -48,12 +50,12 @@ DISTRIBUTION_OF = {
 # Package modules that exist for one extra: loaded only lazily (by the CLI or report when the extra is asked
 # for) or by that extra's own entry point (Inspect's registry).
 EXTRA_MODULES = {
-    "benchmarks.report.plots": "report",
-    "benchmarks.integrations.inspect_models": "inspect",
-    "benchmarks.integrations.inspect_registry": "inspect",
-    "benchmarks.integrations.inspect_scoring": "inspect",
-    "benchmarks.integrations.inspect_tasks": "inspect",
-    "agents.training.verifiers_env": "verifiers",
+    "werewolf_deception.benchmarks.report.plots": "report",
+    "werewolf_deception.benchmarks.integrations.inspect_models": "inspect",
+    "werewolf_deception.benchmarks.integrations.inspect_registry": "inspect",
+    "werewolf_deception.benchmarks.integrations.inspect_scoring": "inspect",
+    "werewolf_deception.benchmarks.integrations.inspect_tasks": "inspect",
+    "werewolf_deception.agents.training.verifiers_env": "verifiers",
 }
 
 
@@ -164,7 +166,8 @@ def imports_of(path: Path) -> list[Use]:
 
 
 def module_name(path: Path) -> str:
-    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join([IMPORTED_AS.get(parts[0], parts[0]), *parts[1:]])
 
 
 def extra_of(path: Path) -> str | None:

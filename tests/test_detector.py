@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from agents import play_game_sync
-from benchmarks.cli.main import main
-from benchmarks.detect.detector import (
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.detect.detector import (
     TEXT_FEATURES,
     VALUE_FEATURES,
     LogisticModel,
@@ -23,7 +23,7 @@ from benchmarks.detect.detector import (
     statement_rows,
     text_vector,
 )
-from benchmarks.studies.friction import Friction
+from werewolf_deception.benchmarks.studies.friction import Friction
 from werewolf_env.counterfactual.signs import CounterfactualValuer
 
 from .test_counterfactual import position
@@ -159,7 +159,7 @@ def test_play_with_friction_shows_warnings(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "benchmarks.cli.main",
+            "werewolf_deception.benchmarks.cli.main",
             "play",
             "--seed",
             "3",
@@ -186,7 +186,7 @@ def test_text_features_read_names_as_the_engine_does() -> None:
     """A name written decomposed or in full-width letters is the same name token as the plain one."""
     import unicodedata
 
-    from benchmarks.detect.detector import text_vector
+    from werewolf_deception.benchmarks.detect.detector import text_vector
 
     names = ("Inés", "Bob")
     plain = text_vector("Inés is lying, Bob too", names)

@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.fake.server import FakeOpenAIServer, FaultPlan
-from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-from benchmarks.cli.main import main
-from benchmarks.detect.evaluate import split_features
-from benchmarks.detect.llm_judge import LLMJudge
-from benchmarks.detect.registry import DetectorError, JsonDetector, make_detector
-from benchmarks.detect.runs import overlap_warnings, run_logs
-from benchmarks.detect.table import detector_table
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.detect.evaluate import split_features
+from werewolf_deception.benchmarks.detect.llm_judge import LLMJudge
+from werewolf_deception.benchmarks.detect.registry import DetectorError, JsonDetector, make_detector
+from werewolf_deception.benchmarks.detect.runs import overlap_warnings, run_logs
+from werewolf_deception.benchmarks.detect.table import detector_table
 
 HERE = "tests.test_detectors_protocol"
 FAST = ["--determinizations", "1", "--rollouts", "1", "--quiet"]

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import werewolf_env
-from agents import HeuristicAgent, RandomAgent
+from werewolf_deception.agents import HeuristicAgent, RandomAgent
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {"info_events": True},  # the heuristic agent reads the events

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
-from agents import RandomAgent
+from werewolf_deception.agents import RandomAgent
 from werewolf_env import Game, GameConfig
 from werewolf_env.actions.specs import ACTION_SPECS, NIGHT_PHASES, TARGET_KEYS
 from werewolf_env.core.graph import PHASE_GRAPH

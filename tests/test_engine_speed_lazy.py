@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import RandomAgent
+from werewolf_deception.agents import RandomAgent
 from werewolf_env import raw_env
 from werewolf_env.claims.judge import Knowledge, _asserted_mask, asserted_mask
 from werewolf_env.core.roles import Role, Team

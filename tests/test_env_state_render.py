@@ -94,7 +94,7 @@ def test_state_matches_the_game_on_every_step(parallel: bool) -> None:
 
 
 def _legal(env: Any, agent: str) -> dict[str, Any]:
-    from agents import RandomAgent
+    from werewolf_deception.agents import RandomAgent
 
     return RandomAgent(len(env.game.state.events)).act({}, env.infos[agent])
 

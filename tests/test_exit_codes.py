@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agents import play_game_sync
-from benchmarks.cli import main as cli
-from benchmarks.cli.exit_codes import (
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.cli import main as cli
+from werewolf_deception.benchmarks.cli.exit_codes import (
     COMMANDS,
     EXIT_BAD_OPTIONS,
     EXIT_FAILED_GAMES,
@@ -26,7 +26,7 @@ from benchmarks.cli.exit_codes import (
     Terminated,
     codes_of,
 )
-from benchmarks.cli.main import build_parser, main
+from werewolf_deception.benchmarks.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE_LINE = re.compile(r"^  (\d+)\s+(.*)$")
@@ -166,7 +166,7 @@ def test_an_output_closed_early_ends_with_the_declared_code(argv: list[str], gam
     # replay: more output than a pipe's buffer, so that a write meets the closed pipe (play flushes each line)
     extra = [str(game_log)] * 40 if argv[0] == "replay" else ["--out", str(tmp_path)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.cli.main", *argv, *extra],
+        [sys.executable, "-m", "werewolf_deception.benchmarks.cli.main", *argv, *extra],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -185,7 +185,7 @@ def test_play_stops_with_exit_3_when_an_llm_seats_server_stops_answering(tmp_pat
     import subprocess
     import sys
 
-    from agents.fake.server import FakeOpenAIServer, FaultPlan
+    from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
 
     with FakeOpenAIServer(faults=FaultPlan(rates={"401": 1.0})) as server:
         lineup = tmp_path / "lineup.toml"
@@ -194,7 +194,7 @@ def test_play_stops_with_exit_3_when_an_llm_seats_server_stops_answering(tmp_pat
             [
                 sys.executable,
                 "-m",
-                "benchmarks.cli.main",
+                "werewolf_deception.benchmarks.cli.main",
                 "play",
                 "--lineup",
                 str(lineup),

@@ -18,11 +18,11 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from agents.fake.answers import scripted_answer
-from agents.fake.server import FakeOpenAIServer
-from benchmarks.cli.main import main
-from benchmarks.export import dataset as export_module
-from benchmarks.export.schema import GAME_COLUMNS, HIDDEN_PREFIX, STATEMENT_COLUMNS, game_id_of
+from werewolf_deception.agents.fake.answers import scripted_answer
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.export import dataset as export_module
+from werewolf_deception.benchmarks.export.schema import GAME_COLUMNS, HIDDEN_PREFIX, STATEMENT_COLUMNS, game_id_of
 from werewolf_env.engine.log import read_log
 
 SMALL = ["--players", "5", "--rounds", "2", "--no-report", "--quiet"]

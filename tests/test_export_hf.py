@@ -12,7 +12,7 @@ import yaml
 
 datasets = pytest.importorskip("datasets", reason="the 'hf' extra (datasets) is not installed")
 
-from benchmarks.cli.main import main  # noqa: E402
+from werewolf_deception.benchmarks.cli.main import main  # noqa: E402
 
 SMALL = ["--players", "5", "--rounds", "2", "--no-report", "--quiet"]
 

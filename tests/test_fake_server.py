@@ -18,7 +18,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agents.fake.server import CLASSIC_FAULTS, FAULTS, PLACEHOLDER, FakeOpenAIServer, FaultPlan, refused_url
+from werewolf_deception.agents.fake.server import (
+    CLASSIC_FAULTS,
+    FAULTS,
+    PLACEHOLDER,
+    FakeOpenAIServer,
+    FaultPlan,
+    refused_url,
+)
 
 BID = 'PLAYERS: Alice, Bob, Carla (you)\n\nNOW: bid\nAnswer with exactly one JSON object: {"bid": 3}'
 STATEMENT = (
@@ -289,7 +296,7 @@ def test_command_line_flags() -> None:
         [
             sys.executable,
             "-m",
-            "agents.fake.server",
+            "werewolf_deception.agents.fake.server",
             "--api-key",
             "sk-cli",
             "--schema-error",

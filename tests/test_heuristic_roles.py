@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import werewolf_env
-from agents import HeuristicAgent
-from benchmarks.studies import balance
+from werewolf_deception.agents import HeuristicAgent
+from werewolf_deception.benchmarks.studies import balance
 from werewolf_env import GameConfig
 from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role, Team
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
-from agents import HeuristicAgent, Policy, play_game_sync
-from agents.policies.human import ELIMINATED, INPUT_ENDED, NO_ANSWER, HumanAgent
-from benchmarks.cli.exit_codes import EXIT_OK, codes_of
+from werewolf_deception.agents import HeuristicAgent, Policy, play_game_sync
+from werewolf_deception.agents.policies.human import ELIMINATED, INPUT_ENDED, NO_ANSWER, HumanAgent
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_OK, codes_of
 from werewolf_env import GameConfig
 from werewolf_env.core.config import Role
 from werewolf_env.engine.log import read_log
@@ -313,7 +313,7 @@ def play_in_a_terminal(
     """Run ``werewolf-bench`` with ``args``, the person answering each prompt it prints; (code, stdout, stderr).
     With ``answers``, the input ends (Ctrl-D) at the prompt after that many answers."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.cli.main", *args],
+        [sys.executable, "-m", "werewolf_deception.benchmarks.cli.main", *args],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -431,7 +431,7 @@ def test_a_seat_killed_on_the_first_night_sees_the_game_in_the_order_it_happened
         [
             sys.executable,
             "-m",
-            "benchmarks.cli.main",
+            "werewolf_deception.benchmarks.cli.main",
             "play",
             "--seed",
             "6",

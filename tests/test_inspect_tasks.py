@@ -1,7 +1,7 @@
 """The Inspect tasks, offline, against the project's scripted model provider (``werewolf_scripted``).
 
 The scores must equal the project's own metrics (``werewolf_env.analysis.metrics.aggregate`` and
-``benchmarks.runs.validity``) on the same games; limits must end a game without a fallback.
+``werewolf_deception.benchmarks.runs.validity``) on the same games; limits must end a game without a fallback.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai._util.registry import registry_log_name, registry_lookup  # noqa: E402
 from inspect_ai.scorer import mean, stderr  # noqa: E402
 
-from benchmarks.integrations.inspect_registry import werewolf, werewolf_detect  # noqa: E402
-from benchmarks.integrations.inspect_scoring import DETECT_KEYS, GAME_KEYS  # noqa: E402
-from benchmarks.runs.validity import game_validity  # noqa: E402
+from werewolf_deception.benchmarks.integrations.inspect_registry import werewolf, werewolf_detect  # noqa: E402
+from werewolf_deception.benchmarks.integrations.inspect_scoring import DETECT_KEYS, GAME_KEYS  # noqa: E402
+from werewolf_deception.benchmarks.runs.validity import game_validity  # noqa: E402
 from werewolf_env.analysis.metrics import GameRecord, aggregate  # noqa: E402
 
 GAME = {"players": 6, "rounds": 3}
@@ -169,7 +169,7 @@ def test_werewolf_detect_against_ground_truth(tmp_path: Any) -> None:
     task = werewolf_detect(games=3, players=6)
     log = run(task, tmp_path)
     assert log.status == "success"
-    from agents.play.runner import play_game_sync
+    from werewolf_deception.agents.play.runner import play_game_sync
 
     truth: dict[str, bool] = {}
     for seed in range(3):
@@ -194,7 +194,7 @@ def test_werewolf_detect_against_ground_truth(tmp_path: Any) -> None:
 
 
 def test_werewolf_detect_reads_a_runs_logs(tmp_path: Any) -> None:
-    from agents.play.runner import play_game_sync
+    from werewolf_deception.agents.play.runner import play_game_sync
 
     play_game_sync({"num_players": 6}, "heuristic", seed=7, log_dir=tmp_path / "games")
     task = werewolf_detect(logs=str(tmp_path / "games"))

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import HeuristicAgent, RandomAgent
+from werewolf_deception.agents import HeuristicAgent, RandomAgent
 from werewolf_env import raw_env
 from werewolf_env.observe.build import ObservationRenderer
 from werewolf_env.observe.observation import Observation

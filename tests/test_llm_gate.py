@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake.server import FakeOpenAIServer, FaultPlan, refused_url
-from benchmarks.cli.main import main
-from benchmarks.labels import evaluate as claims_eval
 from tests.helpers import played_run, run_copy
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan, refused_url
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.labels import evaluate as claims_eval
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1"]
 QUICK = ["--retries", "0", "--breaker", "1"]  # without the preflight: the breaker stops the command at once
@@ -204,7 +204,7 @@ def test_the_inspect_tasks_llm_seats_pass_the_same_gate(
     pytest.importorskip("inspect_ai", reason="the 'inspect' extra (inspect-ai) is not installed")
     from inspect_ai import eval as inspect_eval
 
-    from benchmarks.integrations.inspect_registry import werewolf
+    from werewolf_deception.benchmarks.integrations.inspect_registry import werewolf
 
     kind, url = server_url
     task = werewolf(games=2, players=5, rounds=1, debate_turns=1, preflight=preflight, breaker=1)

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from agents.fake.server import FakeOpenAIServer, FaultPlan, refused_url
-from benchmarks.cli.main import main
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan, refused_url
+from werewolf_deception.benchmarks.cli.main import main
 from werewolf_env.engine.log import read_log
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1", "--no-report", "--quiet"]
@@ -132,7 +132,7 @@ def test_schema_is_strict_and_targets_are_the_legal_names(tmp_path: Path) -> Non
     with FakeOpenAIServer() as server:
         assert run(tmp_path / "r", server.base_url) == 0
         bodies = [b for b in server.requests if (b.get("response_format") or {}).get("type") == "json_schema"]
-    # votes come inside the day's last analyses (``agents.llm.folding``) or in calls of their own
+    # votes come inside the day's last analyses (``werewolf_deception.agents.llm.folding``) or in calls of their own
     votes = [b for b in bodies if "vote" in b["response_format"]["json_schema"]["schema"]["properties"]]
     assert bodies and all(b["response_format"]["json_schema"]["strict"] is True for b in bodies)
     schema = votes[0]["response_format"]["json_schema"]["schema"]
@@ -243,9 +243,9 @@ def test_the_response_cache_makes_a_resumed_run_free(tmp_path: Path) -> None:
 def test_the_concurrency_cap_holds_across_games_and_one_client_per_endpoint(tmp_path: Path) -> None:
     import asyncio
 
-    from agents.play.lineup import load_lineup
-    from agents.serving.endpoints import EndpointPool
-    from benchmarks.runs.loop import Job, RunDir, play_run
+    from werewolf_deception.agents.play.lineup import load_lineup
+    from werewolf_deception.agents.serving.endpoints import EndpointPool
+    from werewolf_deception.benchmarks.runs.loop import Job, RunDir, play_run
     from werewolf_env import GameConfig
 
     with FakeOpenAIServer(latency=0.02) as server:

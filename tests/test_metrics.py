@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
-from agents import GameResult, Policy, RandomAgent, play_game_sync
+from werewolf_deception.agents import GameResult, Policy, RandomAgent, play_game_sync
 from werewolf_env import Game, GameConfig
 from werewolf_env.analysis.metrics import METRICS_SCHEMA_VERSION, GameRecord, Label, aggregate
 from werewolf_env.analysis.stats import Bootstrap, theil_sen, wilson

@@ -144,8 +144,9 @@ def test_count_propagation_matches_the_plain_fixed_point(
 
 def test_every_section_header_the_agents_cut_on_is_rendered_and_cut_where_they_expect() -> None:
     """The section headers are a contract between the renderer and the agents that reorder prompts
-    (``agents.llm.prompts``) and show new lines to a human (``agents.policies.human``): one ``Section`` table."""
-    from agents.llm.prompts import build_messages
+    (``werewolf_deception.agents.llm.prompts``) and show new lines to a human
+    (``werewolf_deception.agents.policies.human``): one ``Section`` table."""
+    from werewolf_deception.agents.llm.prompts import build_messages
     from werewolf_env.observe.text import Section
 
     env = werewolf_env.raw_env(max_notes_shown=3)

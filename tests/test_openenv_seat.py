@@ -1,4 +1,5 @@
-"""The seat environment as an OpenEnv server (``agents.training.openenv_server``), played through OpenEnv's own client.
+"""The seat environment as an OpenEnv server (``werewolf_deception.agents.training.openenv_server``), played through
+OpenEnv's own client.
 
 The server is the real one (uvicorn on 127.0.0.1, a free port), the client OpenEnv's WebSocket client, and the
 seat's answers come from the project's fake OpenAI-compatible server over HTTP, as a trained model's would.
@@ -24,10 +25,10 @@ uvicorn = pytest.importorskip("uvicorn", reason="serving the OpenEnv app needs t
 
 from openenv.core.generic_client import GenericEnvClient  # noqa: E402
 
-from agents.fake.server import FakeOpenAIServer  # noqa: E402
-from agents.llm.prompts import build_messages  # noqa: E402
-from agents.training.openenv_server import seat_app  # noqa: E402
-from agents.training.seat_env import TURN_KEYS, SeatEnv  # noqa: E402
+from werewolf_deception.agents.fake.server import FakeOpenAIServer  # noqa: E402
+from werewolf_deception.agents.llm.prompts import build_messages  # noqa: E402
+from werewolf_deception.agents.training.openenv_server import seat_app  # noqa: E402
+from werewolf_deception.agents.training.seat_env import TURN_KEYS, SeatEnv  # noqa: E402
 from werewolf_env.analysis.rewards import REWARDS  # noqa: E402
 from werewolf_env.core.roles import Role  # noqa: E402
 from werewolf_env.core.visibility import knowledge  # noqa: E402
@@ -79,7 +80,7 @@ def test_a_rollout_through_openenvs_client_shows_the_seat_nothing_hidden(base_ur
     """A whole game: the observations are exactly the seat's own view (a local replay of the same answers gives
     the same texts and turns), no line names the role of a seat the villager could not know, the state holds
     bookkeeping only, and the reward is sparse: 0 until the game ends, then the seat's weighted reward."""
-    from agents.training.openenv_server import SeatAction, SeatClient
+    from werewolf_deception.agents.training.openenv_server import SeatAction, SeatClient
 
     seat = a_villager_seat()
     observations: list[Any] = []
@@ -158,9 +159,18 @@ def test_bad_resets_and_steps_are_refused_in_one_line_and_the_session_goes_on(ba
 
 
 def test_the_command_serves_on_127_0_0_1_by_default() -> None:
-    """``python -m agents.training.openenv_server --port 0``: uvicorn on a free port of 127.0.0.1, which it logs; a
+    """``python -m werewolf_deception.agents.training.openenv_server --port 0``: uvicorn on a free port of 127.0.0.1,
+    which it logs; a
     client plays there; the process is stopped after."""
-    command = [sys.executable, "-m", "agents.training.openenv_server", "--port", "0", "--weight", "detection=0.5"]
+    command = [
+        sys.executable,
+        "-m",
+        "werewolf_deception.agents.training.openenv_server",
+        "--port",
+        "0",
+        "--weight",
+        "detection=0.5",
+    ]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in server.stderr or ()], daemon=True).start()
@@ -188,7 +198,7 @@ def test_the_command_refuses_bad_options_in_one_line() -> None:
     ]
     for options, wanted in refused:
         bad = subprocess.run(
-            [sys.executable, "-m", "agents.training.openenv_server", *options],
+            [sys.executable, "-m", "werewolf_deception.agents.training.openenv_server", *options],
             capture_output=True,
             text=True,
             timeout=120,
@@ -199,7 +209,7 @@ def test_the_command_refuses_bad_options_in_one_line() -> None:
 
 def test_a_game_reset_without_a_seed_has_its_drawn_seed_in_the_state() -> None:
     """The state's ``seed`` is the game's, drawn when the reset named none: the deal can be played again."""
-    from agents.training.openenv_server import SeatEnvironment
+    from werewolf_deception.agents.training.openenv_server import SeatEnvironment
 
     env = SeatEnvironment(CONFIG)
     first = env.reset(seat=2)

@@ -12,7 +12,9 @@ else:  # pragma: no cover - Python 3.10: the tomli backport (a core dependency t
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("werewolf_env", "agents", "benchmarks")
+# Each top-level folder and its import name (the key its package data is listed under).
+PACKAGES = {"werewolf_env": "werewolf_env", "agents": "werewolf_deception.agents",
+            "benchmarks": "werewolf_deception.benchmarks"}  # fmt: skip
 CODE = {".py", ".pyc"}
 
 
@@ -25,7 +27,7 @@ def test_every_data_file_in_the_packages_is_package_data() -> None:
             if not path.is_file() or path.suffix in CODE or "__pycache__" in path.parts:
                 continue
             # a file is listed under its own sub-package or any package above it
-            relative = path.relative_to(ROOT).parts
+            relative = (PACKAGES[package], *path.relative_to(ROOT / package).parts)
             owners = [(".".join(relative[:i]), "/".join(relative[i:])) for i in range(1, len(relative))]
             if not any(
                 fnmatch.fnmatch(inside, pattern) for owner, inside in owners for pattern in globs.get(owner, [])

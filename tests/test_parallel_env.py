@@ -13,7 +13,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 from pettingzoo.utils.conversions import aec_to_parallel_wrapper, turn_based_aec_to_parallel_wrapper
 
 import werewolf_env
-from agents import HeuristicAgent, RandomAgent
+from werewolf_deception.agents import HeuristicAgent, RandomAgent
 from werewolf_env.actions.spaces import JsonActionSpace
 from werewolf_env.actions.specs import NIGHT_PHASES
 from werewolf_env.core.roles import Role

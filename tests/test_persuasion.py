@@ -302,7 +302,7 @@ def test_unlabelled_statements_have_no_deception_figures() -> None:
 
 def test_statement_rows_agree_with_the_listeners_rows_in_real_games() -> None:
     """Heuristic games: each statement's shifts are the means of its answered peers' ``analyses`` rows."""
-    from agents import play_game_sync
+    from werewolf_deception.agents import play_game_sync
 
     for seed in range(3):
         record = GameRecord.from_events(play_game_sync({"num_players": 7}, "heuristic", seed).events)

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import play_game_sync
 from tests.test_persuasion import VILLAGER, WOLF, Log, near, team
+from werewolf_deception.agents import play_game_sync
 from werewolf_env.analysis.metrics import GameRecord, aggregate
 from werewolf_env.core.config import GameConfig
 from werewolf_env.record.persuasion import SEAT_FIGURES, seat_figures, statement_figures
@@ -143,7 +143,7 @@ def test_seat_persuasion_columns_in_players_rows(heuristic_games: list[GameRecor
 
 
 def test_seat_figures_are_in_the_export_schema() -> None:
-    from benchmarks.export.schema import GAME_COLUMNS
+    from werewolf_deception.benchmarks.export.schema import GAME_COLUMNS
 
     names = {name for name, _, _ in GAME_COLUMNS}
     assert {f"hidden_seat_{name}" for name, _, _ in SEAT_FIGURES} <= names
@@ -208,7 +208,7 @@ def test_no_event_a_seat_sees_marks_its_control_subject() -> None:
     its ``info["events"]`` (its own ``suspicion`` events included), not its observation. The log's ground truth
     names the controls, and ``GameRecord`` keeps a control's score out of the running matrix by it."""
     import werewolf_env
-    from agents import HeuristicAgent
+    from werewolf_deception.agents import HeuristicAgent
     from werewolf_env.record.transcript import Transcript
 
     env = werewolf_env.raw_env(info_events=True, subject_suspicion=True, control_subject_probability=1.0)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agents import play_game_sync
+from werewolf_deception.agents import play_game_sync
 from werewolf_env.analysis.metrics import GameRecord, aggregate
 from werewolf_env.record.persuasion import STATEMENT_FIGURES
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.cli.main import main
-from benchmarks.detect.detector import fit, out_of_fold_scores
-from benchmarks.detect.logistic import Sparse, best_threshold, fit_logistic
-from benchmarks.diplomacy.detectors import MessageDetector
-from benchmarks.diplomacy.evaluate import DEFAULT_DATA_DIR, confusion_metrics, score_split
-from benchmarks.diplomacy.models import StackedDetector, auroc, game_balanced_weights, load_detector
-from benchmarks.diplomacy.peskov import Message, read_dialogs, read_split, truth_value
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.detect.detector import fit, out_of_fold_scores
+from werewolf_deception.benchmarks.detect.logistic import Sparse, best_threshold, fit_logistic
+from werewolf_deception.benchmarks.diplomacy.detectors import MessageDetector
+from werewolf_deception.benchmarks.diplomacy.evaluate import DEFAULT_DATA_DIR, confusion_metrics, score_split
+from werewolf_deception.benchmarks.diplomacy.models import StackedDetector, auroc, game_balanced_weights, load_detector
+from werewolf_deception.benchmarks.diplomacy.peskov import Message, read_dialogs, read_split, truth_value
 
 FIXTURE = Path(__file__).parent / "data" / "peskov2020_tiny"
 HAVE_DATA = (DEFAULT_DATA_DIR / "train.jsonl").is_file() and (DEFAULT_DATA_DIR / "validation.jsonl").is_file()
@@ -59,7 +59,7 @@ def test_context_reads_only_the_past() -> None:
     for m in later:  # change every later message's words: no earlier message's features may move
         if m.relative_index > 10:
             m.text = "completely different words here?"
-    from benchmarks.diplomacy.peskov import add_features
+    from werewolf_deception.benchmarks.diplomacy.peskov import add_features
 
     add_features(later)
     for old, new in zip(train, later, strict=True):

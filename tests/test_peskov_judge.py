@@ -1,4 +1,5 @@
-"""The LLM judge on Diplomacy messages (``benchmarks.diplomacy.judge``), offline against the project's fake server."""
+"""The LLM judge on Diplomacy messages (``werewolf_deception.benchmarks.diplomacy.judge``), offline against the
+project's fake server."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake.server import FakeOpenAIServer, FaultPlan
-from benchmarks.cli.main import main
-from benchmarks.diplomacy.judge import HISTORY, DiplomacyJudge, earlier_messages
-from benchmarks.diplomacy.peskov import read_split
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.diplomacy.judge import HISTORY, DiplomacyJudge, earlier_messages
+from werewolf_deception.benchmarks.diplomacy.peskov import read_split
 
 FIXTURE = Path(__file__).parent / "data" / "peskov2020_tiny"
 

@@ -1,4 +1,5 @@
-"""The Diplomacy detector tables (``benchmarks.diplomacy.evaluate``): the human receivers' row, the lie rate and ranking
+"""The Diplomacy detector tables (``werewolf_deception.benchmarks.diplomacy.evaluate``): the human receivers' row, the
+lie rate and ranking
 figures beside Lie F1, the headline's paired differences, a priori grids and the judge's progress."""
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.fake.server import FakeOpenAIServer
-from benchmarks.cli.main import main
-from benchmarks.diplomacy.detectors import L2_GRID
-from benchmarks.diplomacy.evaluate import (
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.diplomacy.detectors import L2_GRID
+from werewolf_deception.benchmarks.diplomacy.evaluate import (
     DEFAULT_DATA_DIR,
     HUMANS,
     confusion_metrics,
@@ -20,9 +21,9 @@ from benchmarks.diplomacy.evaluate import (
     human_row,
     lie_f1_difference,
 )
-from benchmarks.diplomacy.judge import DiplomacyJudge
-from benchmarks.diplomacy.models import GRIDS, STACKED
-from benchmarks.diplomacy.peskov import Message, read_split
+from werewolf_deception.benchmarks.diplomacy.judge import DiplomacyJudge
+from werewolf_deception.benchmarks.diplomacy.models import GRIDS, STACKED
+from werewolf_deception.benchmarks.diplomacy.peskov import Message, read_split
 
 FIXTURE = Path(__file__).parent / "data" / "peskov2020_tiny"
 HAVE_DATA = (DEFAULT_DATA_DIR / "validation.jsonl").is_file()

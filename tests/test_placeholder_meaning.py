@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import play_game_sync
-from agents.fake.server import FakeOpenAIServer, scripted_answer
-from agents.llm.agent import validate
-from benchmarks.labels.corpus import DEFAULT_CORPUS, load_all_games
 from tests.helpers import game_at
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, scripted_answer
+from werewolf_deception.agents.llm.agent import validate
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, load_all_games
 from werewolf_env.actions.parse import parse
 from werewolf_env.core.state import ActionKind
 from werewolf_env.engine.log import read_log

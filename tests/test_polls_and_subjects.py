@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.fake.server import FakeOpenAIServer
-from agents.play.runner import play_game_sync
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents.play.runner import play_game_sync
 from werewolf_env import raw_env
 from werewolf_env.actions.parse import parse
 from werewolf_env.core.config import GameConfig, without_new_defaults
@@ -109,7 +109,7 @@ def test_no_seat_ever_sees_a_poll() -> None:
             assert "private" in env.observe(agent)["text"].lower()
             env.step({"vote": info["legal_targets"][0]})
         else:
-            from agents.policies.random_agent import RandomAgent
+            from werewolf_deception.agents.policies.random_agent import RandomAgent
 
             env.step(RandomAgent(seed=polls_answered).act(env.observe(agent), info))
     assert polls_answered > 0

@@ -1,4 +1,5 @@
-"""Progress bars (``benchmarks.cli.progress``): never wider than the terminal, rate and ETA, plain lines when the
+"""Progress bars (``werewolf_deception.benchmarks.cli.progress``): never wider than the terminal, rate and ETA, plain
+lines when the
 output is not a terminal, nothing when quiet; and what ``werewolf-bench run`` prints when piped."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli.progress import Bar, format_duration, terminal_columns, track
-from benchmarks.runs.loop import Progress
+from werewolf_deception.benchmarks.cli.progress import Bar, format_duration, terminal_columns, track
+from werewolf_deception.benchmarks.runs.loop import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -180,7 +181,7 @@ def test_werewolf_bench_run_piped_prints_plain_lines_and_a_final_one(tmp_path: P
         [
             sys.executable,
             "-m",
-            "benchmarks.cli.main",
+            "werewolf_deception.benchmarks.cli.main",
             "run",
             "--games",
             "3",
@@ -210,7 +211,7 @@ def test_werewolf_bench_run_piped_prints_plain_lines_and_a_final_one(tmp_path: P
         [
             sys.executable,
             "-m",
-            "benchmarks.cli.main",
+            "werewolf_deception.benchmarks.cli.main",
             "run",
             "--games",
             "3",

@@ -7,11 +7,11 @@ import json
 import urllib.request
 from typing import Any
 
-from agents import RandomAgent, play_game_sync
-from agents.fake.answers import CACHE_BLOCK
-from agents.fake.server import FakeOpenAIServer
-from agents.llm.prompts import NOTE_CHARS, NOTES_BUDGET, build_messages, compact_history, weave_notes
-from benchmarks.perf.llm_concurrency import GameCost
+from werewolf_deception.agents import RandomAgent, play_game_sync
+from werewolf_deception.agents.fake.answers import CACHE_BLOCK
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents.llm.prompts import NOTE_CHARS, NOTES_BUDGET, build_messages, compact_history, weave_notes
+from werewolf_deception.benchmarks.perf.llm_concurrency import GameCost
 from werewolf_env import raw_env
 from werewolf_env.observe.text import Section
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli.main import main
+from werewolf_deception.benchmarks.cli.main import main
 
 # Skipped without the extra; .ci/run runs it again with every extra installed, where a skip fails the run.
 pytest.importorskip("ray", reason="the 'ray' extra is not installed")

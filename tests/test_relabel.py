@@ -1,6 +1,6 @@
 """``werewolf-bench relabel`` and the LLM claim labeler, over real HTTP to the fake server on 127.0.0.1.
 
-Nothing is mocked: the ``openai`` client talks to ``agents.fake.server``, which answers a labelling
+Nothing is mocked: the ``openai`` client talks to ``werewolf_deception.agents.fake.server``, which answers a labelling
 request with the claims the regex reader finds in its statement, so a relabelled run must agree with
 the regex labels exactly; faults make some calls fail, and those statements must say so.
 """
@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from agents.fake.answers import LABELING_MARKER
-from agents.fake.server import FakeOpenAIServer, FaultPlan, refused_url
-from benchmarks.cli.main import main
-from benchmarks.labels.agreement import claim_scores, cohen_kappa
-from benchmarks.labels.corpus import DEFAULT_CORPUS
-from benchmarks.labels.labelers import MARKER, claims_schema, llm_labeler
 from tests.helpers import played_run, run_copy
+from werewolf_deception.agents.fake.answers import LABELING_MARKER
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan, refused_url
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.labels.agreement import claim_scores, cohen_kappa
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS
+from werewolf_deception.benchmarks.labels.labelers import MARKER, claims_schema, llm_labeler
 from werewolf_env.claims.model import make_claim
 from werewolf_env.claims.text import extractor_for
 from werewolf_env.engine.log import read_log

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake.server import FakeOpenAIServer, FaultPlan
-from benchmarks.cli.main import main
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
+from werewolf_deception.benchmarks.cli.main import main
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.engine.log import read_log, replay
 

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import play_game_sync
-from benchmarks.report.build import build_report
-from benchmarks.report.tables import TABLES, TableWriter, cell_text
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.report.build import build_report
+from werewolf_deception.benchmarks.report.tables import TABLES, TableWriter, cell_text
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.engine.log import read_log
 

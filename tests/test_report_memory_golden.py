@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 import werewolf_env
-from agents import play_game_sync
-from benchmarks.report import build as report_module
-from benchmarks.report.build import TABLES, build_report
 from tests.data.report_golden.make_fixture import LABELERS, REPORT_OPTIONS
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.report import build as report_module
+from werewolf_deception.benchmarks.report.build import TABLES, build_report
 from werewolf_env.analysis.metrics import GameRecord
 
 GOLDEN = Path(__file__).parent / "data" / "report_golden"

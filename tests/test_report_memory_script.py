@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.report import memory as report_memory
+from werewolf_deception.benchmarks.report import memory as report_memory
 
 
 def test_the_benchmark_prints_peak_rss_per_size_and_reuses_its_cache(

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import play_game_sync
-from benchmarks.report.tables import TableWriter, inert_cell
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.report.tables import TableWriter, inert_cell
 from werewolf_env.analysis import stats
 from werewolf_env.analysis.coverage import ClaimsCoverage, claims_coverage
 from werewolf_env.analysis.metrics import GameRecord, RunAggregator, aggregate

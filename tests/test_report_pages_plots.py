@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.report import plots
+from werewolf_deception.benchmarks.report import plots
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.engine.log import read_log
 

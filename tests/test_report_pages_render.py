@@ -1,4 +1,5 @@
-"""``benchmarks.report.html_base``: every value is escaped unless it is ``trusted`` markup (the one opt-out),
+"""``werewolf_deception.benchmarks.report.html_base``: every value is escaped unless it is ``trusted`` markup (the one
+opt-out),
 in a cell and in a quoted attribute, and bidirectional controls come out visible."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.report.html_base import esc, join, name, render, trusted
+from werewolf_deception.benchmarks.report.html_base import esc, join, name, render, trusted
 from werewolf_env.core.inert_text import visible_controls
 
 from .report_pages_runs import HOSTILE, parse

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from agents import play_game_sync
-from benchmarks.cli.main import main
-from benchmarks.report.build import build_report
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.report.build import build_report
 from werewolf_env.analysis.metrics import GameRecord, aggregate
 from werewolf_env.analysis.role_figures import night_actions, role_kinds
 from werewolf_env.core.roles import ROLE_SPECS, ActionKind, RoleSpec, Team, register_role, unregister_role

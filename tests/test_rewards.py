@@ -174,7 +174,7 @@ def test_weights_combine_and_refuse_nonsense() -> None:
 def test_degenerate_analysts_score_below_the_informed_seer_on_the_same_games() -> None:
     """Heuristic games: the seer's own stated probabilities (it knows whom it checked) against always-lie,
     never-lie and random probabilities put in place of its answers, on the same statements."""
-    from agents import play_game_sync
+    from werewolf_deception.agents import play_game_sync
 
     scores: dict[str, list[float]] = {"seer": [], "always": [], "never": [], "random": []}
     rng = random.Random(0)

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from agents.play.runner import play_game_sync
-from agents.policies.heuristic import HeuristicAgent
+from werewolf_deception.agents.play.runner import play_game_sync
+from werewolf_deception.agents.policies.heuristic import HeuristicAgent
 from werewolf_env import GameConfig
 from werewolf_env.core.roles import Role, RoleSpec, Team, register_role, unregister_role
 

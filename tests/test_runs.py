@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from agents import load_lineup, play_game
-from agents.fake.server import FakeOpenAIServer
-from benchmarks.cli.main import main
-from benchmarks.runs.loop import Job, RunDir, RunMismatchError, play_run
+from werewolf_deception.agents import load_lineup, play_game
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.loop import Job, RunDir, RunMismatchError, play_run
 from werewolf_env import GameConfig
 from werewolf_env.engine.log import read_log_checked, replay
 
@@ -34,8 +34,8 @@ STOP_AT = r"""
 import json, os, signal, sys
 from pathlib import Path
 
-from benchmarks.cli.main import main
-from benchmarks.runs.folder import RunDir
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.folder import RunDir
 from werewolf_env.engine.log import EventLog, dumps
 
 spec = json.loads(sys.argv[1])

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import RandomAgent, play_game_sync
-from agents.policies.base import Policy
-from agents.policies.human import ELIMINATED, SHORTHAND, HumanAgent, prompt_of
-from benchmarks.cli.main import build_parser, main
+from werewolf_deception.agents import RandomAgent, play_game_sync
+from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.policies.human import ELIMINATED, SHORTHAND, HumanAgent, prompt_of
+from werewolf_deception.benchmarks.cli.main import build_parser, main
 from werewolf_env import __version__
 from werewolf_env.core.state import ActionKind
 from werewolf_env.engine.log import replay

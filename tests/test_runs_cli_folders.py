@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.cli.main import main
-from benchmarks.runs.folder import LOCK_NAME, RunDir
-from benchmarks.runs.tournament import TournamentConfig
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.folder import LOCK_NAME, RunDir
+from werewolf_deception.benchmarks.runs.tournament import TournamentConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ["run", "--games", "2", "--players", "5", "--no-report", "--quiet"]
@@ -94,7 +94,7 @@ def test_a_run_leaves_no_lock_and_resumes_in_its_own_folder(tmp_path: Path) -> N
 
 
 HOLD = (
-    "import sys; from pathlib import Path; from benchmarks.runs.folder import acquire_lock; "
+    "import sys; from pathlib import Path; from werewolf_deception.benchmarks.runs.folder import acquire_lock; "
     "acquire_lock(Path(sys.argv[1])); print('held', flush=True); sys.stdin.read()"
 )
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake.server import FakeOpenAIServer
-from benchmarks.cli.main import main
-from benchmarks.runs.folder import redact_urls
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.folder import redact_urls
 
 SECRET = "s3cret"
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
-from benchmarks.cli.main import main
-from benchmarks.runs.folder import RunDir
 from tests.test_runs import run_stopped_at
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.folder import RunDir
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 8
@@ -95,8 +95,8 @@ def test_a_worker_outcome_is_small_and_the_log_stays_on_disk(tmp_path: Path) -> 
     manager thread would wait for the rest forever): the outcome is one small write, the log is a file."""
     import pickle
 
-    from agents import Lineup
-    from benchmarks.runs.workers import play_job
+    from werewolf_deception.agents import Lineup
+    from werewolf_deception.benchmarks.runs.workers import play_job
     from werewolf_env import GameConfig
 
     scratch = tmp_path / "scratch"
@@ -110,8 +110,8 @@ def test_a_pool_thread_that_never_ends_does_not_keep_the_command_alive(tmp_path:
     """Should a pool's manager thread hang after its workers were ended, the command still exits, with its code."""
     script = (
         "import threading, sys\n"
-        "import benchmarks.runs.workers as workers\n"
-        "from benchmarks.cli.main import main\n"
+        "import werewolf_deception.benchmarks.runs.workers as workers\n"
+        "from werewolf_deception.benchmarks.cli.main import main\n"
         "threading.Thread(target=threading.Event().wait).start()  # a non-daemon thread that never ends\n"
         "workers._stuck.set()\n"
         "sys.exit(main(['replay', sys.argv[1]]))\n"

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli.main import main
-from benchmarks.runs.folder import RunDir
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.folder import RunDir
 from werewolf_env.engine.log import EventLog
 
 GAMES = 6

@@ -1,4 +1,5 @@
-"""One seat driven from outside (``agents.training.seat_env``) and in TRL's shape (``agents.training.trl_env``)."""
+"""One seat driven from outside (``werewolf_deception.agents.training.seat_env``) and in TRL's shape
+(``werewolf_deception.agents.training.trl_env``)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from typing import Any
 import openai
 import pytest
 
-from agents import play_game_sync
-from agents.fake.server import FakeOpenAIServer
-from agents.llm.prompts import build_messages
-from agents.play.runner import seat_seed
-from agents.policies.heuristic import HeuristicAgent
-from agents.training.seat_env import SeatEnv
-from agents.training.trl_env import (
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents.llm.prompts import build_messages
+from werewolf_deception.agents.play.runner import seat_seed
+from werewolf_deception.agents.policies.heuristic import HeuristicAgent
+from werewolf_deception.agents.training.seat_env import SeatEnv
+from werewolf_deception.agents.training.trl_env import (
     TOOL_OF,
     WerewolfSeat,
     as_tool_call,
@@ -201,7 +202,7 @@ def test_rewards_read_mid_game_do_not_stick_at_the_end() -> None:
 def test_several_seats_answered_together_give_the_runners_game() -> None:
     """Every seat trained, each answered by the heuristic the runner would give it, a group at a time: the
     same game, event for event; each batch is exactly the trained seats of the env's simultaneous group."""
-    from agents.training.seat_env import SeatsEnv
+    from werewolf_deception.agents.training.seat_env import SeatsEnv
 
     for seed, trained in ((3, None), (4, [1, 5]), (11, ["player_0", "player_6", "player_2"])):
         env = SeatsEnv(CONFIG)
@@ -223,7 +224,7 @@ def test_several_seats_answered_together_give_the_runners_game() -> None:
 
 
 def test_a_batch_must_answer_exactly_the_pending_seats() -> None:
-    from agents.training.seat_env import SeatsEnv
+    from werewolf_deception.agents.training.seat_env import SeatsEnv
 
     env = SeatsEnv(CONFIG)
     texts = env.reset(seed=3, seats=[0, 1, 2, 3, 4, 5, 6])
@@ -245,7 +246,7 @@ def test_a_refused_reset_leaves_the_game_in_play_untouched() -> None:
     """A reset whose seats cannot play is refused before anything moves: the game in play goes on, its seat
     still the one answering and the lineup still playing the others (not a new deal's seat answered by the
     old seat's model, with no lineup: what an OpenEnv client's bad reset once left)."""
-    from agents.training.seat_env import SeatsEnv
+    from werewolf_deception.agents.training.seat_env import SeatsEnv
 
     env, twin = SeatEnv(CONFIG), SeatEnv(CONFIG)
     env.reset(seed=1, seat=0)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.play.lineup import load_lineup
-from benchmarks.cli.main import main
+from werewolf_deception.agents.play.lineup import load_lineup
+from werewolf_deception.benchmarks.cli.main import main
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1", "--no-report", "--quiet"]
 

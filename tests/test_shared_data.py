@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import shared_data
+from werewolf_deception.benchmarks import shared_data
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,9 +36,17 @@ def test_without_the_variable_the_checkout_sibling(monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize(
     ("args", "missing"),
     [
-        (["-m", "benchmarks.labels.evaluate"], "llm_werewolf_transcripts"),
+        (["-m", "werewolf_deception.benchmarks.labels.evaluate"], "llm_werewolf_transcripts"),
         (
-            ["-m", "benchmarks.cli.main", "detect-eval", "--dataset", "peskov2020", "--detector", "text"],
+            [
+                "-m",
+                "werewolf_deception.benchmarks.cli.main",
+                "detect-eval",
+                "--dataset",
+                "peskov2020",
+                "--detector",
+                "text",
+            ],
             "diplomacy_peskov2020",
         ),
     ],
@@ -58,6 +66,6 @@ def test_commands_read_the_folder_the_variable_names(args: list[str], missing: s
 def test_a_corpus_elsewhere_is_read(tmp_path: Path) -> None:
     """The corpus linked into another folder: the evaluation runs from there."""
     (tmp_path / "llm_werewolf_transcripts").symlink_to(ROOT.parent / "shared" / "data" / "llm_werewolf_transcripts")
-    done = _run(["-m", "benchmarks.labels.evaluate"], tmp_path)
+    done = _run(["-m", "werewolf_deception.benchmarks.labels.evaluate"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert '"corpus_dev"' in done.stdout

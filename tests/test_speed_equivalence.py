@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 
-from agents import HeuristicAgent, RandomAgent
+from werewolf_deception.agents import HeuristicAgent, RandomAgent
 from werewolf_env import GameConfig
 from werewolf_env.claims.text import ClaimExtractor
 from werewolf_env.envs.aec import raw_env

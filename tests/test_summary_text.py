@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.fake.server import FakeOpenAIServer, FaultPlan
-from benchmarks.cli.main import main
-from benchmarks.cli.summary_text import LEGEND, WIDTH, fit, legend_lines, legend_terms, pack, table
-from benchmarks.report.build import find_logs, natural_key
-from benchmarks.report.html_roles import roles_section
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.cli.summary_text import LEGEND, WIDTH, fit, legend_lines, legend_terms, pack, table
+from werewolf_deception.benchmarks.report.build import find_logs, natural_key
+from werewolf_deception.benchmarks.report.html_roles import roles_section
 from werewolf_env.analysis.role_figures import cause_notes
 
 NUMBER = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?%?")

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
-from agents.llm.agent import validate
-from agents.policies.random_agent import RandomAgent
+from werewolf_deception.agents.llm.agent import validate
+from werewolf_deception.agents.policies.random_agent import RandomAgent
 from werewolf_env.actions.parse import NO_TARGET_WORDS, parse
 from werewolf_env.actions.specs import ACTION_SPECS
 from werewolf_env.claims.model import SELF_WORDS

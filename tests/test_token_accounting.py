@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from agents import play_game_sync
-from agents.fake.server import FakeOpenAIServer
-from agents.llm.agent import LLMAgent
-from agents.play.lineup import load_lineup
-from benchmarks.cli.main import main
-from benchmarks.report.tokens import priced, run_prices, token_lines
-from benchmarks.runs.tournament import Price as TournamentPrice
-from benchmarks.runs.tournament import TournamentConfig
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.play.lineup import load_lineup
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.report.tokens import priced, run_prices, token_lines
+from werewolf_deception.benchmarks.runs.tournament import Price as TournamentPrice
+from werewolf_deception.benchmarks.runs.tournament import TournamentConfig
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.engine.log import read_log
 from werewolf_env.record import token_usage

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.cli.main import main
-from benchmarks.runs.tournament import TournamentConfig, fit_ratings, schedule
+from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.runs.tournament import TournamentConfig, fit_ratings, schedule
 from werewolf_env import Game
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 import werewolf_env
-from agents.training.learner_seats import LearnerSeats
+from werewolf_deception.agents.training.learner_seats import LearnerSeats
 from werewolf_env.engine.log import read_log, replay
 from werewolf_env.wrappers import DiscreteActions
 

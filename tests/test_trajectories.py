@@ -1,4 +1,5 @@
-"""Each seat's game as a chat (``benchmarks.export.trajectories``): what it saw, what it answered, its rewards."""
+"""Each seat's game as a chat (``werewolf_deception.benchmarks.export.trajectories``): what it saw, what it
+answered, its rewards."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agents import play_game_sync
-from benchmarks.export.trajectories import main, seat_trajectories
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.export.trajectories import main, seat_trajectories
 from werewolf_env.analysis.rewards import rewards
 from werewolf_env.engine.log import ReplayError, read_log
 from werewolf_env.record.game_record import GameRecord

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from agents.fake.answers import answer_for, scripted_answer
-from agents.llm.agent import LLMAgent
-from agents.llm.schemas import ANSWER_KINDS, answer_schema
-from agents.play.runner import Seat, play_game, play_game_sync
+from werewolf_deception.agents.fake.answers import answer_for, scripted_answer
+from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.llm.schemas import ANSWER_KINDS, answer_schema
+from werewolf_deception.agents.play.runner import Seat, play_game, play_game_sync
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.engine.log import read_log
 

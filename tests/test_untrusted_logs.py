@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
-from benchmarks.cli.main import main
+from werewolf_deception.benchmarks.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -276,7 +276,16 @@ def test_a_report_whose_metrics_file_is_on_a_full_disk_names_it(run_logs: Path, 
     out.mkdir()
     (out / "metrics.json").symlink_to("/dev/full")
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli.main", "report", str(run_logs), "--out", str(out), *REPORT],
+        [
+            sys.executable,
+            "-m",
+            "werewolf_deception.benchmarks.cli.main",
+            "report",
+            str(run_logs),
+            "--out",
+            str(out),
+            *REPORT,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -295,7 +304,7 @@ SIGTERM_AT = r"""
 import json, os, signal, sys
 
 import werewolf_env.engine.log as log
-from benchmarks.cli.main import main
+from werewolf_deception.benchmarks.cli.main import main
 
 spec = json.loads(sys.argv[1])
 count = [0]

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import play_game_sync
-from agents.fake.server import FakeOpenAIServer, FaultPlan
-from benchmarks.runs.validity import (
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
+from werewolf_deception.benchmarks.runs.validity import (
     format_validity,
     game_validity,
     reason_field,

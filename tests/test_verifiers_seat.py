@@ -1,4 +1,5 @@
-"""The ``verifiers.v1`` environment (``agents.training.verifiers_env``): real rollouts through verifiers' own machinery
+"""The ``verifiers.v1`` environment (``werewolf_deception.agents.training.verifiers_env``): real rollouts through
+verifiers' own machinery
 (its env, agents, interception and scoring), the trained seats' model being the project's fake OpenAI server
 over HTTP; one trained seat, and two playing against each other (self-play)."""
 
@@ -11,9 +12,15 @@ import pytest
 
 vf = pytest.importorskip("verifiers.v1", reason="the verifiers extra: pip install -e '.[verifiers]'")
 
-from agents.fake.server import FakeOpenAIServer  # noqa: E402
-from agents.training.seat_env import new_text_since  # noqa: E402
-from agents.training.verifiers_env import PLUGIN_ID, Game, WerewolfEnv, WerewolfEnvConfig, WerewolfTasksetConfig  # noqa: E402
+from werewolf_deception.agents.fake.server import FakeOpenAIServer  # noqa: E402
+from werewolf_deception.agents.training.seat_env import new_text_since  # noqa: E402
+from werewolf_deception.agents.training.verifiers_env import (  # noqa: E402
+    PLUGIN_ID,
+    Game,
+    WerewolfEnv,
+    WerewolfEnvConfig,
+    WerewolfTasksetConfig,
+)
 from werewolf_env import GameConfig  # noqa: E402
 from werewolf_env.analysis.rewards import REWARDS, rewards  # noqa: E402
 from werewolf_env.core.roles import Role  # noqa: E402

@@ -72,7 +72,7 @@ def test_a_denied_potion_is_judged_against_what_the_witch_did() -> None:
 
 
 def test_a_turn_that_names_nobody_may_only_be_answered_null() -> None:
-    from agents.llm.schemas import turn_schema
+    from werewolf_deception.agents.llm.schemas import turn_schema
 
     schema = turn_schema("heal", {"legal_targets": []})
     assert schema["properties"]["target"] == {"type": "null"}

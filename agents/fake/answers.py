@@ -1,8 +1,8 @@
-"""What the scripted server (``agents.fake.server``) answers: the content of its chat completions.
+"""What the scripted server (``werewolf_deception.agents.fake.server``) answers: the content of its chat completions.
 
 Two kinds of request are recognised from their messages:
 
-* **a claim-labelling request** (``benchmarks.labels.labelers``): its messages hold the line
+* **a claim-labelling request** (``werewolf_deception.benchmarks.labels.labelers``): its messages hold the line
   ``CLAIM LABELING TASK``; the answer is ``{"claims": [...]}`` with the claims the project's regex
   reader (``werewolf_env.claims.text``) finds in the statement of the prompt, players as names. The
   prompt's ``Players:``, ``Speaker:``, ``Roles revealed to everyone:`` lines and its
@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from agents.llm.prompts import living_others
+from werewolf_deception.agents.llm.prompts import living_others
 from werewolf_env.claims.text import extractor_for
 
 PLACEHOLDER = "<what you say>"  # what a small model copies from the answer format instead of speaking
@@ -65,7 +65,7 @@ def scripted_answer(prompt: str) -> dict[str, Any]:
     if '"statement"' in wanted:
         someone = players[digest % len(players)] if players else "nobody"
         answer: dict[str, Any] = {"statement": f"I think {someone} is a werewolf.", "notes": f"watch {someone}"}
-        if '"is_deceptive"' in wanted:  # the self-analysis asked with it (``agents.llm.folding``)
+        if '"is_deceptive"' in wanted:  # the self-analysis asked with it (``werewolf_deception.agents.llm.folding``)
             answer.update(_analysis(wanted, digest))
         return _vote_ahead(answer, wanted, digest)
     if '"is_deceptive"' in wanted:

@@ -1,10 +1,12 @@
-"""The scripted server's faults and error replies (``agents.fake.server``, which re-exports the public names).
+"""The scripted server's faults and error replies (``werewolf_deception.agents.fake.server``, which re-exports the
+public names).
 
 ``FAULTS`` names every fault a request can be given, ``CLASSIC_FAULTS`` the first eight (what the
 server's ``--fault-rate`` draws from); ``FaultPlan`` says which fault request ``i`` gets. The error
 replies have OpenAI's shape and texts (llama.cpp's for a schema it cannot compile and for a model still
 loading), with the HTTP reason phrases the server sends. What each fault does is described, and done,
-in ``agents.fake.server`` (transport and HTTP faults) and ``agents.fake.answers`` (faulty answers).
+in ``werewolf_deception.agents.fake.server`` (transport and HTTP faults) and ``werewolf_deception.agents.fake.answers``
+(faulty answers).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
 
 It answers ``POST /v1/chat/completions`` with a valid Werewolf action read from the prompt (the
 "Answer with exactly one JSON object" line and the allowed names), so whole games complete, or, for
-a claim-labelling request (``benchmarks.labels.labelers``), with the claims the regex reader finds in
-its statement (what is answered: ``agents.fake.answers``), and ``GET /v1/models``. Errors have
+a claim-labelling request (``werewolf_deception.benchmarks.labels.labelers``), with the claims the regex reader finds in
+its statement (what is answered: ``werewolf_deception.agents.fake.answers``), and ``GET /v1/models``. Errors have
 OpenAI's shape: ``{"error": {"message", "type", "param", "code"}}``.
 
 Server-wide modes (constructor keywords), each applying to every request:
@@ -57,8 +57,9 @@ too), lowercased, with ``:method`` and ``:path`` added and credentials replaced 
 ``Authorization`` scheme, ``Bearer`` or ``Basic``, is kept as ``:auth-scheme``).
 ``refused_url()`` is a base URL on which nothing listens.
 
-The fault names, ``FaultPlan`` and the error replies' texts are in ``agents.fake.faults`` (re-exported
-here); the content of the answers is in ``agents.fake.answers``.
+The fault names, ``FaultPlan`` and the error replies' texts are in ``werewolf_deception.agents.fake.faults``
+(re-exported
+here); the content of the answers is in ``werewolf_deception.agents.fake.answers``.
 """
 
 from __future__ import annotations
@@ -71,8 +72,8 @@ import time
 from email.utils import formatdate
 from typing import Any
 
-from agents.fake.answers import PLACEHOLDER, PrefixCache, completion, scripted_answer
-from agents.fake.faults import (
+from werewolf_deception.agents.fake.answers import PLACEHOLDER, PrefixCache, completion, scripted_answer
+from werewolf_deception.agents.fake.faults import (
     CLASSIC_FAULTS,
     ERROR_FAULTS,
     FAULTS,
@@ -333,7 +334,7 @@ class FakeOpenAIServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m agents.fake.server``: serve until interrupted; prints the base URL first."""
+    """``python -m werewolf_deception.agents.fake.server``: serve until interrupted; prints the base URL first."""
     import argparse
 
     parser = argparse.ArgumentParser(description="A scripted OpenAI-compatible server on 127.0.0.1.")

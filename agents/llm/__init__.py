@@ -1,7 +1,7 @@
 """The LLM policy: prompts, answer schemas, options, folding and the response cache.
 
-``agents.llm`` was one module before the sub-packages: its public names are still read
-here, from ``agents.llm.agent``, loaded on first use (so that importing a sibling module
+``werewolf_deception.agents.llm`` was one module before the sub-packages: its public names are still read
+here, from ``werewolf_deception.agents.llm.agent``, loaded on first use (so that importing a sibling module
 does not load this one).
 """
 
@@ -11,7 +11,7 @@ from werewolf_env.core.moved import reexport
 
 __getattr__, __dir__ = reexport(
     __name__,
-    "agents.llm.agent",
+    "werewolf_deception.agents.llm.agent",
     (
         "ANSWER_CHARS_KEPT",
         "LLMAgent",

@@ -22,7 +22,8 @@ retries, finish reason, request id, budget), and every turn one
 model answered, nothing valid) or ``unanswered`` (the server never answered). The API key never
 reaches a record or an error text.
 
-Later turns asked ahead (``agents.llm.folding``, all on by default): a peer analysis also asks the seat's
+Later turns asked ahead (``werewolf_deception.agents.llm.folding``, all on by default): a peer analysis also asks the
+seat's
 next bid, the analyses of the day's last statement (or that statement's call) its vote, and a
 statement the speaker's self-analysis. Such an answer is used once, by the next turn of its kind, if
 it is valid and the seat has learnt nothing since but its own doings (else that turn makes its own
@@ -41,14 +42,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agents.llm.folding import AHEAD_FIELDS, AskedAhead, what_to_ask
-from agents.llm.options import LLMOptions, validate_options
-from agents.llm.prompts import answer_line, build_messages, fit, history_of, with_answer_line
-from agents.llm.schemas import ASK_KEYS, statement_chars, turn_schema
-from agents.policies.base import Policy
-from agents.serving.credentials import EndpointURL
-from agents.serving.endpoints import Endpoint, EndpointDownError, EndpointPool
-from agents.serving.transport import OpenAITransport, Transport, as_transport
+from werewolf_deception.agents.llm.folding import AHEAD_FIELDS, AskedAhead, what_to_ask
+from werewolf_deception.agents.llm.options import LLMOptions, validate_options
+from werewolf_deception.agents.llm.prompts import answer_line, build_messages, fit, history_of, with_answer_line
+from werewolf_deception.agents.llm.schemas import ASK_KEYS, statement_chars, turn_schema
+from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.serving.credentials import EndpointURL
+from werewolf_deception.agents.serving.endpoints import Endpoint, EndpointDownError, EndpointPool
+from werewolf_deception.agents.serving.transport import OpenAITransport, Transport, as_transport
 from werewolf_env.actions.parse import ACTION_MODELS, UnknownPlayerError, as_object, placeholder_reason, resolve_target
 from werewolf_env.actions.specs import ACTION_SPECS
 from werewolf_env.core.json_input import short_repr
@@ -102,7 +103,8 @@ class LLMAgent(Policy):
         self.name = label or options.label()
         self._records: list[dict[str, Any]] = []
         self._outcome_of_last = ""  # the outcome ``answer`` recorded last
-        # Answers for later turns asked inside an earlier call (``agents.llm.folding``), by the turn they are for.
+        # Answers for later turns asked inside an earlier call (``werewolf_deception.agents.llm.folding``), by the turn
+        # they are for.
         self._ahead: dict[str, AskedAhead] = {}
         # Exceptions that end the game rather than fall back: the transport's, and the runner's caller's.
         self.passthrough: tuple[type[BaseException], ...] = tuple(self.transport.passthrough)
@@ -251,7 +253,8 @@ class LLMAgent(Policy):
     ) -> dict[str, Any] | str:
         """The answer to ready ``messages`` (cut to the context budget, validated as an action of ``kind``,
         repaired once): the action, or what the env falls back on. Records as any turn
-        (``drain_records``); the LLM judge (``benchmarks.detect.llm_judge``) asks its own prompt through this."""
+        (``drain_records``); the LLM judge (``werewolf_deception.benchmarks.detect.llm_judge``) asks its own prompt
+        through this."""
         messages, budget = fit(
             messages,
             self.options.context_budget,

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agents.llm.prompts import history_of, living_others, max_bid_of
-from agents.llm.schemas import ASK_KEYS
+from werewolf_deception.agents.llm.prompts import history_of, living_others, max_bid_of
+from werewolf_deception.agents.llm.schemas import ASK_KEYS
 from werewolf_env.core.names import SELF_MARK, name_key
 
 # The fields of each kind that can be asked ahead, as they appear in the asking call's answer.

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from agents.serving.credentials import check_key_variable, read_key_file, redact_url, redacted
+from werewolf_deception.agents.serving.credentials import check_key_variable, read_key_file, redact_url, redacted
 
 ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
 SystemPromptMode = Literal["auto", "system", "user"]

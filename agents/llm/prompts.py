@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agents.llm.schemas import ASK_KEYS, statement_chars
+from werewolf_deception.agents.llm.schemas import ASK_KEYS, statement_chars
 from werewolf_env.actions.formats import ANSWER_PREFIX
 from werewolf_env.actions.specs import ACTION_SPECS
 from werewolf_env.claims.model import LIE_TYPES
@@ -86,7 +86,7 @@ def answer_line(kind: str, info: dict[str, Any]) -> str:
             f'; "suspicion_of": an object with one key per player, {", ".join(subjects)}, each '
             f"{_PROBABILITY} that the player is a werewolf"
         )
-    # Later turns asked with this call (``agents.llm.folding``).
+    # Later turns asked with this call (``werewolf_deception.agents.llm.folding``).
     if info.get(ASK_KEYS["self_analysis"]):  # ``LLMOptions.self_analysis_in_statement``
         own = ACTION_SPECS[ActionKind.SELF_ANALYSIS].answer_words.format(probability=_PROBABILITY, types=_TYPES)
         fields += "; then your private analysis of that statement: " + own

@@ -52,7 +52,8 @@ def answer_schema(kind: str, info: dict[str, Any] | None = None) -> dict[str, An
     return turn_schema(kind, info or {})
 
 
-# The info keys that ask a call for later turns too (``agents.llm.folding``), by the turn they are for.
+# The info keys that ask a call for later turns too (``werewolf_deception.agents.llm.folding``), by the turn they are
+# for.
 ASK_KEYS = {"bid": "next_bid_max", "vote": "next_vote_targets", "self_analysis": "ask_self_analysis"}
 
 
@@ -76,7 +77,9 @@ def turn_schema(kind: str, info: dict[str, Any]) -> dict[str, Any]:
         words, chars = int(info.get("max_statement_words", 20)), statement_chars(info)
         what = f"your public words to all players (at most {words} words and {chars} characters)"
         props: dict[str, Any] = {"statement": _text(what, min(8 * words, chars)), "notes": notes}
-        if info.get(ASK_KEYS["self_analysis"]):  # the self-analysis asked with it (``agents.llm.folding``)
+        if info.get(
+            ASK_KEYS["self_analysis"]
+        ):  # the self-analysis asked with it (``werewolf_deception.agents.llm.folding``)
             props.update(_verdict())
         return _obj({**props, **_asked_ahead(info)})
     if kind in ("self_analysis", "peer_analysis"):
@@ -111,7 +114,8 @@ def _verdict() -> dict[str, Any]:
 
 
 def _asked_ahead(info: dict[str, Any]) -> dict[str, Any]:
-    """The later turns' fields asked with this call (``agents.llm.folding``): the next bid, the vote."""
+    """The later turns' fields asked with this call (``werewolf_deception.agents.llm.folding``): the next bid,
+    the vote."""
     props: dict[str, Any] = {}
     if info.get(ASK_KEYS["bid"]) is not None:
         props["bid"] = {"type": "integer", "enum": list(range(int(info[ASK_KEYS["bid"]]) + 1))}

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from agents.llm.options import LLMOptions, suggestion, validate_options
-from agents.policies.base import Policy
-from agents.serving.credentials import redacted
+from werewolf_deception.agents.llm.options import LLMOptions, suggestion, validate_options
+from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.serving.credentials import redacted
 from werewolf_env.core.config import Role, Team
 from werewolf_env.record.token_usage import Price
 
 if TYPE_CHECKING:
-    from agents.serving.endpoints import EndpointPool
+    from werewolf_deception.agents.serving.endpoints import EndpointPool
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -230,18 +230,18 @@ def make_policy(
     options = spec.options
     options.pop("name", None)  # a label for reports, not a policy option
     if spec.kind == "random":
-        from agents.policies.random_agent import RandomAgent
+        from werewolf_deception.agents.policies.random_agent import RandomAgent
 
         return RandomAgent(seed=seed)
     if spec.kind == "heuristic":
-        from agents.policies.heuristic import HeuristicAgent
+        from werewolf_deception.agents.policies.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed=seed, **options)
     if spec.kind == "llm":
-        from agents.llm.agent import LLMAgent
+        from werewolf_deception.agents.llm.agent import LLMAgent
 
         llm = LLMOptions.model_validate({**options, "name": spec.label()})
         return LLMAgent(options=llm, pool=pool, seed=seed, cache_dir=cache_dir)
-    from agents.policies.human import HumanAgent
+    from werewolf_deception.agents.policies.human import HumanAgent
 
     return HumanAgent(**options)

@@ -30,9 +30,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agents.policies.base import Policy
-from agents.policies.heuristic_memory import WOLF, GameMemory, Statement
-from agents.policies.heuristic_speech import HeuristicSpeech
+from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.policies.heuristic_memory import WOLF, GameMemory, Statement
+from werewolf_deception.agents.policies.heuristic_speech import HeuristicSpeech
 from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role
 
 __all__ = ["GameMemory", "HeuristicAgent"]
@@ -76,7 +76,7 @@ class HeuristicAgent(HeuristicSpeech, Policy):
         if "events" not in info:
             raise ValueError(
                 "HeuristicAgent reads info['events']: create the env with raw_env(info_events=True), "
-                "or play through agents.play_game, which does it for you"
+                "or play through werewolf_deception.agents.play_game, which does it for you"
             )
         before = self.memory.me
         self.memory.update(info["events"])

@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from agents.policies.heuristic_memory import WOLF, GameMemory, Statement, powers
+from werewolf_deception.agents.policies.heuristic_memory import WOLF, GameMemory, Statement, powers
 from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role
 
 Speech = tuple[str, list[dict[str, Any]], str]  # (text, claims, the kind of lie or "none")

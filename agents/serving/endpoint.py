@@ -1,5 +1,6 @@
 """One endpoint (a server's base URL and key): its client, the call with its retries, format step-downs
-and circuit breaker, and what the run learns of it. ``agents.serving.endpoints`` holds the run's pool of them and
+and circuit breaker, and what the run learns of it. ``werewolf_deception.agents.serving.endpoints`` holds the run's
+pool of them and
 re-exports these names (import them from there).
 
 What a call does, and why:
@@ -53,9 +54,16 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from agents.llm.options import LLMOptions
-from agents.serving.backpressure import AdaptiveLimit, retry_after
-from agents.serving.credentials import NO_KEY, EndpointURL, redact_url, register_secrets, scrub, split_url
+from werewolf_deception.agents.llm.options import LLMOptions
+from werewolf_deception.agents.serving.backpressure import AdaptiveLimit, retry_after
+from werewolf_deception.agents.serving.credentials import (
+    NO_KEY,
+    EndpointURL,
+    redact_url,
+    register_secrets,
+    scrub,
+    split_url,
+)
 
 # json_object_schema is llama-cpp-python's form (JSON mode with a "schema" that becomes a grammar): its
 # server refuses the json_schema type but constrains output to a schema given this way.
@@ -101,7 +109,7 @@ class Reply:
 class Breaker:
     """A circuit breaker: calls in a row without a usable answer, counted by kind; at ``limit`` it trips, and
     the call that trips it raises ``EndpointDownError`` (so does every later ``check``). ``Endpoint`` has
-    one per server; ``benchmarks.integrations.inspect_models`` one per Inspect model."""
+    one per server; ``werewolf_deception.benchmarks.integrations.inspect_models`` one per Inspect model."""
 
     def __init__(self, endpoint: str | EndpointURL, limit: int) -> None:
         self.endpoint = endpoint  # a server's URL or a model's name: shown redacted in every message

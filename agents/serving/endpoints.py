@@ -17,10 +17,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from agents.llm.options import LLMOptions
-from agents.serving.backpressure import AdaptiveLimit, retry_after
-from agents.serving.credentials import EndpointURL, read_key
-from agents.serving.endpoint import (
+from werewolf_deception.agents.llm.options import LLMOptions
+from werewolf_deception.agents.serving.backpressure import AdaptiveLimit, retry_after
+from werewolf_deception.agents.serving.credentials import EndpointURL, read_key
+from werewolf_deception.agents.serving.endpoint import (
     FATAL_STATUSES,
     RETRY_STATUSES,
     STEP_DOWN,

@@ -8,14 +8,14 @@ budget, validation of the answer, the one repair prompt, the ``llm_call`` and ``
 and so validity accounting. A transport only answers one request: ``complete(messages, schema,
 kind=...)`` returns the reply's text (or a ``Reply`` with its text and what happened on the way, or
 None when the model never answered). ``schema`` is the turn's strict JSON schema
-(``agents.llm.schemas.answer_schema``); a transport may constrain its model with it or ignore it.
+(``werewolf_deception.agents.llm.schemas.answer_schema``); a transport may constrain its model with it or ignore it.
 
 * ``OpenAITransport`` is the OpenAI-compatible path: the run's ``Endpoint`` (retries, deadlines,
   response-format step-downs, the circuit breaker, secrets kept out of every text) and the on-disk
   response cache. ``LLMAgent(model=..., base_url=...)`` builds one.
 * ``as_transport(obj)`` wraps any object with an async ``complete(messages, schema)`` method, or an
   async function of ``(messages, schema)``, so that it can back a seat.
-* ``benchmarks.integrations.inspect_tasks`` has one that calls Inspect's ``Model.generate``.
+* ``werewolf_deception.benchmarks.integrations.inspect_tasks`` has one that calls Inspect's ``Model.generate``.
 
 ``passthrough`` names the exception types a transport's caller must see as they are (an evaluation
 framework's limit or cancellation errors): ``LLMAgent`` re-raises them, and ``play_game(...,
@@ -30,10 +30,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agents.llm.cache import ResponseCache
-from agents.llm.options import LLMOptions
-from agents.serving.credentials import EndpointURL
-from agents.serving.endpoints import Endpoint, EndpointPool, Reply
+from werewolf_deception.agents.llm.cache import ResponseCache
+from werewolf_deception.agents.llm.options import LLMOptions
+from werewolf_deception.agents.serving.credentials import EndpointURL
+from werewolf_deception.agents.serving.endpoints import Endpoint, EndpointPool, Reply
 
 Messages = list[dict[str, str]]
 CompleteFn = Callable[[Messages, dict[str, Any]], Awaitable["str | Reply | None"]]

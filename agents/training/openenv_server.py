@@ -1,11 +1,13 @@
-"""The seat environment (``agents.training.seat_env.SeatEnv``) as an OpenEnv server (``openenv-core``, the
+"""The seat environment (``werewolf_deception.agents.training.seat_env.SeatEnv``) as an OpenEnv server
+(``openenv-core``, the
 ``train`` extra).
 
 OpenEnv serves an environment's ``reset``/``step``/``state`` over a WebSocket, one environment per connection,
 so that any trainer that speaks OpenEnv (TRL's native path among them) can play one seat of a game of Werewolf:
 
     app = seat_app({"num_players": 7}, lineup="heuristic", weights={"win": 1.0, "detection": 0.5})
-    # uvicorn.run(app, host="127.0.0.1", port=8000), or: python -m agents.training.openenv_server --port 8000
+    # uvicorn.run(app, host="127.0.0.1", port=8000), or: python -m werewolf_deception.agents.training.openenv_server
+    --port 8000
 
     with SeatClient(base_url="http://127.0.0.1:8000").sync() as env:
         result = env.reset(seed=3, seat=2)                      # seed and seat as in SeatEnv.reset
@@ -37,12 +39,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agents.play.lineup import Lineup, load_lineup
-from agents.training.seat_env import SeatEnv
+from werewolf_deception.agents.play.lineup import Lineup, load_lineup
+from werewolf_deception.agents.training.seat_env import SeatEnv
 from werewolf_env import GameConfig, __version__
 from werewolf_env.analysis.rewards import RewardWeights
 
-MISSING_EXTRA = "agents.training.openenv_server needs openenv-core, from the 'train' extra: pip install -e '.[train]'"
+MISSING_EXTRA = (
+    "werewolf_deception.agents.training.openenv_server needs openenv-core, from the 'train' extra: "
+    "pip install -e '.[train]'"
+)
 RESET_OPTIONS = ("seed", "seat", "episode_id")
 DEFAULT_MAX_SESSIONS = 16  # concurrent WebSocket sessions, each one game: a GRPO group plays several at once
 # Built on first use, so that importing this module needs no openenv (see ``_openenv_classes``).
@@ -226,10 +231,11 @@ def _openenv_classes() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m agents.training.openenv_server``: serve the seat environment until interrupted (127.0.0.1 by
+    """``python -m werewolf_deception.agents.training.openenv_server``: serve the seat environment until interrupted
+    (127.0.0.1 by
     default)."""
     parser = argparse.ArgumentParser(
-        prog="python -m agents.training.openenv_server",
+        prog="python -m werewolf_deception.agents.training.openenv_server",
         description="Serve one seat of Werewolf as an OpenEnv environment.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")

@@ -6,7 +6,7 @@ extra installs it. Importing this module registers it as the verifiers plugin ``
 environment and harness), so that verifiers' loaders find it by that id in this process:
 
     import verifiers.v1 as vf
-    from agents.training.verifiers_env import WerewolfEnv, WerewolfEnvConfig, WerewolfTasksetConfig
+    from werewolf_deception.agents.training.verifiers_env import WerewolfEnv, WerewolfEnvConfig, WerewolfTasksetConfig
 
     config = WerewolfEnvConfig(
         taskset=WerewolfTasksetConfig(seeds=[1, 2, 3], seats=[0, 4]),      # two trained seats: self-play
@@ -44,11 +44,11 @@ from openai import AsyncOpenAI
 from pydantic import AfterValidator, Field, model_validator
 from verifiers.v1.dialects.chat import message_to_wire
 
-from agents.play.lineup import load_lineup, make_policy
-from agents.play.runner import seat_seed
-from agents.policies.base import Policy
-from agents.serving.endpoints import EndpointDownError
-from agents.training.seat_env import new_text_since
+from werewolf_deception.agents.play.lineup import load_lineup, make_policy
+from werewolf_deception.agents.play.runner import seat_seed
+from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.serving.endpoints import EndpointDownError
+from werewolf_deception.agents.training.seat_env import new_text_since
 from werewolf_env import GameConfig
 from werewolf_env.analysis.rewards import REWARD_FUNCTIONS, REWARDS, RewardWeights
 from werewolf_env.envs.aec import raw_env
@@ -215,7 +215,8 @@ class WerewolfEnvConfig(vf.EnvConfig):
     game: dict[str, Any] = Field(default_factory=dict)
     """``GameConfig`` fields (``num_players``, ...)."""
     lineup: str | dict[str, Any] = "heuristic"
-    """Who plays the other seats: a lineup kind, a lineup table or a lineup file (``agents.play.lineup``)."""
+    """Who plays the other seats: a lineup kind, a lineup table or a lineup file
+    (``werewolf_deception.agents.play.lineup``)."""
     weights: dict[str, float] | None = None
     """Reward weights (``RewardWeights`` fields); set, they override the weights in ``taskset.task.rewards``."""
 

@@ -1,7 +1,7 @@
 """The ``werewolf-bench`` command line: its subcommands, option values, exit codes, progress and terminal text.
 
-``benchmarks.cli`` was one module before the sub-packages: its public names are still read
-here, from ``benchmarks.cli.main``, loaded on first use (so that importing a sibling module
+``werewolf_deception.benchmarks.cli`` was one module before the sub-packages: its public names are still read
+here, from ``werewolf_deception.benchmarks.cli.main``, loaded on first use (so that importing a sibling module
 does not load this one).
 """
 
@@ -11,7 +11,7 @@ from werewolf_env.core.moved import reexport
 
 __getattr__, __dir__ = reexport(
     __name__,
-    "benchmarks.cli.main",
+    "werewolf_deception.benchmarks.cli.main",
     (
         "HelpWithDefaults",
         "OneLineParser",

@@ -66,7 +66,8 @@ MEANINGS: tuple[tuple[int, str], ...] = (
     (EXIT_TERMINATED, f"{_SIGTERM}; {_KEPT}"),
 )  # fmt: skip
 
-# What every command can return: the dispatcher (``benchmarks.cli.main``) turns Ctrl-C, SIGTERM, a closed output and a
+# What every command can return: the dispatcher (``werewolf_deception.benchmarks.cli.main``) turns Ctrl-C, SIGTERM, a
+# closed output and a
 # file that cannot be written or read (the output included) into these. None: the meaning in MEANINGS.
 _ANY: dict[int, str | None] = {EXIT_STORAGE: _STORAGE, EXIT_INTERRUPTED: _SIGINT, EXIT_OUTPUT_CLOSED: None,
                                EXIT_TERMINATED: _SIGTERM}  # fmt: skip

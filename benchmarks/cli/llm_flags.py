@@ -1,8 +1,8 @@
 """Command-line options for LLM seats and the checks that make an LLM run a measurement or a fast failure.
 
-The flags map one-to-one onto ``agents.llm.options.LLMOptions`` (the one validated options model
+The flags map one-to-one onto ``werewolf_deception.agents.llm.options.LLMOptions`` (the one validated options model
 that lineup files and tournaments use too); a flag given on the command line overrides that option
-for every LLM seat. The exit codes of a run are in ``benchmarks.cli.exit_codes``.
+for every LLM seat. The exit codes of a run are in ``werewolf_deception.benchmarks.cli.exit_codes``.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from agents.llm.options import LLMOptions, validate_options
-from agents.play.lineup import AgentSpec, Lineup
-from agents.serving.preflight import ProbeResult, preflight
-from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
-from benchmarks.cli.values import COUNT, field_bounds, whole_number
+from werewolf_deception.agents.llm.options import LLMOptions, validate_options
+from werewolf_deception.agents.play.lineup import AgentSpec, Lineup
+from werewolf_deception.agents.serving.preflight import ProbeResult, preflight
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
+from werewolf_deception.benchmarks.cli.values import COUNT, field_bounds, whole_number
 
 # flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs).
 # "{default}" in a text is the field's default in LLMOptions (the one place it is set).

@@ -8,7 +8,8 @@ game, replay-checks the logs and prints a readable summary with the grounded dec
     werewolf-bench run --lineup lineup.toml          # per-seat / per-team policies and models
     werewolf-bench run --model gpt-4o-mini --base-url https://api.openai.com/v1
 
-Every option's help names its default; the exit codes a command can return (``benchmarks.cli.exit_codes``)
+Every option's help names its default; the exit codes a command can return
+(``werewolf_deception.benchmarks.cli.exit_codes``)
 close its ``--help``.
 A file that cannot be written or read ends any command with a message naming it (exit 5), Ctrl-C
 with exit 130 and SIGTERM with 143, never with a traceback.
@@ -23,11 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agents import load_lineup
-from agents.llm.options import DEFAULT_BASE_URL
-from agents.play.lineup import AgentSpec
-from agents.serving.endpoints import EndpointDownError
-from benchmarks.cli.exit_codes import (
+from werewolf_deception.agents import load_lineup
+from werewolf_deception.agents.llm.options import DEFAULT_BASE_URL
+from werewolf_deception.agents.play.lineup import AgentSpec
+from werewolf_deception.agents.serving.endpoints import EndpointDownError
+from werewolf_deception.benchmarks.cli.exit_codes import (
     EXIT_BAD_OPTIONS,
     EXIT_INVALID,
     EXIT_OUTPUT_CLOSED,
@@ -36,15 +37,15 @@ from benchmarks.cli.exit_codes import (
     interrupted_code,
     sigterm_as_interrupt,
 )
-from benchmarks.cli.llm_flags import add_llm_flags, check_run_flags, judge_settings
-from benchmarks.cli.play import play_command
-from benchmarks.cli.relabel import add_relabel_parser, relabel_command
-from benchmarks.cli.replay import replay_command
-from benchmarks.cli.report import add_report_parser, report_command
-from benchmarks.cli.rescore import rescore_command
-from benchmarks.cli.run import run_command
-from benchmarks.cli.tournament import tournament_command
-from benchmarks.cli.values import (
+from werewolf_deception.benchmarks.cli.llm_flags import add_llm_flags, check_run_flags, judge_settings
+from werewolf_deception.benchmarks.cli.play import play_command
+from werewolf_deception.benchmarks.cli.relabel import add_relabel_parser, relabel_command
+from werewolf_deception.benchmarks.cli.replay import replay_command
+from werewolf_deception.benchmarks.cli.report import add_report_parser, report_command
+from werewolf_deception.benchmarks.cli.rescore import rescore_command
+from werewolf_deception.benchmarks.cli.run import run_command
+from werewolf_deception.benchmarks.cli.tournament import tournament_command
+from werewolf_deception.benchmarks.cli.values import (
     BASELINE_GAMES,
     COUNT,
     GAMES,
@@ -59,10 +60,10 @@ from benchmarks.cli.values import (
     refuse,
     whole_number,
 )
-from benchmarks.export.dataset import add_export_options, export_command
-from benchmarks.runs.folder import RunFolderError, check_out_folder, describe_os_error
-from benchmarks.runs.gate import preflight_gate, stopped
-from benchmarks.runs.workers import workers_stuck
+from werewolf_deception.benchmarks.export.dataset import add_export_options, export_command
+from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder, describe_os_error
+from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
+from werewolf_deception.benchmarks.runs.workers import workers_stuck
 from werewolf_env import GameConfig, __version__
 from werewolf_env.core.config import MAX_PLAYERS, MIN_PLAYERS
 from werewolf_env.envs.aec import raw_env
@@ -348,14 +349,14 @@ def _dispatch(command: Callable[[argparse.Namespace], int], args: argparse.Names
 
 def detect_eval_command(args: argparse.Namespace) -> int:
     if args.dataset:
-        from benchmarks.diplomacy.evaluate import dataset_command
+        from werewolf_deception.benchmarks.diplomacy.evaluate import dataset_command
 
         return dataset_command(args)
-    from benchmarks.detect.evaluate import run_detect_eval
-    from benchmarks.detect.registry import DEFAULT, DetectorError, make_detector
-    from benchmarks.detect.runs import run_runs_eval
-    from benchmarks.detect.table import print_table
-    from benchmarks.runs.loop import RunMismatchError, RunStoppedError
+    from werewolf_deception.benchmarks.detect.evaluate import run_detect_eval
+    from werewolf_deception.benchmarks.detect.registry import DEFAULT, DetectorError, make_detector
+    from werewolf_deception.benchmarks.detect.runs import run_runs_eval
+    from werewolf_deception.benchmarks.detect.table import print_table
+    from werewolf_deception.benchmarks.runs.loop import RunMismatchError, RunStoppedError
 
     args.out = args.out or Path("runs/detect-eval")
     specs = list(dict.fromkeys(args.detector or DEFAULT))

@@ -1,4 +1,5 @@
-"""``werewolf-bench relabel``: the command line of ``benchmarks.labels.relabel`` (arguments, the labeler, the
+"""``werewolf-bench relabel``: the command line of ``werewolf_deception.benchmarks.labels.relabel`` (arguments, the
+labeler, the
 summary)."""
 
 from __future__ import annotations
@@ -10,15 +11,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.serving.credentials import KEY_VARIABLE_HELP
-from benchmarks.cli.exit_codes import exit_codes_text
-from benchmarks.cli.llm_flags import llm_number
-from benchmarks.cli.summary_text import print_lines
-from benchmarks.cli.values import COUNT, IN_FLIGHT
-from benchmarks.labels.agreement import format_summary
-from benchmarks.labels.corpus import DEFAULT_CORPUS
-from benchmarks.labels.labelers import LabelerUnavailableError, LLMLabeler, llm_labeler, regex_labeler
-from benchmarks.labels.relabel import (
+from werewolf_deception.agents.serving.credentials import KEY_VARIABLE_HELP
+from werewolf_deception.benchmarks.cli.exit_codes import exit_codes_text
+from werewolf_deception.benchmarks.cli.llm_flags import llm_number
+from werewolf_deception.benchmarks.cli.summary_text import print_lines
+from werewolf_deception.benchmarks.cli.values import COUNT, IN_FLIGHT
+from werewolf_deception.benchmarks.labels.agreement import format_summary
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS
+from werewolf_deception.benchmarks.labels.labelers import (
+    LabelerUnavailableError,
+    LLMLabeler,
+    llm_labeler,
+    regex_labeler,
+)
+from werewolf_deception.benchmarks.labels.relabel import (
     EXIT_BAD,
     EXIT_DOWN,
     EXIT_INCOMPLETE,
@@ -29,7 +35,7 @@ from benchmarks.labels.relabel import (
     relabel_run,
     write_atomic,
 )
-from benchmarks.report.build import find_logs
+from werewolf_deception.benchmarks.report.build import find_logs
 from werewolf_env.claims.model import CLAIM_KINDS
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
-from benchmarks.runs.folder import find_logs
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
+from werewolf_deception.benchmarks.runs.folder import find_logs
 from werewolf_env.core.inert_text import terminal_safe
 from werewolf_env.engine.log import ReplayResult, replay
 

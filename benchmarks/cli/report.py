@@ -3,8 +3,9 @@
     werewolf-bench report runs/demo                   # the logs' own ground truth (regex): runs/demo/
     werewolf-bench report runs/demo --labeler llm     # runs/demo/claims/llm.ndjson: runs/demo/report-llm/
 
-The report itself is ``benchmarks.report.build.build_report``; whose claims and lie labels it rests on,
-``benchmarks.labels.run_labels``. Exit codes: 0 written; 2 no logs, no finished game, no readable
+The report itself is ``werewolf_deception.benchmarks.report.build.build_report``; whose claims and lie labels it rests
+on,
+``werewolf_deception.benchmarks.labels.run_labels``. Exit codes: 0 written; 2 no logs, no finished game, no readable
 labels file for ``--labeler`` (the message names the file and the command that writes it), a log that
 does not replay as a whole, identical game (without ``--allow-unverified``), or an ``--out`` that is a
 file or a folder of other files (nothing is written there); 5 a file that cannot be written (the message
@@ -18,13 +19,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
-from benchmarks.cli.summary_text import WIDTH, fit, legend_lines, lineup_itself, pack, print_lines, table
-from benchmarks.cli.values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
-from benchmarks.labels.run_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
-from benchmarks.report.build import build_report, report_dir
-from benchmarks.report.tokens import token_lines
-from benchmarks.runs.folder import check_out_folder
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
+from werewolf_deception.benchmarks.cli.summary_text import (
+    WIDTH,
+    fit,
+    legend_lines,
+    lineup_itself,
+    pack,
+    print_lines,
+    table,
+)
+from werewolf_deception.benchmarks.cli.values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
+from werewolf_deception.benchmarks.labels.run_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
+from werewolf_deception.benchmarks.report.build import build_report, report_dir
+from werewolf_deception.benchmarks.report.tokens import token_lines
+from werewolf_deception.benchmarks.runs.folder import check_out_folder
 from werewolf_env.analysis.coverage import claims_coverage_lines
 from werewolf_env.analysis.role_figures import action_kinds_of
 from werewolf_env.core.roles import Role
@@ -139,7 +148,7 @@ def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]
 
     A baseline whose lineup is the run's own is named once ("the lineup itself"), its figures not repeated;
     roles that know their partners (werewolves) get their detection row apart from the village's table."""
-    from benchmarks.runs.validity import format_coverage
+    from werewolf_deception.benchmarks.runs.validity import format_coverage
 
     metrics = document["metrics"]
     itself = lineup_itself(document)
@@ -231,7 +240,7 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     """What statements did to the listeners, by the speaker's team, and what that rests on (docs/reports.md,
     "Persuasion"): a small table, a column per speaker team (lines indented by the caller's two spaces: at most
     98 columns)."""
-    from benchmarks.runs.validity import format_coverage
+    from werewolf_deception.benchmarks.runs.validity import format_coverage
 
     persuasion = metrics.get("persuasion")
     if not persuasion:  # a document from before metrics schema 6

@@ -4,7 +4,7 @@ Writes RUN_DIR/rescore/<labeler>/ (or ``--out``: a new folder, or one an earlier
 holds its ``rescore.json``; a folder of other files is refused, exit 2). A model labeler passes the gate of
 every model-calling command: the preflight (exit 2, nothing written), the circuit breaker (exit 3: the
 games rescored so far are kept, no report) and ``--max-fallback-rate`` over the labeler's analyses (exit
-4, after the report). The codes are in ``benchmarks.cli.exit_codes``.
+4, after the report). The codes are in ``werewolf_deception.benchmarks.cli.exit_codes``.
 """
 
 from __future__ import annotations
@@ -17,21 +17,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.serving.endpoints import EndpointDownError
-from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
-from benchmarks.cli.llm_flags import apply_overrides, check_run_flags, llm_overrides
-from benchmarks.cli.progress import Bar, track
-from benchmarks.cli.report import fmt_value
-from benchmarks.report.build import build_report, find_logs, load_records
-from benchmarks.runs.folder import RunFolderError, check_out_folder
-from benchmarks.runs.gate import preflight_gate, stopped
+from werewolf_deception.agents.serving.endpoints import EndpointDownError
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
+from werewolf_deception.benchmarks.cli.llm_flags import apply_overrides, check_run_flags, llm_overrides
+from werewolf_deception.benchmarks.cli.progress import Bar, track
+from werewolf_deception.benchmarks.cli.report import fmt_value
+from werewolf_deception.benchmarks.report.build import build_report, find_logs, load_records
+from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder
+from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
 from werewolf_env.analysis.metrics import aggregate
 
 MARKER = "rescore.json"  # what a rescore writes first in its folder: a later rescore may write there again
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    from benchmarks.labels.rescore import RescoredGame, labeler_lineup, rescore_run, slug
+    from werewolf_deception.benchmarks.labels.rescore import RescoredGame, labeler_lineup, rescore_run, slug
 
     try:
         check_run_flags(args)
@@ -91,7 +91,7 @@ def rescore_command(args: argparse.Namespace) -> int:
         title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
         progress=True,
     )
-    from benchmarks.runs.validity import common_answers, format_coverage
+    from werewolf_deception.benchmarks.runs.validity import common_answers, format_coverage
 
     # Both sides over the same games; the comparison only on analyses answered under both labelings, so
     # a labeler whose server failed is neither scored 0 nor compared on a different subset.
@@ -134,7 +134,7 @@ def labeler_fallbacks(done: list[Any], labels: set[str], max_rate: float) -> str
     """What makes the rescore no measurement: a model labeler whose analyses fell back more than ``max_rate``."""
     if not labels:
         return None
-    from benchmarks.runs.validity import run_validity
+    from werewolf_deception.benchmarks.runs.validity import run_validity
 
     policies = run_validity([g.log_path for g in done])["policies"]
     for label in sorted(labels & set(policies)):

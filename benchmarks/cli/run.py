@@ -12,16 +12,18 @@ An LLM run is either a measurement with its validity printed beside it, or a fas
    ``--max-fallback-rate`` makes the run exit 4, said in the summary's first line;
 6. the summary gives the model calls' prompt, cached and completion tokens per game and per call kind, how
    each model's were counted (server usage or an estimate) and a cost at the lineup's ``prices``
-   (``benchmarks.report.tokens``); a run without model calls prints none of it.
+   (``werewolf_deception.benchmarks.report.tokens``); a run without model calls prints none of it.
 
 The summary is printed once the report is written: its header gives the command's whole time (games,
 replay check and report; ``seconds_total`` in ``summary.json``) and, for a resumed run, how many games an
 earlier command had finished (``games_resumed``, ``games_played``). Every line fits in 100 columns
-(``benchmarks.cli.summary_text``), and a legend of the terms it uses follows it (``--explain``: the full one).
+(``werewolf_deception.benchmarks.cli.summary_text``), and a legend of the terms it uses follows it (``--explain``: the
+full one).
 
 Any run: the folder is locked while the command runs (a second run on it: exit 2), a disk that
 refuses a write stops it with the path (exit 5), Ctrl-C and SIGTERM end it with its workers (130,
-143); in each case finished games are kept and the same command resumes (``benchmarks.cli.exit_codes``).
+143); in each case finished games are kept and the same command resumes
+(``werewolf_deception.benchmarks.cli.exit_codes``).
 """
 
 from __future__ import annotations
@@ -36,11 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import GameResult, load_lineup
-from agents.play.lineup import AgentSpec, Lineup
-from agents.serving.endpoints import EndpointPool
-from agents.serving.preflight import ProbeResult, seed_pool
-from benchmarks.cli.exit_codes import (
+from werewolf_deception.agents import GameResult, load_lineup
+from werewolf_deception.agents.play.lineup import AgentSpec, Lineup
+from werewolf_deception.agents.serving.endpoints import EndpointPool
+from werewolf_deception.agents.serving.preflight import ProbeResult, seed_pool
+from werewolf_deception.benchmarks.cli.exit_codes import (
     EXIT_BAD_OPTIONS,
     EXIT_FAILED_GAMES,
     EXIT_INVALID,
@@ -48,15 +50,34 @@ from benchmarks.cli.exit_codes import (
     EXIT_STORAGE,
     interrupted_code,
 )
-from benchmarks.cli.llm_flags import apply_overrides, check_run_flags, identity_of, llm_overrides, run_preflight
-from benchmarks.cli.progress import Bar
-from benchmarks.cli.report import report_lines
-from benchmarks.cli.summary_text import WIDTH, fit, legend_lines, pack, print_lines
-from benchmarks.cli.values import MAX_GAMES, MAX_SEED, game_config_of, refuse
-from benchmarks.report.tokens import game_cost, priced, token_lines
-from benchmarks.runs.folder import RunFolderError, check_out_folder, describe_os_error
-from benchmarks.runs.loop import Job, Progress, RayBackend, RunDir, RunMismatchError, RunStoppedError, play_run
-from benchmarks.runs.validity import format_validity, game_validity, run_validity, worst_fallback_rate
+from werewolf_deception.benchmarks.cli.llm_flags import (
+    apply_overrides,
+    check_run_flags,
+    identity_of,
+    llm_overrides,
+    run_preflight,
+)
+from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.cli.report import report_lines
+from werewolf_deception.benchmarks.cli.summary_text import WIDTH, fit, legend_lines, pack, print_lines
+from werewolf_deception.benchmarks.cli.values import MAX_GAMES, MAX_SEED, game_config_of, refuse
+from werewolf_deception.benchmarks.report.tokens import game_cost, priced, token_lines
+from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder, describe_os_error
+from werewolf_deception.benchmarks.runs.loop import (
+    Job,
+    Progress,
+    RayBackend,
+    RunDir,
+    RunMismatchError,
+    RunStoppedError,
+    play_run,
+)
+from werewolf_deception.benchmarks.runs.validity import (
+    format_validity,
+    game_validity,
+    run_validity,
+    worst_fallback_rate,
+)
 from werewolf_env import GameConfig, __version__
 from werewolf_env.analysis.coverage import ClaimsCoverage, claims_coverage_lines
 from werewolf_env.analysis.metrics import GameRecord
@@ -227,7 +248,7 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started
     reporting = time.perf_counter()
     try:
         if not args.no_report and results and outcome.stopped is None:
-            from benchmarks.report.build import build_report
+            from werewolf_deception.benchmarks.report.build import build_report
 
             document = build_report(
                 args.out,

@@ -13,7 +13,7 @@ every summary, has a line for each term the printed text uses; ``--explain`` (``
 the full one (every term, with more detail). Definitions follow the code that computes the figures:
 ``werewolf_env.claims.judge`` (lies), ``werewolf_env.analysis.coverage`` (claims, hedged),
 ``werewolf_env.analysis.metrics`` and ``werewolf_env.record.persuasion`` (detection and persuasion),
-``benchmarks.runs.validity`` (answers).
+``werewolf_deception.benchmarks.runs.validity`` (answers).
 """
 
 from __future__ import annotations

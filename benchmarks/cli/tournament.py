@@ -1,6 +1,8 @@
-"""``werewolf-bench tournament CONFIG.toml``: the command (the tournament itself is ``benchmarks.runs.tournament``).
+"""``werewolf-bench tournament CONFIG.toml``: the command (the tournament itself is
+``werewolf_deception.benchmarks.runs.tournament``).
 
-Exit codes are those of ``run`` (``benchmarks.cli.exit_codes``); a tournament name that is not a plain
+Exit codes are those of ``run`` (``werewolf_deception.benchmarks.cli.exit_codes``); a tournament name that is not a
+plain
 name (it names the folder ``runs/<name>``) is refused with exit 2 before anything is written.
 Entrant names may be any text: they are keys, never split, and are shown inert in the terminal.
 """
@@ -13,16 +15,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli.exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
-from benchmarks.cli.llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
-from benchmarks.cli.progress import Bar
-from benchmarks.cli.report import fmt_value, signed
-from benchmarks.cli.run import RunPlan, execute
-from benchmarks.cli.values import refuse
-from benchmarks.report.build import build_report
-from benchmarks.report.tokens import token_lines
-from benchmarks.runs.loop import RunDir
-from benchmarks.runs.tournament import (
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
+from werewolf_deception.benchmarks.cli.llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
+from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.cli.report import fmt_value, signed
+from werewolf_deception.benchmarks.cli.run import RunPlan, execute
+from werewolf_deception.benchmarks.cli.values import refuse
+from werewolf_deception.benchmarks.report.build import build_report
+from werewolf_deception.benchmarks.report.tokens import token_lines
+from werewolf_deception.benchmarks.runs.loop import RunDir
+from werewolf_deception.benchmarks.runs.tournament import (
     TournamentConfig,
     TournamentGame,
     entrant_table,
@@ -30,7 +32,12 @@ from benchmarks.runs.tournament import (
     load_tournament,
     schedule,
 )
-from benchmarks.runs.validity import format_validity, game_validity, run_validity, worst_fallback_rate
+from werewolf_deception.benchmarks.runs.validity import (
+    format_validity,
+    game_validity,
+    run_validity,
+    worst_fallback_rate,
+)
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.core.inert_text import terminal_safe
 from werewolf_env.engine.log import read_log

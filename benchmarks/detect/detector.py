@@ -12,7 +12,8 @@ Per statement, the features are:
 
 Everything a feature reads was public when the statement was made, or is computed from each
 listener's own knowledge: no hidden role reaches the detector. The classifier is an L2-regularised
-logistic regression (``benchmarks.detect.logistic``, the project's one solver) trained on the grounded lie
+logistic regression (``werewolf_deception.benchmarks.detect.logistic``, the project's one solver) trained on the
+grounded lie
 labels; its threshold is the one that maximised F1 on out-of-fold predictions over the training games,
 each fold's standardisation fitted on that fold's training part only. It saves to and
 loads from a small JSON file.
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.detect.logistic import best_threshold, fit_logistic, sigmoid
+from werewolf_deception.benchmarks.detect.logistic import best_threshold, fit_logistic, sigmoid
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.core.names import name_key
 from werewolf_env.core.state import GameState, Statement

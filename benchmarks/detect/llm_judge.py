@@ -1,7 +1,8 @@
 """``llm-judge``: an OpenAI-compatible model reads what a spectator sees of a game up to a statement and says
 whether the statement is deceptive (CTRL-D's "direct judgment" baseline).
 
-The prompt holds the definitions the LLM seats read (``agents.llm.prompts.DECEPTION_DEFINITIONS``), the
+The prompt holds the definitions the LLM seats read (``werewolf_deception.agents.llm.prompts.DECEPTION_DEFINITIONS``),
+the
 players, the public history up to and including the statement (``werewolf_env.record.transcript`` with no
 viewer: public events only, never a role, a night action, a poll or a label) and the question; the
 answer is the LLM seats' analysis (``reasoning``, ``is_deceptive``, ``confidence``: the probability
@@ -25,11 +26,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.llm.agent import LLMAgent
-from agents.llm.options import LLMOptions, validate_options
-from agents.llm.prompts import DECEPTION_DEFINITIONS, answer_line
-from agents.serving.endpoints import EndpointDownError, EndpointPool
-from benchmarks.detect.detector import Rows, replayed_statements
+from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.llm.options import LLMOptions, validate_options
+from werewolf_deception.agents.llm.prompts import DECEPTION_DEFINITIONS, answer_line
+from werewolf_deception.agents.serving.endpoints import EndpointDownError, EndpointPool
+from werewolf_deception.benchmarks.detect.detector import Rows, replayed_statements
 from werewolf_env.engine.log import game_of_header, read_log
 from werewolf_env.observe.text import Section
 from werewolf_env.record.transcript import Transcript
@@ -73,7 +74,8 @@ def judge_messages(names: list[str], speaker: str, history: str, merge_system: b
 
 
 class ModelJudge:
-    """What the LLM judges share (this one, and ``benchmarks.diplomacy.judge.DiplomacyJudge``): the model's
+    """What the LLM judges share (this one, and ``werewolf_deception.benchmarks.diplomacy.judge.DiplomacyJudge``): the
+    model's
     options, one ``LLMAgent`` per judged item through one endpoint pool, and the count of calls, tokens and
     outcomes (``cost()``)."""
 
@@ -148,7 +150,8 @@ class ModelJudge:
 
 
 class LLMJudge(ModelJudge):
-    """The ``llm-judge`` detector (``benchmarks.detect.registry``): one call (and at most one repair) per statement."""
+    """The ``llm-judge`` detector (``werewolf_deception.benchmarks.detect.registry``): one call (and at most one
+    repair) per statement."""
 
     def fit(self, rows: Rows) -> LLMJudge:
         return self  # zero-shot: no training game is read

@@ -1,6 +1,7 @@
 """Deception detectors behind one protocol, for ``werewolf-bench detect-eval``.
 
-A detector is fit on the statement rows of training games (``benchmarks.detect.detector.statement_rows``:
+A detector is fit on the statement rows of training games
+(``werewolf_deception.benchmarks.detect.detector.statement_rows``:
 one dict per statement with its text, features, public context, the grounded ``lie`` label and the
 agents' own analyses) and then says, for each statement of other games, the probability that it is
 a lie, or None when it abstains. The protocol (``Detector``):
@@ -21,8 +22,9 @@ Built in (``BUILTIN``): ``peers`` (the share of answering peers whose analysis f
 majority flags; abstains when no peer answered), ``self`` (the speaker's own answered analysis:
 1 when it called itself deceptive), ``rules`` (the larger of mean bait and mean switch, threshold
 from training; abstains when the statement made no valued proposal), ``text``, ``values`` and
-``text+values`` (``benchmarks.detect.detector``'s logistic regression on those features), and
-``llm-judge`` (``benchmarks.detect.llm_judge``). Anything else is ``module:Class``: a class importable from
+``text+values`` (``werewolf_deception.benchmarks.detect.detector``'s logistic regression on those features), and
+``llm-judge`` (``werewolf_deception.benchmarks.detect.llm_judge``). Anything else is ``module:Class``: a class
+importable from
 ``module`` (on ``sys.path``) whose instances, made without arguments, follow the protocol.
 """
 
@@ -37,8 +39,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from benchmarks.detect.detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, Rows, fit
-from benchmarks.detect.logistic import best_threshold
+from werewolf_deception.benchmarks.detect.detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, Rows, fit
+from werewolf_deception.benchmarks.detect.logistic import best_threshold
 
 METHODS = ("fit", "predict", "save", "load")
 
@@ -145,7 +147,8 @@ class RulesDetector(JsonDetector):
 
 
 class ClassifierDetector(JsonDetector):
-    """``benchmarks.detect.detector``'s logistic regression on text, values, or both; its threshold maximises F1
+    """``werewolf_deception.benchmarks.detect.detector``'s logistic regression on text, values, or both; its threshold
+    maximises F1
     over out-of-fold predictions on the training games (folds by game)."""
 
     FEATURES: ClassVar[dict[str, list[str]]] = {
@@ -185,7 +188,7 @@ class ClassifierDetector(JsonDetector):
 
 
 def _judge(**settings: Any) -> Any:
-    from benchmarks.detect.llm_judge import LLMJudge
+    from werewolf_deception.benchmarks.detect.llm_judge import LLMJudge
 
     return LLMJudge(**settings)
 

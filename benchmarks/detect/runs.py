@@ -2,7 +2,8 @@
 
 Each RUN is a run folder (``werewolf-bench run``, ``tournament``, a ``detect-eval`` split) or a folder of
 game logs: its ``games/*.ndjson`` (or its own ``*.ndjson``). Every game is replayed from its log
-(``benchmarks.detect.detector.statement_rows``), so the counterfactual values of LLM games are computed
+(``werewolf_deception.benchmarks.detect.detector.statement_rows``), so the counterfactual values of LLM games are
+computed
 like those of the games ``detect-eval`` plays; rows are cached in ``OUT/features/{train,test}/``.
 Splits are by game: every statement of a game is on one side. A test game with the seed and rules
 of a training game was dealt the same roles to the same seats, and with the same players it is the
@@ -15,10 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli.progress import Bar
-from benchmarks.detect.evaluate import split_features, split_summary
-from benchmarks.detect.registry import DEFAULT
-from benchmarks.detect.table import detector_table
+from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.detect.evaluate import split_features, split_summary
+from werewolf_deception.benchmarks.detect.registry import DEFAULT
+from werewolf_deception.benchmarks.detect.table import detector_table
 from werewolf_env.engine.log import read_log
 
 

@@ -1,4 +1,5 @@
-"""``detect-eval``'s one table: every detector (``benchmarks.detect.registry``) fit on the training games' statement
+"""``detect-eval``'s one table: every detector (``werewolf_deception.benchmarks.detect.registry``) fit on the training
+games' statement
 rows and scored on the test games', with two trivial baselines.
 
 Per detector: precision (over the statements it flagged), recall (over every lie: a lie it abstained
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.detect.registry import Rows, decision_threshold, make_detector, probabilities
+from werewolf_deception.benchmarks.detect.registry import Rows, decision_threshold, make_detector, probabilities
 from werewolf_env.analysis.stats import Bootstrap
 
 TYPE_SHORT = {"fabrication": "fab", "misdirection": "mis", "distortion": "dis", "omission": "omi"}

@@ -1,4 +1,5 @@
-"""Lie detectors for Diplomacy messages (``benchmarks.diplomacy.peskov``): logistic regressions on words,
+"""Lie detectors for Diplomacy messages (``werewolf_deception.benchmarks.diplomacy.peskov``): logistic regressions on
+words,
 conversation context and power, each fitted with everything it learns inside its training rows.
 
 A detector is fit on labelled messages of training games and returns, for each message, a
@@ -7,14 +8,15 @@ and loads from JSON. Built in:
 
 - ``text``: words and word pairs of the message, tf-idf (sublinear counts, rows of unit length);
 - ``text+context``: also the previous message's words and the message's surface, lexicon and
-  conversation features (``benchmarks.diplomacy.peskov``), standardised;
+  conversation features (``werewolf_deception.benchmarks.diplomacy.peskov``), standardised;
 - ``text+context+power``: also the supply-centre features.
 
 (``stacked``, separate regressions for the words and the dense features combined by a stacker, is
-in ``benchmarks.diplomacy.models``, whose ``make_detector`` and ``load_detector`` take every name.)
+in ``werewolf_deception.benchmarks.diplomacy.models``, whose ``make_detector`` and ``load_detector`` take every name.)
 
 ``fit`` learns, on the training rows only, the vocabulary and its idf, the scaling of the dense
-features, and the logistic regression (``benchmarks.detect.logistic``), with every lie weighted so the two
+features, and the logistic regression (``werewolf_deception.benchmarks.detect.logistic``), with every lie weighted so
+the two
 classes weigh the same (lies are about 5% of messages). Its L2 strength and its threshold come from
 an inner cross-validation over the training games (``INNER_FOLDS`` folds of whole games; folds of
 dialogs when there is one game): the strength whose pooled out-of-fold predictions reach the best
@@ -34,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.detect.logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
-from benchmarks.diplomacy.peskov import Message
+from werewolf_deception.benchmarks.detect.logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
+from werewolf_deception.benchmarks.diplomacy.peskov import Message
 
 DETECTORS: dict[str, tuple[str, ...]] = {
     "text": ("text",),

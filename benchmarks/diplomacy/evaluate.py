@@ -1,5 +1,6 @@
 """``werewolf-bench detect-eval --dataset peskov2020 --data-dir DIR``: the message detectors
-(``benchmarks.diplomacy.detectors``, and the stacked one of ``benchmarks.diplomacy.models``) on human lies
+(``werewolf_deception.benchmarks.diplomacy.detectors``, and the stacked one of
+``werewolf_deception.benchmarks.diplomacy.models``) on human lies
 in Diplomacy, with the metric of Peskov et al. 2020.
 
 Two splits, each message scored by a model that never saw its game:
@@ -36,16 +37,16 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.cli.progress import Bar
-from benchmarks.diplomacy.models import ALL_DETECTORS, make_detector
-from benchmarks.diplomacy.peskov import Message, read_split
-from benchmarks.shared_data import diplomacy_dir
+from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.diplomacy.models import ALL_DETECTORS, make_detector
+from werewolf_deception.benchmarks.diplomacy.peskov import Message, read_split
+from werewolf_deception.benchmarks.shared_data import diplomacy_dir
 from werewolf_env.analysis.stats import Bootstrap
 
 MIN_GAME_CLUSTERS = 5
 BASELINES = ("random", "all-lie")
 HUMANS = "human receivers"
-JUDGE = "llm-judge"  # benchmarks.diplomacy.judge: zero-shot, on a sample of each split
+JUDGE = "llm-judge"  # werewolf_deception.benchmarks.diplomacy.judge: zero-shot, on a sample of each split
 HEADLINE = "stacked"  # the detector the headline asks about, named before any score is seen
 METRICS = ("lie_f1", "auroc", "average_precision", "macro_f1", "precision", "recall")
 
@@ -267,7 +268,7 @@ def run_peskov_eval(
     judge_sample: int = 300,
 ) -> dict[str, Any]:
     """Every detector of ``detectors`` (default: the fitted ones) on both splits. ``llm-judge`` needs ``judge``
-    (``benchmarks.diplomacy.judge.DiplomacyJudge``) and reads ``judge_sample`` messages per split."""
+    (``werewolf_deception.benchmarks.diplomacy.judge.DiplomacyJudge``) and reads ``judge_sample`` messages per split."""
     started = time.monotonic()
     names = list(detectors or ALL_DETECTORS)
     unknown = [n for n in names if n not in (*ALL_DETECTORS, JUDGE)]
@@ -383,14 +384,14 @@ DEFAULT_DATA_DIR = diplomacy_dir()  # $WEREWOLF_SHARED_DATA, else ../shared/data
 
 
 def dataset_command(args: Any) -> int:
-    """``detect-eval --dataset peskov2020``: the options of ``benchmarks.cli.main``'s detect-eval."""
-    from agents.play.lineup import AgentSpec
-    from agents.serving.endpoints import EndpointDownError
-    from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-    from benchmarks.cli.llm_flags import check_run_flags, judge_settings
-    from benchmarks.diplomacy.judge import DiplomacyJudge
-    from benchmarks.runs.folder import RunFolderError, check_out_folder
-    from benchmarks.runs.gate import preflight_gate, stopped
+    """``detect-eval --dataset peskov2020``: the options of ``werewolf_deception.benchmarks.cli.main``'s detect-eval."""
+    from werewolf_deception.agents.play.lineup import AgentSpec
+    from werewolf_deception.agents.serving.endpoints import EndpointDownError
+    from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
+    from werewolf_deception.benchmarks.cli.llm_flags import check_run_flags, judge_settings
+    from werewolf_deception.benchmarks.diplomacy.judge import DiplomacyJudge
+    from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder
+    from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
 
     args.out = args.out or Path(f"runs/detect-eval-{args.dataset}")
     specs = list(dict.fromkeys(args.detector or ALL_DETECTORS))

@@ -23,9 +23,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.llm.prompts import answer_line
-from benchmarks.detect.llm_judge import KIND, ModelJudge
-from benchmarks.diplomacy.peskov import Message
+from werewolf_deception.agents.llm.prompts import answer_line
+from werewolf_deception.benchmarks.detect.llm_judge import KIND, ModelJudge
+from werewolf_deception.benchmarks.diplomacy.peskov import Message
 
 HISTORY = 8  # earlier messages of the dialog shown before the judged one
 MAX_CHARS = 1200  # per message shown: a few messages are essays

@@ -2,7 +2,7 @@
 with its own L2 strength, combined by a small logistic regression on their out-of-fold scores.
 
 ``stacked`` fits the words of the message (``text``: tf-idf of words and word pairs, as in
-``benchmarks.diplomacy.detectors``) and the dense features (``surface``, ``context`` and ``power``,
+``werewolf_deception.benchmarks.diplomacy.detectors``) and the dense features (``surface``, ``context`` and ``power``,
 standardised with thermometer indicators) as two separate regressions. Fitting them jointly with one
 penalty lets the 30,000 word columns and the 150 dense columns share one L2 strength, and lets the
 words soak up what the dense features would say; kept apart, each block gets the strength that ranks
@@ -35,9 +35,16 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.detect.logistic import LogisticFit, best_threshold, fit_logistic
-from benchmarks.diplomacy.detectors import DETECTORS, INNER_FOLDS, L2_GRID, MessageDetector, Pipeline, inner_folds
-from benchmarks.diplomacy.peskov import Message
+from werewolf_deception.benchmarks.detect.logistic import LogisticFit, best_threshold, fit_logistic
+from werewolf_deception.benchmarks.diplomacy.detectors import (
+    DETECTORS,
+    INNER_FOLDS,
+    L2_GRID,
+    MessageDetector,
+    Pipeline,
+    inner_folds,
+)
+from werewolf_deception.benchmarks.diplomacy.peskov import Message
 
 STACKED: dict[str, tuple[tuple[str, ...], ...]] = {
     "stacked": (("text",), ("surface", "context", "power")),

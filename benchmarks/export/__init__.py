@@ -1,7 +1,7 @@
 """Runs as datasets: Parquet/JSONL tables, their schema and card, and chat trajectories.
 
-``benchmarks.export`` was one module before the sub-packages: its public names are still read
-here, from ``benchmarks.export.dataset``, loaded on first use (so that importing a sibling module
+``werewolf_deception.benchmarks.export`` was one module before the sub-packages: its public names are still read
+here, from ``werewolf_deception.benchmarks.export.dataset``, loaded on first use (so that importing a sibling module
 does not load this one).
 """
 
@@ -11,7 +11,7 @@ from werewolf_env.core.moved import reexport
 
 __getattr__, __dir__ = reexport(
     __name__,
-    "benchmarks.export.dataset",
+    "werewolf_deception.benchmarks.export.dataset",
     (
         "BATCH_ROWS",
         "EXPORT_MARK",

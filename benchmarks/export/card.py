@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchmarks.export.schema import HIDDEN_PREFIX, STRUCTS, TABLES
+from werewolf_deception.benchmarks.export.schema import HIDDEN_PREFIX, STRUCTS, TABLES
 
 PROJECT = "werewolf-deception"
 LICENSE_NAME = f"{PROJECT}-export-unlicensed"

@@ -1,6 +1,6 @@
 """Each seat's game as a chat, for trainers: what the seat saw, what it answered, and its rewards.
 
-    python -m benchmarks.export.trajectories RUN_DIR [RUN_DIR ...] --out trajectories.jsonl \
+    python -m werewolf_deception.benchmarks.export.trajectories RUN_DIR [RUN_DIR ...] --out trajectories.jsonl \\
         [--weights win=1,detection=0.5]
 
 One JSON line per seat of every game: ``messages`` (a system message with how to answer, the rules and the
@@ -23,10 +23,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.llm.prompts import build_messages
-from agents.training.seat_env import new_text_since
-from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_STORAGE
-from benchmarks.runs.folder import find_logs
+from werewolf_deception.agents.llm.prompts import build_messages
+from werewolf_deception.agents.training.seat_env import new_text_since
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_STORAGE
+from werewolf_deception.benchmarks.runs.folder import find_logs
 from werewolf_env.analysis.rewards import RewardWeights, reward, rewards
 from werewolf_env.core.config import GameConfig
 from werewolf_env.engine.log import ReplayError, read_log_checked
@@ -115,7 +115,7 @@ def _logs(runs: Sequence[Path]) -> Iterator[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.export.trajectories", description=__doc__.split("\n\n")[0]
+        prog="python -m werewolf_deception.benchmarks.export.trajectories", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("runs", nargs="+", type=Path, help="run folders (werewolf-bench run --out) or game logs")
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write (replaced whole)")

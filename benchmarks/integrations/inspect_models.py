@@ -1,21 +1,25 @@
 """Inspect models behind LLM seats: the transport, the seats' model roles, and a scripted provider for tests.
 
-* ``InspectTransport``: an ``agents.serving.transport.Transport`` whose ``complete`` is Inspect's ``Model.generate``
+* ``InspectTransport``: an ``werewolf_deception.agents.serving.transport.Transport`` whose ``complete`` is Inspect's
+``Model.generate``
   (the turn's JSON schema goes as ``GenerateConfig(response_schema=...)``). Inspect's limit errors pass
   through (``LimitExceededError`` ends the game; the sample records the limit), cancellation too; any other
   failure of the model is an unanswered call (the env's fallback plays, and validity counts it), as on
   the OpenAI path.
-* ``ModelGate``: the gate every model-calling command passes (``benchmarks.runs.gate``), for one Inspect
+* ``ModelGate``: the gate every model-calling command passes (``werewolf_deception.benchmarks.runs.gate``), for one
+Inspect
   model: a preflight before its first game (``preflight``: a tiny JSON answer; a refused key, an
   unreachable server or an answer with nothing in it fails the sample at once, naming the model and
-  URL), and one circuit breaker (``agents.serving.endpoint.Breaker``) for every seat it plays: ``breaker``
+  URL), and one circuit breaker (``werewolf_deception.agents.serving.endpoint.Breaker``) for every seat it plays:
+  ``breaker``
   calls in a row without a usable answer (errors and useless answers alike), or one 401/403/404, raise
   ``EndpointDownError``, which ends the game (the sample errors) instead of playing it on fallbacks.
 * ``seat_bindings(model_roles, config)``: which Inspect model role each seat plays under: the seat's
   (``player_3``), else its role's (``seer``), else its team's (``village``, ``werewolf``); a bound name that
   is none of these is an error.
 * ``werewolf_scripted/<variant>``: a model provider registered with ``@modelapi`` that answers every
-  request offline and deterministically (``agents.fake.answers``: a valid answer for each action kind);
+  request offline and deterministically (``werewolf_deception.agents.fake.answers``: a valid answer for each action
+  kind);
   ``werewolf_scripted/malformed`` answers text that is not JSON. No network, no tokenizer.
 """
 
@@ -44,11 +48,17 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema, LimitExceededError
 
-from agents.fake.answers import FIXED_CONTENT, answer_for, scripted_answer
-from agents.llm.schemas import turn_schema
-from agents.serving.credentials import redact_url
-from agents.serving.endpoints import FATAL_STATUSES, Breaker, EndpointDownError, Reply, useless_answer
-from agents.serving.transport import Messages, Transport
+from werewolf_deception.agents.fake.answers import FIXED_CONTENT, answer_for, scripted_answer
+from werewolf_deception.agents.llm.schemas import turn_schema
+from werewolf_deception.agents.serving.credentials import redact_url
+from werewolf_deception.agents.serving.endpoints import (
+    FATAL_STATUSES,
+    Breaker,
+    EndpointDownError,
+    Reply,
+    useless_answer,
+)
+from werewolf_deception.agents.serving.transport import Messages, Transport
 from werewolf_env import GameConfig
 from werewolf_env.core.config import Role, Team
 

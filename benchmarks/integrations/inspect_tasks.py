@@ -1,14 +1,15 @@
 """Two Inspect tasks: ``werewolf`` (whole games) and ``werewolf_detect`` (is this statement a lie?).
 
-Registered by ``benchmarks.integrations.inspect_registry`` (the package's ``inspect_ai`` entry point), so with the
-``inspect`` extra installed::
+Registered by ``werewolf_deception.benchmarks.integrations.inspect_registry`` (the package's ``inspect_ai``
+entry point), so with the ``inspect`` extra installed::
 
     inspect eval werewolf_deception/werewolf --model openai/gpt-4o-mini \\
         --model-role werewolf=openai/gpt-4o -T games=20 -T players=8
     inspect eval werewolf_deception/werewolf_detect --model openai/gpt-4o-mini -T logs=runs/demo/games
 
-``werewolf``: one sample per seeded game. Every seat is an LLM seat (``agents.llm.agent.LLMAgent``) whose calls
-go through Inspect (``InspectTransport``): the seat's model is the one bound to its seat
+``werewolf``: one sample per seeded game. Every seat is an LLM seat
+(``werewolf_deception.agents.llm.agent.LLMAgent``) whose calls go through Inspect (``InspectTransport``): the seat's
+model is the one bound to its seat
 (``--model-role player_3=...``), else its role's (``seer``), else its team's (``village``, ``werewolf``),
 else the eval's model (``-T others=heuristic`` or ``random`` gives unbound seats a model-free policy
 instead). A model role that names no team, role or seat of the game is an error: raised when Inspect builds
@@ -38,19 +39,19 @@ from inspect_ai.model import GenerateConfig, ModelOutput, ResponseSchema, get_mo
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.util import JSONSchema, LimitExceededError
 
-from agents.llm.agent import LLMAgent
-from agents.play.lineup import AgentSpec, make_policy
-from agents.play.runner import Seat, play_game, play_game_sync
-from agents.policies.base import Policy
-from benchmarks.cli.run import parse_role_counts
-from benchmarks.integrations.inspect_models import (
+from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.play.lineup import AgentSpec, make_policy
+from werewolf_deception.agents.play.runner import Seat, play_game, play_game_sync
+from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.benchmarks.cli.run import parse_role_counts
+from werewolf_deception.benchmarks.integrations.inspect_models import (
     DETECT_MARKER,
     InspectTransport,
     binding_for,
     check_model_roles,
     gate_of,
 )
-from benchmarks.integrations.inspect_scoring import detect_scorer, werewolf_scorer
+from werewolf_deception.benchmarks.integrations.inspect_scoring import detect_scorer, werewolf_scorer
 from werewolf_env import GameConfig
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.engine.log import read_log

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from benchmarks.shared_data import transcripts_corpus
+from werewolf_deception.benchmarks.shared_data import transcripts_corpus
 from werewolf_env.claims.judge import Knowledge
 from werewolf_env.core.roles import ROLE_SPECS, Role
 

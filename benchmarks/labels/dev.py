@@ -1,5 +1,7 @@
-"""The hand-labelled statements of real speech that claim labelers are scored on (``benchmarks.labels.evaluate``) and
-the learned stage is trained on (``benchmarks.labels.train``): the dev sets, and each item's gold claims by seat.
+"""The hand-labelled statements of real speech that claim labelers are scored on
+(``werewolf_deception.benchmarks.labels.evaluate``) and
+the learned stage is trained on (``werewolf_deception.benchmarks.labels.train``): the dev sets, and each item's gold
+claims by seat.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks.labels.corpus import DEFAULT_CORPUS, read_jsonl
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, read_jsonl
 from werewolf_env.core.names import seat_finder
 
 
@@ -35,13 +37,13 @@ CORPUS_DEV_LABELS = Path(__file__).resolve().parent / "data" / "corpus_dev_claim
 
 def dev_sets(corpus: Path = DEFAULT_CORPUS) -> dict[str, list[dict[str, Any]]]:
     """The labelled sets of real speech: the corpus's dev sample, the project's random sample and the
-    stratified sample of every source (``benchmarks.labels.strata``; only where the corpus has them).
+    stratified sample of every source (``werewolf_deception.benchmarks.labels.strata``; only where the corpus has them).
 
     The corpus's dev items keep their text and metadata; their claims are the project's re-checked labels
     (``benchmarks/labels/data/corpus_dev_claims.json``, by ``docs/labeling.md``) where the project has them."""
-    from benchmarks.labels import strata as claims_strata
-    from benchmarks.labels.corpus import MORE_SOURCES, load_all_games, load_games
-    from benchmarks.labels.sample import build, items_from_labels
+    from werewolf_deception.benchmarks.labels import strata as claims_strata
+    from werewolf_deception.benchmarks.labels.corpus import MORE_SOURCES, load_all_games, load_games
+    from werewolf_deception.benchmarks.labels.sample import build, items_from_labels
 
     dev = list(read_jsonl(corpus / "dev_labeled.jsonl"))
     if CORPUS_DEV_LABELS.is_file():

@@ -1,15 +1,22 @@
 """How well a claim labeler reads real LLM speech: claim and lie scores on hand-labelled statements.
 
-    python -m benchmarks.labels.evaluate                          # the dev sets, regex labeler, JSON on stdout
-    python -m benchmarks.labels.evaluate --data held_out.jsonl    # any JSONL labelled per LABELING.md
-    python -m benchmarks.labels.evaluate --labeler llm --model M --base-url URL   # any OpenAI-compatible model
-    python -m benchmarks.labels.evaluate --labeler union --model M --base-url URL # the regex and LLM claims merged
-    python -m benchmarks.labels.evaluate --loso                   # leave one source out: the accuracy on new speech
+    # the dev sets, regex labeler, JSON on stdout
+    python -m werewolf_deception.benchmarks.labels.evaluate
+    # any JSONL labelled per LABELING.md
+    python -m werewolf_deception.benchmarks.labels.evaluate --data held_out.jsonl
+    # any OpenAI-compatible model
+    python -m werewolf_deception.benchmarks.labels.evaluate --labeler llm --model M --base-url URL
+    # the regex and LLM claims merged
+    python -m werewolf_deception.benchmarks.labels.evaluate --labeler union --model M --base-url URL
+    # leave one source out: the accuracy on new speech
+    python -m werewolf_deception.benchmarks.labels.evaluate --loso
 
 Without ``--data`` it scores the two labelled sets of real speech the project has: the corpus's own
-150 statements (``dev_labeled.jsonl``) and the project's random sample (``benchmarks.labels.sample``),
+150 statements (``dev_labeled.jsonl``) and the project's random sample
+(``werewolf_deception.benchmarks.labels.sample``),
 each alone and together; it needs ``../shared/data/llm_werewolf_transcripts`` (exit 2 without). The LLM
-labeler passes the gate of every model-calling command (``benchmarks.runs.gate``): a preflight (exit 2),
+labeler passes the gate of every model-calling command (``werewolf_deception.benchmarks.runs.gate``): a preflight (exit
+2),
 a circuit breaker (exit 3) and ``--max-failure-rate`` (exit 4).
 
 Scores (claims match when they assert the same thing: ``claims.claim_key``, i.e. kind, player and
@@ -30,7 +37,8 @@ role / team / negation after canonical form; "X is not a wolf" = "X is village")
   it is left out of every score and counted, never filled in by another labeler);
 * ``by_source``: claim precision / recall / F1 and lie F1 per source of the statements;
 * ``statements_per_second``: the labeler's speed on these texts, context included (the roles revealed
-  and claimed before each statement, read from the game); ``benchmarks.perf.claims_speed`` times the reader alone.
+  and claimed before each statement, read from the game); ``werewolf_deception.benchmarks.perf.claims_speed`` times the
+  reader alone.
 """
 
 from __future__ import annotations
@@ -45,10 +53,22 @@ from typing import Any
 
 import numpy as np
 
-from agents.serving.credentials import KEY_VARIABLE_HELP
-from benchmarks.labels.corpus import DEFAULT_CORPUS, games_by_id, knowledge_of, read_jsonl, with_reveals
-from benchmarks.labels.dev import dev_sets, gold_claims, seat_of
-from benchmarks.labels.labelers import Labeler, LabelerUnavailableError, llm_labeler, regex_labeler, union_claims
+from werewolf_deception.agents.serving.credentials import KEY_VARIABLE_HELP
+from werewolf_deception.benchmarks.labels.corpus import (
+    DEFAULT_CORPUS,
+    games_by_id,
+    knowledge_of,
+    read_jsonl,
+    with_reveals,
+)
+from werewolf_deception.benchmarks.labels.dev import dev_sets, gold_claims, seat_of
+from werewolf_deception.benchmarks.labels.labelers import (
+    Labeler,
+    LabelerUnavailableError,
+    llm_labeler,
+    regex_labeler,
+    union_claims,
+)
 from werewolf_env.claims.judge import judge_claims
 from werewolf_env.claims.model import CLAIM_KINDS, claim_key
 
@@ -368,11 +388,11 @@ def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labe
     if args.labeler == "regex":
         return regex
     if args.labeler == "learned":
-        from benchmarks.labels import train as claims_train
+        from werewolf_deception.benchmarks.labels import train as claims_train
         from werewolf_env.claims.learned import MODEL_PATH, LearnedStage
 
         if not MODEL_PATH.is_file():
-            raise ValueError(f"no trained model at {MODEL_PATH}: python -m benchmarks.labels.train")
+            raise ValueError(f"no trained model at {MODEL_PATH}: python -m werewolf_deception.benchmarks.labels.train")
         return claims_train.labeler(LearnedStage.load(), games)
     if not args.model:
         raise ValueError(f"--labeler {args.labeler} needs --model (and --base-url for a server other than OpenAI)")
@@ -391,7 +411,9 @@ def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labe
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.labels.evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m werewolf_deception.benchmarks.labels.evaluate", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--data", type=Path, action="append", help="a labelled JSONL (repeatable); default: dev sets")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the transcripts corpus (night logs)")
     parser.add_argument(
@@ -444,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         items = [item for group in sets.values() for item in group]
         fit: LabelerFit = lambda _train: labeler  # noqa: E731  (nothing to learn)
         if args.labeler == "learned":
-            from benchmarks.labels import train as claims_train
+            from werewolf_deception.benchmarks.labels import train as claims_train
 
             fit = lambda train: claims_train.labeler(claims_train.fit(train, games), games)  # noqa: E731
         try:

@@ -12,7 +12,8 @@ come back in seat form, canonical, exactly as
 ``werewolf_env.claims.model.make_claim`` builds them, ready for ``werewolf_env.claims.judge.judge_claims``.
 
 The LLM labeler asks for ``{"claims": [...]}`` with the rules of ``LABELING.md`` in its prompt and a
-strict JSON schema (``player`` an enum of the names and "me"), through ``agents.serving.endpoints`` (one
+strict JSON schema (``player`` an enum of the names and "me"), through ``werewolf_deception.agents.serving.endpoints``
+(one
 client, a concurrency cap, deadlines, retries, the response-format step-down json_schema ->
 json_object -> none, the circuit breaker). Each answer is validated by
 ``werewolf_env.claims.model.normalize_claims``. A statement whose call fails, or whose answer is not a
@@ -32,11 +33,11 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from agents.llm.options import LLMOptions, redact_url, validate_options
-from agents.serving.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
-from agents.serving.preflight import ProbeResult, probe
-from benchmarks.labels.corpus import claimed_roles, known_roles
-from benchmarks.labels.dev import seat_of
+from werewolf_deception.agents.llm.options import LLMOptions, redact_url, validate_options
+from werewolf_deception.agents.serving.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
+from werewolf_deception.agents.serving.preflight import ProbeResult, probe
+from werewolf_deception.benchmarks.labels.corpus import claimed_roles, known_roles
+from werewolf_deception.benchmarks.labels.dev import seat_of
 from werewolf_env.actions.parse import as_object
 from werewolf_env.claims.model import CLAIM_KINDS, claim_key, normalize_claims
 from werewolf_env.claims.text import extractor_for
@@ -61,7 +62,7 @@ __all__ = [
 Labels = list[list[dict[str, Any]] | None]
 Labeler = Callable[[list[dict[str, Any]]], Labels]
 
-# The fake server (agents.fake.answers) recognises a labelling request by this line and reads the
+# The fake server (werewolf_deception.agents.fake.answers) recognises a labelling request by this line and reads the
 # prompt's "Players:", "Speaker:", "Roles revealed to everyone:" lines and its "Statement:" block.
 MARKER = "CLAIM LABELING TASK"
 _VILLAGE_WORDS = "innocent, town, village, clean, human"  # team words no role owns (as the reader's)

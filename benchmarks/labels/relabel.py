@@ -18,14 +18,14 @@ speaker), claims)``). Written to ``SOURCE/claims/`` (or ``--out``), one line per
   failed and why, tokens, retries, response format).
 
 **A JSONL of statements** (``LABELING.md`` form): what each speaker knew comes from
-``benchmarks.labels.corpus.knowledge_of`` (with the corpus's night logs when the item names its game
+``werewolf_deception.benchmarks.labels.corpus.knowledge_of`` (with the corpus's night logs when the item names its game
 and the corpus is at hand). ``OUT`` (default ``<file>.<labeler>.jsonl``) holds each item plus
 ``claims_<labeler>`` (players as names, each claim with ``lie``: known false), ``lie_<labeler>``
 and, for a failed statement, ``error_<labeler>``; with ``--labeler llm`` also ``claims_union`` /
-``lie_union``. Items with hand labels (``claims``) are scored (``benchmarks.labels.evaluate.score``).
+``lie_union``. Items with hand labels (``claims``) are scored (``werewolf_deception.benchmarks.labels.evaluate.score``).
 
 The summary gives answered / expected statements, failures by reason, tokens, and agreement with
-the regex labeler (``benchmarks.labels.agreement``). Exit codes:
+the regex labeler (``werewolf_deception.benchmarks.labels.agreement``). Exit codes:
 
     0  every statement labelled (or at most --max-failure-rate of them failed, each with its reason)
     1  no statement to label, or none could be labelled (nothing written)
@@ -45,18 +45,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
-from benchmarks.cli.progress import Bar
-from benchmarks.labels.agreement import agreement
-from benchmarks.labels.corpus import games_by_id, knowledge_of, read_jsonl, with_reveals
-from benchmarks.labels.evaluate import score
-from benchmarks.labels.labelers import Labels, LLMLabeler, as_names, regex_labeler, union_claims, union_labels
-from benchmarks.report.build import find_logs
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
+from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.labels.agreement import agreement
+from werewolf_deception.benchmarks.labels.corpus import games_by_id, knowledge_of, read_jsonl, with_reveals
+from werewolf_deception.benchmarks.labels.evaluate import score
+from werewolf_deception.benchmarks.labels.labelers import (
+    Labels,
+    LLMLabeler,
+    as_names,
+    regex_labeler,
+    union_claims,
+    union_labels,
+)
+from werewolf_deception.benchmarks.report.build import find_logs
 from werewolf_env.claims.judge import Knowledge, judge_claims
 from werewolf_env.claims.model import public_role_claims
 from werewolf_env.engine.log import ReplayError, game_of_header, read_log, replayed_actions
 
-# Its exit codes (their meanings for relabel: benchmarks.cli.exit_codes.COMMANDS["relabel"]).
+# Its exit codes (their meanings for relabel: werewolf_deception.benchmarks.cli.exit_codes.COMMANDS["relabel"]).
 EXIT_NOTHING = EXIT_FAILED_GAMES
 EXIT_BAD = EXIT_BAD_OPTIONS
 EXIT_DOWN = EXIT_STOPPED
@@ -159,7 +166,8 @@ def ndjson(rows: Iterable[dict[str, Any]]) -> str:
 
 
 class StatementProgress:
-    """``LLMLabeler.on_done``: a bar on stderr over the statements (``benchmarks.cli.progress``), failures and tokens
+    """``LLMLabeler.on_done``: a bar on stderr over the statements (``werewolf_deception.benchmarks.cli.progress``),
+    failures and tokens
     beside; its total is set when the statements are known (``label``)."""
 
     def __init__(self, quiet: bool = False) -> None:

@@ -7,8 +7,10 @@ hand labels kept in ``benchmarks/labels/data/transcript_claims.json`` (item id -
 The labels file holds no statement text: two sources of the corpus state no licence, so the text is
 read from the corpus at run time.
 
-    python -m benchmarks.labels.sample worksheet [--start K --stop M]  # items with game context, to label
-    python -m benchmarks.labels.sample build OUT.jsonl                # labelled items (LABELING.md schema)
+    # items with game context, to label
+    python -m werewolf_deception.benchmarks.labels.sample worksheet [--start K --stop M]
+    # labelled items (LABELING.md schema)
+    python -m werewolf_deception.benchmarks.labels.sample build OUT.jsonl
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.labels.corpus import DEFAULT_CORPUS, item_id, load_games, public_reveals
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, item_id, load_games, public_reveals
 
 SAMPLE_SIZE, SEED = 260, 2026
 DEV_SIZE, DEV_SEED = 150, 0  # the corpus's own dev sample (dev_sample.py)
@@ -106,7 +108,9 @@ def items_from_labels(drawn: list[tuple[dict[str, Any], dict[str, Any]]], labels
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.labels.sample", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m werewolf_deception.benchmarks.labels.sample", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("command", choices=("worksheet", "build"))
     parser.add_argument("out", nargs="?", help="build: the JSONL to write")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)

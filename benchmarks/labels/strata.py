@@ -2,7 +2,7 @@
 
 The corpus (``../shared/data/llm_werewolf_transcripts``) has eight sources: five in ``games.jsonl`` and
 three in ``more_sources/games_more.jsonl`` (long, analytical speech by recent frontier models). The
-earlier samples (the corpus's 150 dev statements, the project's 260 of ``benchmarks.labels.sample``)
+earlier samples (the corpus's 150 dev statements, the project's 260 of ``werewolf_deception.benchmarks.labels.sample``)
 came from the first five alone. This draw tops every source up to its quota (``QUOTAS``: at least 150,
 or every statement a small source has), at random within each source (seed 2027), never an item of
 the earlier samples, so that the three samples together hold at least 1,500 labelled statements.
@@ -11,11 +11,16 @@ The labels (item id -> claims, optional note; ``docs/labeling.md``) are kept in
 ``benchmarks/labels/data/transcript_claims_strata.json`` without any statement text: two sources state no
 licence, so the text is read from the corpus at run time.
 
-    python -m benchmarks.labels.strata plan                         # per source: pool, earlier, drawn
-    python -m benchmarks.labels.strata worksheet --chunk 3 --of 8   # items with game context, to label
-    python -m benchmarks.labels.strata check LABELS.json            # a labels file's ids, players and values
-    python -m benchmarks.labels.strata agreement                    # the two annotations of 300 items compared
-    python -m benchmarks.labels.strata build OUT.jsonl              # labelled items (LABELING.md schema)
+    # per source: pool, earlier, drawn
+    python -m werewolf_deception.benchmarks.labels.strata plan
+    # items with game context, to label
+    python -m werewolf_deception.benchmarks.labels.strata worksheet --chunk 3 --of 8
+    # a labels file's ids, players and values
+    python -m werewolf_deception.benchmarks.labels.strata check LABELS.json
+    # the two annotations of 300 items compared
+    python -m werewolf_deception.benchmarks.labels.strata agreement
+    # labelled items (LABELING.md schema)
+    python -m werewolf_deception.benchmarks.labels.strata build OUT.jsonl
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.labels import sample as claims_sample
-from benchmarks.labels.corpus import DEFAULT_CORPUS, item_id, load_all_games, load_games
+from werewolf_deception.benchmarks.labels import sample as claims_sample
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, item_id, load_all_games, load_games
 from werewolf_env.claims.model import claim_key
 
 SEED = 2027
@@ -127,7 +132,7 @@ def annotator_agreement(first: dict[str, Any], second: dict[str, Any]) -> dict[s
     """How far two annotations of the same items agree: claim-level precision / recall / F1 (the first as
     reference, claims matched by ``claim_key``), Cohen's kappa on "this statement holds a lie", overall and
     per source; and the items on which they differ (for settling)."""
-    from benchmarks.labels.agreement import agreement
+    from werewolf_deception.benchmarks.labels.agreement import agreement
 
     shared = sorted(set(first) & set(second))
     by_source: dict[str, list[str]] = {}
@@ -155,7 +160,9 @@ def annotator_agreement(first: dict[str, Any], second: dict[str, Any]) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.labels.strata", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m werewolf_deception.benchmarks.labels.strata", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("command", choices=("plan", "worksheet", "check", "agreement", "build"))
     parser.add_argument("out", nargs="?", help="build: the JSONL to write (default stdout); check: a labels file")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)

@@ -1,7 +1,9 @@
 """Train the claim reader's learned stage (``werewolf_env.claims.learned``) from the hand labels.
 
-    python -m benchmarks.labels.train                 # fit on every labelled statement, write the model
-    python -m benchmarks.labels.evaluate --loso --labeler learned   # its accuracy on sources it never saw
+    # fit on every labelled statement, write the model
+    python -m werewolf_deception.benchmarks.labels.train
+    # its accuracy on sources it never saw
+    python -m werewolf_deception.benchmarks.labels.evaluate --loso --labeler learned
 
 One row per candidate (a player a statement names, or its speaker), one logistic head per claim class and
 one for hedging, fitted together by full-batch gradient descent (Adam, L2) on hashed sparse features, from
@@ -18,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.labels.corpus import DEFAULT_CORPUS, claimed_roles, games_by_id, known_roles
-from benchmarks.labels.dev import dev_sets, gold_claims, seat_of
+from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, claimed_roles, games_by_id, known_roles
+from werewolf_deception.benchmarks.labels.dev import dev_sets, gold_claims, seat_of
 from werewolf_env.claims.learned import (
     CLASSES,
     DIMENSIONS,
@@ -198,7 +200,9 @@ def save(stage_heads: dict[str, Head], path: Path = MODEL_PATH) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.labels.train", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m werewolf_deception.benchmarks.labels.train", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """Speed of the claim extractor, in statements per second, as JSON.
 
-    python -m benchmarks.perf.claims_speed [--repeats 5] [--baseline 6cf7a86]
+    python -m werewolf_deception.benchmarks.perf.claims_speed [--repeats 5] [--baseline 6cf7a86]
 
 Two workloads, each timed with the memo off (every statement read afresh), median of ``--repeats``:
 ``real_speech``: every public statement of the shared corpus (``games.jsonl``; skipped without it);
@@ -28,7 +28,7 @@ try:  # the extractor's home since the real-speech reader; older checkouts keep 
 except ImportError:  # pragma: no cover - only for before/after comparisons on old checkouts
     from werewolf_env.claims.model import ClaimExtractor  # type: ignore[attr-defined,no-redef]
 
-from benchmarks.shared_data import transcripts_corpus
+from werewolf_deception.benchmarks.shared_data import transcripts_corpus
 
 CORPUS = transcripts_corpus() / "games.jsonl"
 
@@ -46,7 +46,7 @@ def real_speech(path: Path) -> list[tuple[tuple[str, ...], str, int]]:
 
 
 def template_speech(games: int = 20) -> list[tuple[tuple[str, ...], str, int]]:
-    from agents.play.runner import play_game_sync
+    from werewolf_deception.agents.play.runner import play_game_sync
 
     out: list[tuple[tuple[str, ...], str, int]] = []
     envs: list[Any] = []
@@ -111,7 +111,7 @@ def _entry(statements: list[Any], rates: list[float]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.perf.claims_speed", description=__doc__.split("\n\n")[0]
+        prog="python -m werewolf_deception.benchmarks.perf.claims_speed", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="games.jsonl of the transcripts corpus")

@@ -2,7 +2,7 @@
 
     python benchmarks/perf/llm_concurrency.py [--games 2] [--latency 0.1] [--concurrency 1 16]
 
-Starts the scripted OpenAI-compatible server (``agents.fake.server``) in its own process with a
+Starts the scripted OpenAI-compatible server (``werewolf_deception.agents.fake.server``) in its own process with a
 fixed latency per call, plays full 8-player games with ``LLMAgent`` in every seat (default options)
 at each concurrency, and prints JSON per run:
 
@@ -34,8 +34,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents import play_game_sync
-from benchmarks.cli.values import game_option
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.cli.values import game_option
 
 BLOCK = 128  # tokens per reusable block (OpenAI's prompt caching grain)
 Encode = Callable[[str], list[Any]]  # text -> tokens
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
     args = parser.parse_args(argv)
     server = subprocess.Popen(
-        [sys.executable, "-m", "agents.fake.server", "--latency", str(args.latency)],
+        [sys.executable, "-m", "werewolf_deception.agents.fake.server", "--latency", str(args.latency)],
         stdout=subprocess.PIPE,
         text=True,
         cwd=Path(__file__).resolve().parents[2],

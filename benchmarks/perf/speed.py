@@ -31,10 +31,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents import RandomAgent
-from benchmarks.cli.main import play
-from benchmarks.cli.values import game_option
-from benchmarks.report.memory import machine
+from werewolf_deception.agents import RandomAgent
+from werewolf_deception.benchmarks.cli.main import play
+from werewolf_deception.benchmarks.cli.values import game_option
+from werewolf_deception.benchmarks.report.memory import machine
 from werewolf_env import Game, GameConfig, raw_env
 
 

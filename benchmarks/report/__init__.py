@@ -1,7 +1,7 @@
 """The report of a run: metrics, tables, plots and the offline HTML pages.
 
-``benchmarks.report`` was one module before the sub-packages: its public names are still read
-here, from ``benchmarks.report.build``, loaded on first use (so that importing a sibling module
+``werewolf_deception.benchmarks.report`` was one module before the sub-packages: its public names are still read
+here, from ``werewolf_deception.benchmarks.report.build``, loaded on first use (so that importing a sibling module
 does not load this one).
 """
 
@@ -11,7 +11,7 @@ from werewolf_env.core.moved import reexport
 
 __getattr__, __dir__ = reexport(
     __name__,
-    "benchmarks.report.build",
+    "werewolf_deception.benchmarks.report.build",
     (
         "BASELINES",
         "UnverifiedLogsError",

@@ -44,15 +44,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, cast
 
-from benchmarks.cli.progress import Bar, track
-from benchmarks.cli.replay import one_line_verdict
-from benchmarks.labels.run_labels import DEFAULT_LABELER, LabelsError, labels_path, missing_labels_message
-from benchmarks.report import html_report
-from benchmarks.report.stream import RunPass, read_run
-from benchmarks.report.tables import TABLES, write_tables
-from benchmarks.report.tokens import priced, run_prices
-from benchmarks.runs.folder import find_logs, natural_key
-from benchmarks.runs.validity import game_validity
+from werewolf_deception.benchmarks.cli.progress import Bar, track
+from werewolf_deception.benchmarks.cli.replay import one_line_verdict
+from werewolf_deception.benchmarks.labels.run_labels import (
+    DEFAULT_LABELER,
+    LabelsError,
+    labels_path,
+    missing_labels_message,
+)
+from werewolf_deception.benchmarks.report import html_report
+from werewolf_deception.benchmarks.report.stream import RunPass, read_run
+from werewolf_deception.benchmarks.report.tables import TABLES, write_tables
+from werewolf_deception.benchmarks.report.tokens import priced, run_prices
+from werewolf_deception.benchmarks.runs.folder import find_logs, natural_key
+from werewolf_deception.benchmarks.runs.validity import game_validity
 from werewolf_env import GameConfig, __version__
 from werewolf_env.analysis.coverage import ClaimsCoverage
 from werewolf_env.analysis.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
@@ -110,7 +115,7 @@ def baseline_logs(
     """The logs of the same rules and seeds played by one model-free lineup, in seed order (played when
     missing or unfinished, and kept in ``RUN_DIR/baselines/<kind>/games``). ``missing``: those seeds, when
     already known (``missing_baselines``); ``on_game`` is called as each one has been played."""
-    from agents import play_game
+    from werewolf_deception.agents import play_game
 
     folder = run_dir / "baselines" / kind / "games"
     wanted = {seed: folder / f"game-00000-seed{seed}.ndjson" for seed in seeds}
@@ -193,7 +198,8 @@ def build_report(
 
     ``labeler``: whose claims and lie labels the figures rest on (raises ``claim_labels.LabelsError``
     when its file is missing or unreadable). ``progress``: a bar on stderr for each stage (the logs read,
-    the baselines played and scored, the plots and pages; ``benchmarks.cli.progress``), erased when it is done.
+    the baselines played and scored, the plots and pages; ``werewolf_deception.benchmarks.cli.progress``), erased when
+    it is done.
     ``verify``: replay every log first (``unverified_logs``); "refuse" raises ``UnverifiedLogsError`` before
     anything is written when one does not replay identically, "mark" reports every log it can read as a
     finished game (what cannot be read as one is left out) and lists them all in ``run.unverified_logs``.
@@ -216,7 +222,7 @@ def build_report(
     plot_note = None
     if plots:
         try:
-            from benchmarks.report import plots as plotting
+            from werewolf_deception.benchmarks.report import plots as plotting
         except ImportError:
             plot_note = "plots need matplotlib: pip install 'werewolf-deception[report]'"
 

@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
 """What the offline HTML pages share: escaping, the stylesheet, the page frame, inlined images, a figure.
 
-``benchmarks.report.html_report`` writes the run report, ``benchmarks.report.html_viewer`` one page per game.
+``werewolf_deception.benchmarks.report.html_report`` writes the run report, ``werewolf_deception.benchmarks.report.html_viewer`` one page per game.
 
 Escaping is the default: every page is built with ``render`` (a ``str.format`` template whose every
 value is escaped unless it is already ``Html``) and ``join``, so a value from a log (a config field, a

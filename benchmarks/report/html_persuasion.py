@@ -4,7 +4,7 @@ The figures are ``metrics.json``'s ``persuasion`` (``werewolf_env.analysis.persu
 docs/reports.md, "Persuasion"). The tables are the report's usual metric tables (run value, 95% interval, the
 baselines below it), drawn by ``html_report`` from a view of the document in which each part of
 ``persuasion`` is a section of its own (``persuasion_view``). Every value is escaped
-(``benchmarks.report.html_base.render``).
+(``werewolf_deception.benchmarks.report.html_base.render``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.report.html_base import Html, render, trusted
+from werewolf_deception.benchmarks.report.html_base import Html, render, trusted
 
 SPEAKER, LISTENER = "persuasion_speaker", "persuasion_listener"
 SPEAKER_FIGURES = [

@@ -2,8 +2,8 @@
 """The offline run report (``report.html``): validity, ground-truth coverage, every figure with its baselines.
 
 Plain HTML and CSS with images inlined as data URIs, so the page opens from disk with no server and
-no network. Every value is escaped (``benchmarks.report.html_base.render``). The per-game viewer pages are
-``benchmarks.report.html_viewer``; the answer-validity and ground-truth sections ``benchmarks.report.html_sections``.
+no network. Every value is escaped (``werewolf_deception.benchmarks.report.html_base.render``). The per-game viewer pages are
+``werewolf_deception.benchmarks.report.html_viewer``; the answer-validity and ground-truth sections ``werewolf_deception.benchmarks.report.html_sections``.
 """
 
 from __future__ import annotations
@@ -13,19 +13,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from benchmarks.cli.summary_text import lineup_itself
-from benchmarks.report.html_base import Html, esc, figure, fmt, join, name, page, render, trusted
-from benchmarks.report.html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
-from benchmarks.report.html_persuasion import persuasion_section
-from benchmarks.report.html_roles import roles_section
-from benchmarks.report.html_sections import (
+from werewolf_deception.benchmarks.cli.summary_text import lineup_itself
+from werewolf_deception.benchmarks.report.html_base import Html, esc, figure, fmt, join, name, page, render, trusted
+from werewolf_deception.benchmarks.report.html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
+from werewolf_deception.benchmarks.report.html_persuasion import persuasion_section
+from werewolf_deception.benchmarks.report.html_roles import roles_section
+from werewolf_deception.benchmarks.report.html_sections import (
     fmt_coverage,
     ground_truth_section,
     token_section,
     unverified_notice,
     validity_section,
 )
-from benchmarks.report.html_viewer import write_viewer_page, write_viewer_pages
+from werewolf_deception.benchmarks.report.html_viewer import write_viewer_page, write_viewer_pages
 from werewolf_env.analysis.metrics import LIE_TYPES, GameRecord
 
 __all__ = ["write_report", "write_run_report", "write_viewer_page", "write_viewer_pages"]

@@ -6,14 +6,14 @@ actions (night actions, a hunter's last shot) with what came of them. Role-speci
 Rows are the metrics document's keys (``metrics.json``'s ``deaths`` and ``role_actions``: the role and
 action tables', ``werewolf_env.analysis.role_figures``), so a witch, a hunter or a role registered at run time gets
 its rows like the built-ins; nothing here lists roles or kinds. Every value is escaped
-(``benchmarks.report.html_base.render``); ``benchmarks.report.html_report`` puts the section on the page.
+(``werewolf_deception.benchmarks.report.html_base.render``); ``werewolf_deception.benchmarks.report.html_report`` puts the section on the page.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.report.html_base import Html, fmt, join, name, render, trusted
+from werewolf_deception.benchmarks.report.html_base import Html, fmt, join, name, render, trusted
 from werewolf_env.analysis.role_figures import cause_notes, cause_order, last_acts
 
 

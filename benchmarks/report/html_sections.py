@@ -1,13 +1,13 @@
 # ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
 """The report's first sections: answer validity (were the figures the agents' own answers?) and the
 ground truth's coverage (how much of the speech the lie labels rest on). Every value is escaped
-(``benchmarks.report.html_base.render``); ``benchmarks.report.html_report`` puts them on the page."""
+(``werewolf_deception.benchmarks.report.html_base.render``); ``werewolf_deception.benchmarks.report.html_report`` puts them on the page."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.report.html_base import Html, fmt, join, name, render, trusted
+from werewolf_deception.benchmarks.report.html_base import Html, fmt, join, name, render, trusted
 from werewolf_env.analysis.coverage import shown_kinds
 from werewolf_env.analysis.role_figures import action_kinds_of
 from werewolf_env.claims.model import CLAIM_KINDS
@@ -229,7 +229,7 @@ def _usd(value: float | None) -> str:
 
 def token_section(document: dict[str, Any]) -> list[Html]:
     """LLM calls and tokens by call kind and by model, how each model's were counted, and the estimated cost at
-    the prices in the run's lineup (``benchmarks.report.tokens``); nothing for a run without model calls."""
+    the prices in the run's lineup (``werewolf_deception.benchmarks.report.tokens``); nothing for a run without model calls."""
     tokens = document.get("tokens") or {}
     if not tokens:
         return []

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report.html_base import Html, esc, figure, join, name, page, render, trusted
+from werewolf_deception.benchmarks.report.html_base import Html, esc, figure, join, name, page, render, trusted
 from werewolf_env.analysis.metrics import GameRecord, StatementRecord
 from werewolf_env.analysis.role_figures import acting_role, role_kinds
 

@@ -14,7 +14,8 @@ machine, and whether the largest size stayed under ``--target-mb`` (300: a repor
 grow with the number of games). Exit code 0 when every report succeeded and the target held, 1 when
 not, 2 on bad options.
 
-The child imports the project the way ``python -m benchmarks.cli.main`` finds it from a neutral working
+The child imports the project the way ``python -m werewolf_deception.benchmarks.cli.main`` finds it from a neutral
+working
 folder: set ``PYTHONPATH`` to another checkout to measure its code (how the before / after figures of
 the streamed report were taken).
 """
@@ -82,8 +83,9 @@ def play(cache: Path, games: int, players: int | None, workers: int) -> Path:
     folder = cache / (f"heuristic-{games}" + ("" if players is None else f"-{players}p"))
     if len(_logs(folder)) >= games:
         return folder
-    command = [sys.executable, "-m", "benchmarks.cli.main", "run", "--agents", "heuristic", "--games", str(games),
-               "--workers", str(workers), "--no-report", "--quiet", "--out", str(folder)]  # fmt: skip
+    command = [sys.executable, "-m", "werewolf_deception.benchmarks.cli.main", "run", "--agents", "heuristic",
+               "--games", str(games), "--workers", str(workers), "--no-report", "--quiet",
+               "--out", str(folder)]  # fmt: skip
     if players is not None:
         command += ["--players", str(players)]
     subprocess.run(command, check=True, cwd=cache)
@@ -114,7 +116,16 @@ def subset(played: Path, games: int, cache: Path) -> Path:
 def measure(run_dir: Path, extra: list[str]) -> dict[str, Any]:
     """Peak RSS (MiB), seconds and exit code of one ``werewolf-bench report`` in a child process."""
     with tempfile.TemporaryDirectory(prefix="report-memory-") as out:
-        command = [sys.executable, "-m", "benchmarks.cli.main", "report", str(run_dir), "--out", out, *extra]
+        command = [
+            sys.executable,
+            "-m",
+            "werewolf_deception.benchmarks.cli.main",
+            "report",
+            str(run_dir),
+            "--out",
+            out,
+            *extra,
+        ]
         started = time.perf_counter()
         # The child's working folder is neutral, so PYTHONPATH (or the installed package) decides the code.
         child = subprocess.Popen(command, cwd=out, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

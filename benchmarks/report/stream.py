@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.labels.run_labels import (
+from werewolf_deception.benchmarks.labels.run_labels import (
     DEFAULT_LABELER,
     LabelsError,
     available_labelers,
@@ -27,8 +27,8 @@ from benchmarks.labels.run_labels import (
     read_labels,
     relabelled,
 )
-from benchmarks.report.tables import TableWriter
-from benchmarks.runs.validity import game_validity, run_validity
+from werewolf_deception.benchmarks.report.tables import TableWriter
+from werewolf_deception.benchmarks.runs.validity import game_validity, run_validity
 from werewolf_env.analysis.coverage import ClaimsCoverage
 from werewolf_env.analysis.metrics import GameOverview, GameRecord, RunAggregator
 from werewolf_env.engine.log import read_log

@@ -1,7 +1,7 @@
 """Runs and tournaments: run folders, game workers, answer validity and the LLM gate.
 
-``benchmarks.runs`` was one module before the sub-packages: its public names are still read
-here, from ``benchmarks.runs.loop``, loaded on first use (so that importing a sibling module
+``werewolf_deception.benchmarks.runs`` was one module before the sub-packages: its public names are still read
+here, from ``werewolf_deception.benchmarks.runs.loop``, loaded on first use (so that importing a sibling module
 does not load this one).
 """
 
@@ -11,7 +11,7 @@ from werewolf_env.core.moved import reexport
 
 __getattr__, __dir__ = reexport(
     __name__,
-    "benchmarks.runs.loop",
+    "werewolf_deception.benchmarks.runs.loop",
     (
         "Job",
         "Progress",

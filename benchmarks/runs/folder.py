@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.serving.credentials import redacted
-from benchmarks.cli.failed_file import failed_file
+from werewolf_deception.agents.serving.credentials import redacted
+from werewolf_deception.benchmarks.cli.failed_file import failed_file
 from werewolf_env import __version__
 from werewolf_env.core.config import without_new_defaults
 from werewolf_env.core.json_input import loads_bounded
@@ -45,7 +45,8 @@ except ImportError:  # pragma: no cover - Windows: no flock; the lock file alone
 
 MANIFEST_VERSION = 1
 # How deep a run folder's JSON (the manifest, a results line, the lock's holder) may nest: a manifest holds a
-# lineup (at most agents.play.lineup.MAX_LINEUP_DEPTH, 32) one level down. A deeper file is not the run's own.
+# lineup (at most werewolf_deception.agents.play.lineup.MAX_LINEUP_DEPTH, 32) one level down. A deeper file is not the
+# run's own.
 MAX_RUN_FILE_DEPTH = 64
 LOCK_NAME = "run.lock"
 # What a crash can leave in a folder before its manifest exists: still ours to open.

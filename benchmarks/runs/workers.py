@@ -36,11 +36,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from agents import Lineup, play_game_sync
-from agents.serving.endpoints import EndpointDownError
-from benchmarks.cli.exit_codes import EXIT_TERMINATED
-from benchmarks.cli.failed_file import failed_file
-from benchmarks.runs.folder import describe_os_error, is_storage_error
+from werewolf_deception.agents import Lineup, play_game_sync
+from werewolf_deception.agents.serving.endpoints import EndpointDownError
+from werewolf_deception.benchmarks.cli.exit_codes import EXIT_TERMINATED
+from werewolf_deception.benchmarks.cli.failed_file import failed_file
+from werewolf_deception.benchmarks.runs.folder import describe_os_error, is_storage_error
 from werewolf_env import GameConfig
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h

@@ -21,10 +21,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents import play_game_sync
-from benchmarks.cli.values import game_option
-from benchmarks.runs.workers import worker_pool
-from benchmarks.studies.heuristic_winrates import wilson
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.cli.values import game_option
+from werewolf_deception.benchmarks.runs.workers import worker_pool
+from werewolf_deception.benchmarks.studies.heuristic_winrates import wilson
 from werewolf_env.core.roles import Role
 
 # The roles each set adds to the default game, each in place of a villager.

@@ -1,6 +1,7 @@
 """How well the bundled real model plays through the real server, with the default CLI options.
 
-    python -m benchmarks.studies.local_model [--games 1] [--rounds R] [--debate-turns T] [--prompt-cache]
+    python -m werewolf_deception.benchmarks.studies.local_model [--games 1] [--rounds R] [--debate-turns T] \\
+        [--prompt-cache]
 
 Starts llama.cpp's server (llama-cpp-python) with the bundled 270M Gemma on 127.0.0.1, runs
 ``werewolf-bench run --model gemma-3-270m --base-url URL`` with nothing else set, and prints JSON:
@@ -21,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.serving.local_server import MODEL_NAME, LocalModelServer
-from benchmarks.cli.values import game_option
-from benchmarks.runs.validity import run_validity
+from werewolf_deception.agents.serving.local_server import MODEL_NAME, LocalModelServer
+from werewolf_deception.benchmarks.cli.values import game_option
+from werewolf_deception.benchmarks.runs.validity import run_validity
 from werewolf_env.actions.parse import echoes_template
 from werewolf_env.engine.log import read_log
 
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt-cache", action="store_true", help="llama-cpp-python's RAM prompt cache (leaks)")
     parser.add_argument("--out", type=Path, help="run folder (default: a temporary one)")
     args = parser.parse_args(argv)
-    from benchmarks.cli.main import main as cli_main
+    from werewolf_deception.benchmarks.cli.main import main as cli_main
 
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp) / "run"

@@ -59,7 +59,7 @@ def _epilog_codes(parser: argparse.ArgumentParser) -> str:
 
 
 def reference() -> str:
-    from benchmarks.cli.main import build_parser
+    from werewolf_deception.benchmarks.cli.main import build_parser
 
     parser = build_parser()
     parts = []

@@ -49,7 +49,8 @@ class ActionSpec:
     unseen: bool = False
     # The answer's fields in words, for language-model prompts: no placeholder a model could copy (a 270M
     # model sent ``<what you say>`` back verbatim). ``{names}`` (the legal targets), ``{max_bid}``,
-    # ``{words}``, ``{chars}``, ``{probability}`` and ``{types}`` are filled in (``agents.llm.prompts``).
+    # ``{words}``, ``{chars}``, ``{probability}`` and ``{types}`` are filled in
+    # (``werewolf_deception.agents.llm.prompts``).
     answer_words: str = ""
 
 

@@ -14,7 +14,7 @@ statement asserts that class of that player; a further head says whether the cla
 
 Features are hashed (``zlib.crc32``, the same in every process) into ``DIMENSIONS`` slots; the weights ship
 as ``data/claim_model.npz`` (one sparse head a class) and inference is numpy alone. Training is
-``python -m benchmarks.labels.train`` (deterministic, from the hand labels).
+``python -m werewolf_deception.benchmarks.labels.train`` (deterministic, from the hand labels).
 """
 
 from __future__ import annotations

@@ -275,7 +275,7 @@ class WerewolfBase:
                     # Public (the rules list the role counts): what a statement may claim to be.
                     template["roles_in_game"] = [r.value for r in state.roles_in_game]
                     # Whether the speaker's self-analysis comes next (``config.analysis``): a policy may
-                    # answer it with the statement (``agents.llm.folding``).
+                    # answer it with the statement (``werewolf_deception.agents.llm.folding``).
                     template["self_analysis_next"] = state.config.analysis_self
                 if kind in _DEBATE_KINDS:
                     # Whether the statement made (or analysed) is the day's last, so the vote comes next: the

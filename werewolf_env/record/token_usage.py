@@ -2,7 +2,7 @@
 price table makes of it. Pure (no I/O); the runner, the game records and the reports share it.
 
     tally = TokenTally()
-    for record in llm_call_records:          # a log's ``llm_call`` records (``agents.llm.agent``)
+    for record in llm_call_records:          # a log's ``llm_call`` records (``werewolf_deception.agents.llm.agent``)
         tally.add_call(record)
     tally.to_json()                          # totals, ``by_kind`` (statement, vote, ...), ``by_model``
     TokenTally.merged([game_a, game_b])      # a run's totals from its games' ``to_json``
@@ -162,7 +162,9 @@ class TokenTally:
             entry["cached_reported_calls"] += usage.cached_reported
         elif isinstance(answer, str):
             prompt, completion = estimate_call(model, record.get("messages"), answer)
-            length = record.get("raw_chars")  # the answer was stored cut (``agents.llm.agent``): scaled to its length
+            length = record.get(
+                "raw_chars"
+            )  # the answer was stored cut (``werewolf_deception.agents.llm.agent``): scaled to its length
             if type(length) is int and len(answer) < length:
                 completion = completion * length // max(1, len(answer))
             counts = (prompt, 0, completion)

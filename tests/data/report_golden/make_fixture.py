@@ -15,7 +15,8 @@ And once for token accounting (issue 19), checked the same way: the only changes
 ``cached_tokens`` and ``llm_calls`` and the players table's ``cached_tokens`` columns (0 here), the totals'
 ``cached_tokens``, ``llm_calls`` and ``tokens``, and the document's ``tokens`` (empty: no model calls).
 And once for the CSV formula escape (issue 31), checked cell by cell: every table reads back, through
-``benchmarks.report.tables.cell_text``, as the stored one did; the only changes are the ``'`` before the names
+``werewolf_deception.benchmarks.report.tables.cell_text``, as the stored one did; the only changes are the ``'`` before
+the names
 starting with ``=``, ``-``, ``+`` or ``@``.
 And once for persuasion's controls (issue 32), checked key by key and cell by cell: every earlier key, value, row
 and column is the same; the only changes are new keys (``shift_control``, ``persuasion_net``, ``control_coverage``,
@@ -36,9 +37,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from agents import play_game_sync
-from benchmarks.report.build import build_report
 from tests.test_metrics import GarbageAnalyst
+from werewolf_deception.agents import play_game_sync
+from werewolf_deception.benchmarks.report.build import build_report
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.engine.log import read_log
 
