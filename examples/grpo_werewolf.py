@@ -1,9 +1,9 @@
 """GRPO with Hugging Face TRL on one seat of Werewolf, rewarded by the ground truth: win, detection or both.
 
 The game's turns are the model's tools (``werewolf_deception.agents.training.trl_env``: TRL's ``environment_factory``);
-the other seats
-are played inside the environment by heuristic agents. One dataset row per deal (its ``seed``): GRPO plays each
-row ``num_generations`` times, so the completions of a group play the same deal and differ only by the policy.
+the other seats are played inside the environment by heuristic agents. One dataset row per deal (its ``seed``): GRPO
+plays each row ``num_generations`` times, so the completions of a group play the same deal and differ only by the
+policy.
 
     pip install -e ".[train]"
     # two optimisation steps on CPU with a tiny random model and a tokenizer trained here (nothing downloaded):

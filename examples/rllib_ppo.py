@@ -5,11 +5,10 @@
     python examples/rllib_ppo.py --iterations 1 --batch 256      # a smoke run (what CI does)
 
 The env is ``werewolf_deception.agents.training.learner_seats.LearnerSeats`` (seat ``player_0`` learns, the other seats
-are
-``HeuristicAgent``s; the seat's role follows the seed, so the policy plays every role) behind
-RLlib's own PettingZoo wrapper, ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``. Actions are
-the ``DiscreteActions`` variant; RLlib's action-masking module keeps the policy to legal actions.
-Reward: +1 for a win, -1 for a loss, 0 on truncation, at the end of each game.
+are ``HeuristicAgent``s; the seat's role follows the seed, so the policy plays every role) behind RLlib's own PettingZoo
+wrapper, ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``. Actions are the ``DiscreteActions`` variant; RLlib's
+action-masking module keeps the policy to legal actions. Reward: +1 for a win, -1 for a loss, 0 on truncation, at the
+end of each game.
 
 Prints one JSON line per iteration (mean return, episodes, steps, seconds) and writes them to
 ``OUT/learning_curve.json``.

@@ -12,13 +12,11 @@ eight seats' observations. The actor is one MLP shared by all seats with a maske
 the critic is a per-seat MLP on the same observation (IPPO with shared parameters). Self-play: every
 seat learns, each from its team's +1 / -1 at the end of the game.
 
-Then the trained policy plays ``player_0`` (its role follows the seed) in ``--games`` games against
-random seats and as many against heuristic seats (``werewolf_deception.agents.training.learner_seats.LearnerSeats``,
-the AEC env with
-the same observation vector and action mask), sampling from the masked policy; random legal play in
-the same seat and games is the baseline. Prints the win rates with 95% Wilson intervals, the frames
-and the time, and one JSON line with everything at the end. Seeded: the same arguments give the same
-figures.
+Then the trained policy plays ``player_0`` (its role follows the seed) in ``--games`` games against random seats and as
+many against heuristic seats (``werewolf_deception.agents.training.learner_seats.LearnerSeats``, the AEC env with the
+same observation vector and action mask), sampling from the masked policy; random legal play in the same seat and games
+is the baseline. Prints the win rates with 95% Wilson intervals, the frames and the time, and one JSON line with
+everything at the end. Seeded: the same arguments give the same figures.
 """
 
 from __future__ import annotations

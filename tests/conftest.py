@@ -1,8 +1,7 @@
 """Checks for every test: each exit code a ``werewolf-bench`` subcommand returns in-process
 (``werewolf_deception.benchmarks.cli.main.main``) is one its ``--help`` lists
-(``werewolf_deception.benchmarks.cli.exit_codes.COMMANDS``), so the
-tests that drive commands into their exits keep that declaration honest. ``run_logs``: a small finished run for
-the tests that read or spoil one."""
+(``werewolf_deception.benchmarks.console.exit_codes.COMMANDS``), so the tests that drive commands into their exits
+keep that declaration honest. ``run_logs``: a small finished run for the tests that read or spoil one."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ def _exit_codes_are_declared(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "werewolf_deception.benchmarks.cli.main"
     )  # loaded by the tests that call it; no import for the others
     if cli is not None:
-        from werewolf_deception.benchmarks.cli.exit_codes import codes_of
+        from werewolf_deception.benchmarks.console.exit_codes import codes_of
 
         dispatch = cli._dispatch
 
@@ -28,7 +27,7 @@ def _exit_codes_are_declared(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             code = dispatch(command, args)
             assert code in codes_of(args.command), (
                 f"werewolf-bench {args.command} returned {code}, which its --help does not list "
-                f"({codes_of(args.command)}): declare it in werewolf_deception.benchmarks.cli.exit_codes.COMMANDS"
+                f"({codes_of(args.command)}): declare it in werewolf_deception.benchmarks.console.exit_codes.COMMANDS"
             )
             return code
 

@@ -315,3 +315,40 @@ def test_the_import_name_links_point_at_the_folders() -> None:
     for folder in ("agents", "benchmarks"):
         link = ROOT / "werewolf_deception" / folder
         assert link.is_symlink() and link.resolve() == (ROOT / folder).resolve(), link
+
+
+def subpackage(module: str) -> str:
+    """The sub-package a module belongs to (``werewolf_env.claims``, ``werewolf_deception.agents.llm``), or the
+    module itself when it sits at the top of its folder."""
+    depth = len(PACKAGES[layer(module)].split(".")) + 1
+    return ".".join(module.split(".")[:depth])
+
+
+def subpackage_edges(edges: Iterable[Import]) -> list[Import]:
+    return [
+        Import(subpackage(e.source), e.line, subpackage(e.target))
+        for e in edges
+        if subpackage(e.source) != subpackage(e.target)
+    ]
+
+
+def test_the_sub_packages_form_floors() -> None:
+    """No cycle between sub-packages either: each folder of a layer sits above or below each other one."""
+    edges = subpackage_edges(EDGES)
+    assert len({e.source for e in edges}) > 20
+    found = [" <-> ".join(component) for component in cycles(edges)]
+    assert not found, "\n".join(found)
+
+
+def test_a_cycle_between_sub_packages_is_caught(tmp_path: Path) -> None:
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
+    for sub in ("low", "high"):
+        (tmp_path / "werewolf_env" / sub).mkdir()
+        (tmp_path / "werewolf_env" / sub / "__init__.py").write_text('"""x"""\n', encoding="utf-8")
+    (tmp_path / "werewolf_env" / "low" / "a.py").write_text("from werewolf_env.high import b\n", encoding="utf-8")
+    (tmp_path / "werewolf_env" / "high" / "c.py").write_text("import werewolf_env.low.a\n", encoding="utf-8")
+    edges = graph(tmp_path, PACKAGES)
+    assert not cycle_report(edges)  # no module-level cycle: a -> high (its __init__), c -> a
+    assert cycles(subpackage_edges(edges)) == [["werewolf_env.high", "werewolf_env.low"]]

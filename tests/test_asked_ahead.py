@@ -1,7 +1,6 @@
 """Turns asked ahead (``werewolf_deception.agents.llm.folding``, issue 19): the vote inside the day's last analyses,
-the self-analysis
-inside the statement. One truthful outcome per turn, a call of its own whenever the answer asked ahead is
-missing, invalid or stale, and the game's rules unchanged."""
+the self-analysis inside the statement. One truthful outcome per turn, a call of its own whenever the answer asked
+ahead is missing, invalid or stale, and the game's rules unchanged."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ import pytest
 import werewolf_deception.benchmarks.cli.play
 import werewolf_deception.benchmarks.cli.tournament
 from werewolf_deception.benchmarks.cli.main import main
-from werewolf_deception.benchmarks.cli.values import MAX_GAMES, MAX_RESAMPLES
+from werewolf_deception.benchmarks.console.values import MAX_GAMES, MAX_RESAMPLES
 from werewolf_deception.benchmarks.runs.tournament import load_tournament
 from werewolf_env import GameConfig
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
+from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.agents.llm.options import LLMOptions, validate_options
 from werewolf_deception.agents.llm.schemas import turn_schema
-from werewolf_deception.agents.serving.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.benchmarks.cli.main import main
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1", "--no-report", "--quiet"]
@@ -182,7 +182,7 @@ def test_a_hung_connect_is_named_as_the_connect_timeout(tmp_path: Path, capsys, 
 def test_a_long_run_of_blanks_before_text_is_read_at_once() -> None:
     # The check of a hollow answer backtracked cubically on blanks followed by text (4,000 blanks took two
     # minutes and stalled every game in flight); the whole check is now linear in the answer.
-    from werewolf_deception.agents.serving.endpoint import REPAIRED_TO_NOTHING, useless_answer
+    from werewolf_deception.agents.llm.endpoint import REPAIRED_TO_NOTHING, useless_answer
 
     assert useless_answer([1], " " * 20_000 + "x", None, "stop") is None
     assert useless_answer([1], "```json" + "\n" * 20_000 + "Hello", None, "stop") is None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from werewolf_deception.benchmarks.cli.main import build_parser
-from werewolf_deception.benchmarks.cli.values import RULE_FLAGS, field_bounds, game_option
+from werewolf_deception.benchmarks.console.values import RULE_FLAGS, field_bounds, game_option
 from werewolf_env import GameConfig
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from werewolf_deception.agents.fake.server import FakeOpenAIServer, refused_url
 from werewolf_deception.benchmarks.cli.main import build_parser, main
 from werewolf_deception.benchmarks.cli.run import RunPlan, plan_run
-from werewolf_deception.benchmarks.cli.values import MAX_GAMES, MAX_SEED
+from werewolf_deception.benchmarks.console.values import MAX_GAMES, MAX_SEED
 
 EXAMPLES = int(os.environ.get("WEREWOLF_FUZZ_EXAMPLES", "2000"))
 

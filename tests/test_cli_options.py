@@ -14,7 +14,7 @@ from werewolf_deception.agents.fake.server import FakeOpenAIServer
 from werewolf_deception.agents.llm.options import validate_options
 from werewolf_deception.agents.play.lineup import load_lineup
 from werewolf_deception.benchmarks.cli.main import main
-from werewolf_deception.benchmarks.cli.values import MAX_GAMES, MAX_SEED
+from werewolf_deception.benchmarks.console.values import MAX_GAMES, MAX_SEED
 from werewolf_deception.benchmarks.runs.folder import RunDir, RunMismatchError
 from werewolf_env import GameConfig
 
@@ -190,7 +190,7 @@ def test_other_commands_refuse_bad_counts_and_seeds(
 
 
 def test_a_config_problem_is_one_readable_line() -> None:
-    from werewolf_deception.benchmarks.cli.values import game_config_of
+    from werewolf_deception.benchmarks.console.values import game_config_of
 
     with pytest.raises(ValueError) as refusal:
         game_config_of({"num_players": 5, "max_rounds": 0, "role_counts": {"witch": 9}})

@@ -23,7 +23,7 @@ from werewolf_deception.benchmarks.detect.detector import (
     statement_rows,
     text_vector,
 )
-from werewolf_deception.benchmarks.studies.friction import Friction
+from werewolf_deception.benchmarks.detect.friction import Friction
 from werewolf_env.counterfactual.signs import CounterfactualValuer
 
 from .test_counterfactual import position

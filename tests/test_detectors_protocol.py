@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
 from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
 from werewolf_deception.benchmarks.detect.evaluate import split_features
 from werewolf_deception.benchmarks.detect.llm_judge import LLMJudge
 from werewolf_deception.benchmarks.detect.registry import DetectorError, JsonDetector, make_detector

@@ -10,11 +10,11 @@ from urllib.parse import quote
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from werewolf_deception.agents.credentials import EndpointURL, redacted
 from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.agents.llm.options import validate_options
 from werewolf_deception.agents.play.lineup import lineup_from_data
-from werewolf_deception.agents.serving.credentials import EndpointURL, redacted
-from werewolf_deception.agents.serving.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.benchmarks.runs import folder as run_folder
 
 SECRET = "s3cret-value"

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
 from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.llm.endpoints import EndpointDownError, retry_after
 from werewolf_deception.agents.llm.options import LLMOptions, redact_url, validate_options
 from werewolf_deception.agents.llm.prompts import build_messages, fit
-from werewolf_deception.agents.serving.endpoints import EndpointDownError, retry_after
 
 FAST = {"timeout": 2.0, "backoff": 0.01, "max_backoff": 0.05, "max_wait": 10.0}
 BID = {"action_kind": "bid", "legal_targets": [], "max_bid": 10, "answer_format": '{"bid": <integer 0-10>}'}
@@ -160,7 +160,7 @@ def test_fit_keeps_any_prompt_within_the_budget(lines: int, budget: int) -> None
 
 
 def test_the_concurrency_cap_halves_under_overload_and_recovers() -> None:
-    from werewolf_deception.agents.serving.endpoints import AdaptiveLimit
+    from werewolf_deception.agents.llm.endpoints import AdaptiveLimit
 
     limit = AdaptiveLimit(8)
     peak = 0

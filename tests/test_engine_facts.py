@@ -24,10 +24,10 @@ import werewolf_env
 from werewolf_deception.agents import RandomAgent
 from werewolf_env import Game, GameConfig
 from werewolf_env.actions.specs import ACTION_SPECS, NIGHT_PHASES, TARGET_KEYS
-from werewolf_env.core.graph import PHASE_GRAPH
 from werewolf_env.core.roles import ActionKind, Role, RoleSpec, Team, register_role, unregister_role
 from werewolf_env.core.state import GameState, Turn
 from werewolf_env.counterfactual.rollouts import RolloutPolicy, fork, play_out
+from werewolf_env.engine.graph import PHASE_GRAPH
 from werewolf_env.engine.rules import night_deaths, open_vote
 from werewolf_env.envs import parallel as parallel_module
 from werewolf_env.record.game_record import GameRecord

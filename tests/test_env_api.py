@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 import werewolf_env
 from werewolf_env import GameConfig
-from werewolf_env.core.graph import PHASE_GRAPH, to_mermaid
+from werewolf_env.engine.graph import PHASE_GRAPH, to_mermaid
 from werewolf_env.wrappers import DiscreteActions
 
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -178,7 +178,9 @@ def test_graph_table_and_mermaid() -> None:
             assert target in PHASE_GRAPH, f"{name} routes to unknown {target}"
     text = to_mermaid()
     assert text.startswith("stateDiagram-v2") and "n_check_winner_day --> n_summarize" in text
-    out = subprocess.run([sys.executable, "-m", "werewolf_env.core.graph"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "werewolf_env.engine.graph"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == text
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from werewolf_deception.agents import play_game_sync
 from werewolf_deception.benchmarks.cli import main as cli
-from werewolf_deception.benchmarks.cli.exit_codes import (
+from werewolf_deception.benchmarks.cli.main import build_parser, main
+from werewolf_deception.benchmarks.console.exit_codes import (
     COMMANDS,
     EXIT_BAD_OPTIONS,
     EXIT_FAILED_GAMES,
@@ -26,7 +27,6 @@ from werewolf_deception.benchmarks.cli.exit_codes import (
     Terminated,
     codes_of,
 )
-from werewolf_deception.benchmarks.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE_LINE = re.compile(r"^  (\d+)\s+(.*)$")

@@ -29,7 +29,7 @@ import pytest
 
 from werewolf_deception.agents import HeuristicAgent, Policy, play_game_sync
 from werewolf_deception.agents.policies.human import ELIMINATED, INPUT_ENDED, NO_ANSWER, HumanAgent
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_OK, codes_of
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_OK, codes_of
 from werewolf_env import GameConfig
 from werewolf_env.core.config import Role
 from werewolf_env.engine.log import read_log

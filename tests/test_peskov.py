@@ -13,11 +13,11 @@ import pytest
 
 from werewolf_deception.benchmarks.cli.main import main
 from werewolf_deception.benchmarks.detect.detector import fit, out_of_fold_scores
-from werewolf_deception.benchmarks.detect.logistic import Sparse, best_threshold, fit_logistic
 from werewolf_deception.benchmarks.diplomacy.detectors import MessageDetector
 from werewolf_deception.benchmarks.diplomacy.evaluate import DEFAULT_DATA_DIR, confusion_metrics, score_split
 from werewolf_deception.benchmarks.diplomacy.models import StackedDetector, auroc, game_balanced_weights, load_detector
 from werewolf_deception.benchmarks.diplomacy.peskov import Message, read_dialogs, read_split, truth_value
+from werewolf_env.analysis.logistic import Sparse, best_threshold, fit_logistic
 
 FIXTURE = Path(__file__).parent / "data" / "peskov2020_tiny"
 HAVE_DATA = (DEFAULT_DATA_DIR / "train.jsonl").is_file() and (DEFAULT_DATA_DIR / "validation.jsonl").is_file()

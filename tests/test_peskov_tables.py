@@ -1,6 +1,6 @@
-"""The Diplomacy detector tables (``werewolf_deception.benchmarks.diplomacy.evaluate``): the human receivers' row, the
-lie rate and ranking
-figures beside Lie F1, the headline's paired differences, a priori grids and the judge's progress."""
+"""The Diplomacy detector tables (``werewolf_deception.benchmarks.diplomacy.evaluate``): the human receivers' row,
+the lie rate and ranking figures beside Lie F1, the headline's paired differences, a priori grids and the judge's
+progress."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Progress bars (``werewolf_deception.benchmarks.cli.progress``): never wider than the terminal, rate and ETA, plain
-lines when the
-output is not a terminal, nothing when quiet; and what ``werewolf-bench run`` prints when piped."""
+"""Progress bars (``werewolf_deception.benchmarks.console.progress``): never wider than the terminal, rate and ETA,
+plain lines when the output is not a terminal, nothing when quiet; and what ``werewolf-bench run`` prints when piped."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from werewolf_deception.benchmarks.cli.progress import Bar, format_duration, terminal_columns, track
+from werewolf_deception.benchmarks.console.progress import Bar, format_duration, terminal_columns, track
 from werewolf_deception.benchmarks.runs.loop import Progress
 
 ROOT = Path(__file__).resolve().parents[1]

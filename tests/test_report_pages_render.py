@@ -1,6 +1,5 @@
-"""``werewolf_deception.benchmarks.report.html_base``: every value is escaped unless it is ``trusted`` markup (the one
-opt-out),
-in a cell and in a quoted attribute, and bidirectional controls come out visible."""
+"""``werewolf_deception.benchmarks.report.html_base``: every value is escaped unless it is ``trusted`` markup (the
+one opt-out), in a cell and in a quoted attribute, and bidirectional controls come out visible."""
 
 from __future__ import annotations
 

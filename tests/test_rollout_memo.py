@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from werewolf_deception.agents import play_game_sync
 from werewolf_deception.benchmarks.detect.detector import statement_rows
-from werewolf_deception.benchmarks.studies.friction import Friction
+from werewolf_deception.benchmarks.detect.friction import Friction
 from werewolf_env import Game, GameConfig
 from werewolf_env.counterfactual.memo import SharedFork
 from werewolf_env.counterfactual.signs import CounterfactualValuer, Proposal, determinize, fork, public_scores, rollout

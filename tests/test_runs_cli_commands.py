@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from werewolf_deception.agents import RandomAgent, play_game_sync
-from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.policies.human import ELIMINATED, SHORTHAND, HumanAgent, prompt_of
 from werewolf_deception.benchmarks.cli.main import build_parser, main
 from werewolf_env import __version__

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_runs import run_stopped_at
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
 from werewolf_deception.benchmarks.cli.main import main
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
 from werewolf_deception.benchmarks.runs.folder import RunDir
 
 ROOT = Path(__file__).resolve().parents[1]

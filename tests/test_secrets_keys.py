@@ -12,14 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from werewolf_deception.agents.fake.server import FakeOpenAIServer
-from werewolf_deception.agents.play.lineup import load_lineup
-from werewolf_deception.agents.serving.credentials import (
+from werewolf_deception.agents.credentials import (
     MAX_KEY_FILE_BYTES,
     check_key_variable,
     read_key,
     read_key_file,
 )
+from werewolf_deception.agents.fake.server import FakeOpenAIServer
+from werewolf_deception.agents.play.lineup import load_lineup
 from werewolf_deception.benchmarks.cli.main import main
 
 SMALL = ["--players", "5", "--rounds", "1", "--debate-turns", "1", "--no-report", "--quiet"]

@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from werewolf_deception.agents import play_game_sync
+from werewolf_deception.agents.credentials import redact_url, scrub, split_url
 from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan, refused_url
 from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.llm.endpoints import EndpointDownError
 from werewolf_deception.agents.llm.options import validate_options
-from werewolf_deception.agents.serving.credentials import redact_url, scrub, split_url
-from werewolf_deception.agents.serving.endpoints import EndpointDownError
 from werewolf_deception.benchmarks.cli.main import main
 
 SECRET = "s3cret"
@@ -190,9 +190,9 @@ def test_url_credentials_go_as_basic_auth_only_when_no_api_key_is_set(
 
 
 def test_preflight_and_endpoint_summaries_are_redacted(keyed: None) -> None:
+    from werewolf_deception.agents.llm.endpoints import EndpointPool
     from werewolf_deception.agents.play.lineup import load_lineup
-    from werewolf_deception.agents.serving.endpoints import EndpointPool
-    from werewolf_deception.agents.serving.preflight import preflight
+    from werewolf_deception.agents.play.preflight import preflight
 
     url = secret_url(refused_url())
     lineup = load_lineup({"default": {"kind": "llm", "model": "m", "base_url": url, **FAST}})

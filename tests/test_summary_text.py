@@ -17,7 +17,15 @@ import pytest
 
 from werewolf_deception.agents.fake.server import FakeOpenAIServer, FaultPlan
 from werewolf_deception.benchmarks.cli.main import main
-from werewolf_deception.benchmarks.cli.summary_text import LEGEND, WIDTH, fit, legend_lines, legend_terms, pack, table
+from werewolf_deception.benchmarks.console.summary_text import (
+    LEGEND,
+    WIDTH,
+    fit,
+    legend_lines,
+    legend_terms,
+    pack,
+    table,
+)
 from werewolf_deception.benchmarks.report.build import find_logs, natural_key
 from werewolf_deception.benchmarks.report.html_roles import roles_section
 from werewolf_env.analysis.role_figures import cause_notes

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from werewolf_deception.agents.fake.server import FakeOpenAIServer
 from werewolf_deception.benchmarks.cli.main import main
-from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.console.progress import Bar
 
 TITLE = "\x1b]0;pwned\x07"  # sets the terminal window's title
 CLEAR = "\x1b[2J"  # clears the screen

@@ -1,7 +1,6 @@
 """The ``verifiers.v1`` environment (``werewolf_deception.agents.training.verifiers_env``): real rollouts through
-verifiers' own machinery
-(its env, agents, interception and scoring), the trained seats' model being the project's fake OpenAI server
-over HTTP; one trained seat, and two playing against each other (self-play)."""
+verifiers' own machinery (its env, agents, interception and scoring), the trained seats' model being the project's
+fake OpenAI server over HTTP; one trained seat, and two playing against each other (self-play)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@
     observations, infos = par.reset(seed=0)
 
 See ``werewolf_env.envs.aec`` for spaces, rewards and the simultaneous-group API, ``werewolf_env.envs.parallel``
-for the parallel API, ``werewolf_env.envs.parallel_state`` for ``state()``, ``werewolf_env.core.graph`` for the
+for the parallel API, ``werewolf_env.envs.parallel_state`` for ``state()``, ``werewolf_env.engine.graph`` for the
 phase graph, and ``werewolf_env.engine.log.replay`` to re-run a logged game.
 """
 
@@ -55,7 +55,7 @@ _MOVED = {
     "env":                 "envs.aec",
     "env_base":            "envs.base",
     "game_record":         "record.game_record",
-    "graph":               "core.graph",
+    "graph":               "engine.graph",
     "inert_text":          "core.inert_text",
     "json_input":          "core.json_input",
     "judge":               "claims.judge",
@@ -85,7 +85,7 @@ _MOVED = {
     "stats":               "analysis.stats",
     "suspicion":           "analysis.suspicion",
     "token_usage":         "record.token_usage",
-    "transcript":          "record.transcript",
+    "transcript":          "observe.transcript",
     "version":             "core.version",
     "visibility":          "core.visibility",
 }  # fmt: skip

@@ -58,8 +58,7 @@ too), lowercased, with ``:method`` and ``:path`` added and credentials replaced 
 ``refused_url()`` is a base URL on which nothing listens.
 
 The fault names, ``FaultPlan`` and the error replies' texts are in ``werewolf_deception.agents.fake.faults``
-(re-exported
-here); the content of the answers is in ``werewolf_deception.agents.fake.answers``.
+(re-exported here); the content of the answers is in ``werewolf_deception.agents.fake.answers``.
 """
 
 from __future__ import annotations

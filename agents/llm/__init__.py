@@ -1,4 +1,5 @@
-"""The LLM policy: prompts, answer schemas, options, folding and the response cache.
+"""The LLM policy and how it reaches OpenAI-compatible servers: prompts, answer schemas, options, folding, the
+response cache, endpoints, transport, backpressure and the local llama.cpp server.
 
 ``werewolf_deception.agents.llm`` was one module before the sub-packages: its public names are still read
 here, from ``werewolf_deception.agents.llm.agent``, loaded on first use (so that importing a sibling module

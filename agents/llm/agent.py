@@ -4,13 +4,13 @@
     agent = LLMAgent(options=LLMOptions(...), pool=pool, seed=seat_seed)   # as the runner makes them
     agent = LLMAgent(transport=complete, label="llm:mine")   # any async complete(messages, schema) -> text
 
-What carries a request is a transport (``agents/serving/transport.py``): the OpenAI-compatible one by default,
+What carries a request is a transport (``agents/llm/transport.py``): the OpenAI-compatible one by default,
 or anything with an async ``complete(messages, schema)``; the prompt, validation, repair and records
 below are the same whatever carries them.
 
 Options are one validated ``LLMOptions`` (``agents/llm/options.py``); the client, its connection
 pool, retries, response-format step-down and circuit breaker belong to the run's ``EndpointPool``
-(``agents/serving/endpoints.py``), shared by every seat and game; the prompt is ``agents/llm/prompts.py``.
+(``agents/llm/endpoints.py``), shared by every seat and game; the prompt is ``agents/llm/prompts.py``.
 
 One turn: the prompt (cut to the context budget), then the answer, validated with the action's
 pydantic model, the legal targets and the placeholder check. An invalid answer gets one repair
@@ -23,14 +23,12 @@ model answered, nothing valid) or ``unanswered`` (the server never answered). Th
 reaches a record or an error text.
 
 Later turns asked ahead (``werewolf_deception.agents.llm.folding``, all on by default): a peer analysis also asks the
-seat's
-next bid, the analyses of the day's last statement (or that statement's call) its vote, and a
-statement the speaker's self-analysis. Such an answer is used once, by the next turn of its kind, if
-it is valid and the seat has learnt nothing since but its own doings (else that turn makes its own
-call); its outcome record
-says ``asked_in`` (``from_analysis`` too for a bid or vote from an analysis) and takes the asking
-call's outcome. The asking call's outcome record says ``ahead`` (what each asked field became) and
-``ahead_errors``, and for bids ``next_bid`` / ``next_bid_error`` as before.
+seat's next bid, the analyses of the day's last statement (or that statement's call) its vote, and a statement the
+speaker's self-analysis. Such an answer is used once, by the next turn of its kind, if it is valid and the seat has
+learnt nothing since but its own doings (else that turn makes its own call); its outcome record says ``asked_in``
+(``from_analysis`` too for a bid or vote from an analysis) and takes the asking call's outcome. The asking call's
+outcome record says ``ahead`` (what each asked field became) and ``ahead_errors``, and for bids ``next_bid`` /
+``next_bid_error`` as before.
 """
 
 from __future__ import annotations
@@ -42,14 +40,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from werewolf_deception.agents.base import Policy
+from werewolf_deception.agents.credentials import EndpointURL
+from werewolf_deception.agents.llm.endpoints import Endpoint, EndpointDownError, EndpointPool
 from werewolf_deception.agents.llm.folding import AHEAD_FIELDS, AskedAhead, what_to_ask
 from werewolf_deception.agents.llm.options import LLMOptions, validate_options
 from werewolf_deception.agents.llm.prompts import answer_line, build_messages, fit, history_of, with_answer_line
 from werewolf_deception.agents.llm.schemas import ASK_KEYS, statement_chars, turn_schema
-from werewolf_deception.agents.policies.base import Policy
-from werewolf_deception.agents.serving.credentials import EndpointURL
-from werewolf_deception.agents.serving.endpoints import Endpoint, EndpointDownError, EndpointPool
-from werewolf_deception.agents.serving.transport import OpenAITransport, Transport, as_transport
+from werewolf_deception.agents.llm.transport import OpenAITransport, Transport, as_transport
 from werewolf_env.actions.parse import ACTION_MODELS, UnknownPlayerError, as_object, placeholder_reason, resolve_target
 from werewolf_env.actions.specs import ACTION_SPECS
 from werewolf_env.core.json_input import short_repr

@@ -6,7 +6,7 @@ A bad value (a temperature of "hot" or NaN, a negative timeout, a URL without a 
 when the lineup is loaded, before any game starts, with a message that names the option (and, for a
 misspelt one, the option it was probably meant to be). API keys never belong here: ``api_key_env``
 names an environment variable whose name says it holds a key (``*_API_KEY``, ``*_TOKEN``) and
-``api_key_file`` a small file holding one key; both rules live in ``agents/serving/credentials.py``.
+``api_key_file`` a small file holding one key; both rules live in ``agents/credentials.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from werewolf_deception.agents.serving.credentials import check_key_variable, read_key_file, redact_url, redacted
+from werewolf_deception.agents.credentials import check_key_variable, read_key_file, redact_url, redacted
 
 ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_object", "none"]
 SystemPromptMode = Literal["auto", "system", "user"]

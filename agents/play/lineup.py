@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from werewolf_deception.agents.base import Policy
+from werewolf_deception.agents.credentials import redacted
 from werewolf_deception.agents.llm.options import LLMOptions, suggestion, validate_options
-from werewolf_deception.agents.policies.base import Policy
-from werewolf_deception.agents.serving.credentials import redacted
 from werewolf_env.core.config import Role, Team
 from werewolf_env.record.token_usage import Price
 
 if TYPE_CHECKING:
-    from werewolf_deception.agents.serving.endpoints import EndpointPool
+    from werewolf_deception.agents.llm.endpoints import EndpointPool
 
 if sys.version_info >= (3, 11):
     import tomllib

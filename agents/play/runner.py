@@ -34,9 +34,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from werewolf_deception.agents.base import Policy
+from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.agents.play.lineup import AgentSpec, Lineup, load_lineup, make_policy
-from werewolf_deception.agents.policies.base import Policy
-from werewolf_deception.agents.serving.endpoints import EndpointDownError, EndpointPool
 from werewolf_env import GameConfig, __version__
 from werewolf_env.actions.parse import to_jsonable
 from werewolf_env.core.config import Role, Team

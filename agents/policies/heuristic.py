@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.policies.heuristic_memory import WOLF, GameMemory, Statement
 from werewolf_deception.agents.policies.heuristic_speech import HeuristicSpeech
 from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role

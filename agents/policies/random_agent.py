@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from werewolf_deception.agents.policies.base import Policy
+from werewolf_deception.agents.base import Policy
 from werewolf_env.actions.specs import ACTION_SPECS
 from werewolf_env.claims.model import LIE_TYPES
 from werewolf_env.core.roles import Role, Team

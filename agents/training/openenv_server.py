@@ -1,6 +1,5 @@
 """The seat environment (``werewolf_deception.agents.training.seat_env.SeatEnv``) as an OpenEnv server
-(``openenv-core``, the
-``train`` extra).
+(``openenv-core``, the ``train`` extra).
 
 OpenEnv serves an environment's ``reset``/``step``/``state`` over a WebSocket, one environment per connection,
 so that any trainer that speaks OpenEnv (TRL's native path among them) can play one seat of a game of Werewolf:
@@ -232,8 +231,7 @@ def _openenv_classes() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m werewolf_deception.agents.training.openenv_server``: serve the seat environment until interrupted
-    (127.0.0.1 by
-    default)."""
+    (127.0.0.1 by default)."""
     parser = argparse.ArgumentParser(
         prog="python -m werewolf_deception.agents.training.openenv_server",
         description="Serve one seat of Werewolf as an OpenEnv environment.",

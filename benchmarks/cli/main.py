@@ -9,10 +9,8 @@ game, replay-checks the logs and prints a readable summary with the grounded dec
     werewolf-bench run --model gpt-4o-mini --base-url https://api.openai.com/v1
 
 Every option's help names its default; the exit codes a command can return
-(``werewolf_deception.benchmarks.cli.exit_codes``)
-close its ``--help``.
-A file that cannot be written or read ends any command with a message naming it (exit 5), Ctrl-C
-with exit 130 and SIGTERM with 143, never with a traceback.
+(``werewolf_deception.benchmarks.console.exit_codes``) close its ``--help``. A file that cannot be written or read ends
+any command with a message naming it (exit 5), Ctrl-C with exit 130 and SIGTERM with 143, never with a traceback.
 """
 
 from __future__ import annotations
@@ -25,10 +23,17 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from werewolf_deception.agents import load_lineup
+from werewolf_deception.agents.llm.endpoints import EndpointDownError
 from werewolf_deception.agents.llm.options import DEFAULT_BASE_URL
 from werewolf_deception.agents.play.lineup import AgentSpec
-from werewolf_deception.agents.serving.endpoints import EndpointDownError
-from werewolf_deception.benchmarks.cli.exit_codes import (
+from werewolf_deception.benchmarks.cli.play import play_command
+from werewolf_deception.benchmarks.cli.relabel import add_relabel_parser, relabel_command
+from werewolf_deception.benchmarks.cli.replay import replay_command
+from werewolf_deception.benchmarks.cli.report import add_report_parser, report_command
+from werewolf_deception.benchmarks.cli.rescore import rescore_command
+from werewolf_deception.benchmarks.cli.run import run_command
+from werewolf_deception.benchmarks.cli.tournament import tournament_command
+from werewolf_deception.benchmarks.console.exit_codes import (
     EXIT_BAD_OPTIONS,
     EXIT_INVALID,
     EXIT_OUTPUT_CLOSED,
@@ -37,15 +42,8 @@ from werewolf_deception.benchmarks.cli.exit_codes import (
     interrupted_code,
     sigterm_as_interrupt,
 )
-from werewolf_deception.benchmarks.cli.llm_flags import add_llm_flags, check_run_flags, judge_settings
-from werewolf_deception.benchmarks.cli.play import play_command
-from werewolf_deception.benchmarks.cli.relabel import add_relabel_parser, relabel_command
-from werewolf_deception.benchmarks.cli.replay import replay_command
-from werewolf_deception.benchmarks.cli.report import add_report_parser, report_command
-from werewolf_deception.benchmarks.cli.rescore import rescore_command
-from werewolf_deception.benchmarks.cli.run import run_command
-from werewolf_deception.benchmarks.cli.tournament import tournament_command
-from werewolf_deception.benchmarks.cli.values import (
+from werewolf_deception.benchmarks.console.llm_flags import add_llm_flags, check_run_flags, judge_settings
+from werewolf_deception.benchmarks.console.values import (
     BASELINE_GAMES,
     COUNT,
     GAMES,

@@ -2,13 +2,11 @@
 
 Each turn shows what is new and an answer prompt that names the shorthand it takes
 (``werewolf_deception.agents.policies.human.SHORTHAND``); once the person is eliminated the game goes on and they keep
-seeing
-the public game until it ends (``HumanAgent.watch``). When the input ends (Ctrl-D, or piped answers
-that run out) they are told so once, the seat's remaining turns are the env's fallbacks (the log's
-action events say so: ``werewolf_deception.agents.policies.human.NO_ANSWER``), and the game still plays to its end
-(exit 0). The
-log goes to ``--out`` (a new folder, or one holding game logs; a folder of other files is refused,
-exit 2). The exit codes play can return: ``werewolf_deception.benchmarks.cli.exit_codes.COMMANDS["play"]``.
+seeing the public game until it ends (``HumanAgent.watch``). When the input ends (Ctrl-D, or piped answers that run out)
+they are told so once, the seat's remaining turns are the env's fallbacks (the log's action events say so:
+``werewolf_deception.agents.policies.human.NO_ANSWER``), and the game still plays to its end (exit 0). The log goes to
+``--out`` (a new folder, or one holding game logs; a folder of other files is refused, exit 2). The exit codes play can
+return: ``werewolf_deception.benchmarks.console.exit_codes.COMMANDS["play"]``.
 """
 
 from __future__ import annotations
@@ -21,10 +19,10 @@ import sys
 from pathlib import Path
 
 from werewolf_deception.agents import load_lineup, play_game
-from werewolf_deception.agents.serving.endpoints import EndpointDownError
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
-from werewolf_deception.benchmarks.cli.summary_text import print_lines
-from werewolf_deception.benchmarks.cli.values import game_config_of, refuse
+from werewolf_deception.agents.llm.endpoints import EndpointDownError
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
+from werewolf_deception.benchmarks.console.summary_text import print_lines
+from werewolf_deception.benchmarks.console.values import game_config_of, refuse
 from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder
 
 LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.envs.aec names each game's log so)
@@ -45,7 +43,7 @@ def play_command(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     hook = None
     if args.friction:
-        from werewolf_deception.benchmarks.studies.friction import Friction
+        from werewolf_deception.benchmarks.detect.friction import Friction
 
         try:
             friction = Friction.load(args.detector, seats={args.seat})

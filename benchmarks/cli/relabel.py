@@ -1,6 +1,5 @@
 """``werewolf-bench relabel``: the command line of ``werewolf_deception.benchmarks.labels.relabel`` (arguments, the
-labeler, the
-summary)."""
+labeler, the summary)."""
 
 from __future__ import annotations
 
@@ -11,11 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.serving.credentials import KEY_VARIABLE_HELP
-from werewolf_deception.benchmarks.cli.exit_codes import exit_codes_text
-from werewolf_deception.benchmarks.cli.llm_flags import llm_number
-from werewolf_deception.benchmarks.cli.summary_text import print_lines
-from werewolf_deception.benchmarks.cli.values import COUNT, IN_FLIGHT
+from werewolf_deception.agents.credentials import KEY_VARIABLE_HELP
+from werewolf_deception.benchmarks.console.exit_codes import exit_codes_text
+from werewolf_deception.benchmarks.console.llm_flags import llm_number
+from werewolf_deception.benchmarks.console.summary_text import print_lines
+from werewolf_deception.benchmarks.console.values import COUNT, IN_FLIGHT
 from werewolf_deception.benchmarks.labels.agreement import format_summary
 from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS
 from werewolf_deception.benchmarks.labels.labelers import (
@@ -35,7 +34,7 @@ from werewolf_deception.benchmarks.labels.relabel import (
     relabel_run,
     write_atomic,
 )
-from werewolf_deception.benchmarks.report.build import find_logs
+from werewolf_deception.benchmarks.runs.folder import find_logs
 from werewolf_env.claims.model import CLAIM_KINDS
 
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
+from werewolf_deception.benchmarks.console.summary_text import NOT_A_LOG, verdict
 from werewolf_deception.benchmarks.runs.folder import find_logs
 from werewolf_env.core.inert_text import terminal_safe
-from werewolf_env.engine.log import ReplayResult, replay
-
-NOT_A_LOG = "NOT A GAME LOG"
+from werewolf_env.engine.log import replay
 
 
 def replay_command(args: argparse.Namespace) -> int:
@@ -48,23 +47,3 @@ def replay_command(args: argparse.Namespace) -> int:
             transcript = Transcript(names, None, spectator=args.show == "all").update(result.game.state.events)
             print(terminal_safe(transcript, lines=True))
     return EXIT_FAILED_GAMES if bad else 0
-
-
-def verdict(matches: bool, truncated: str | None) -> str:
-    """'identical' only for a whole log that rebuilds the game; a truncated one says where it stops."""
-    if truncated is None:
-        return "identical" if matches else "DIFFERS"
-    so_far = "what it holds replays identically" if matches else "and what it holds DIFFERS"
-    return f"TRUNCATED: {truncated}; {so_far}"
-
-
-def one_line_verdict(result: ReplayResult, width: int = 160) -> str:
-    """The verdict ``replay`` prints for a log, with its first difference, on one line of at most ``width``."""
-    if result.not_a_log is not None:
-        text = f"{NOT_A_LOG}: {result.not_a_log}"
-    else:
-        text = verdict(result.matches, result.truncated)
-        if result.mismatches:
-            text += f" ({result.mismatches[0]})"
-    text = terminal_safe(text)
-    return text if len(text) <= width else text[: width - 3] + "..."

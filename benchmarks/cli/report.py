@@ -4,12 +4,10 @@
     werewolf-bench report runs/demo --labeler llm     # runs/demo/claims/llm.ndjson: runs/demo/report-llm/
 
 The report itself is ``werewolf_deception.benchmarks.report.build.build_report``; whose claims and lie labels it rests
-on,
-``werewolf_deception.benchmarks.labels.run_labels``. Exit codes: 0 written; 2 no logs, no finished game, no readable
-labels file for ``--labeler`` (the message names the file and the command that writes it), a log that
-does not replay as a whole, identical game (without ``--allow-unverified``), or an ``--out`` that is a
-file or a folder of other files (nothing is written there); 5 a file that cannot be written (the message
-names it).
+on, ``werewolf_deception.benchmarks.labels.run_labels``. Exit codes: 0 written; 2 no logs, no finished game, no readable
+labels file for ``--labeler`` (the message names the file and the command that writes it), a log that does not replay as
+a whole, identical game (without ``--allow-unverified``), or an ``--out`` that is a file or a folder of other files
+(nothing is written there); 5 a file that cannot be written (the message names it).
 """
 
 from __future__ import annotations
@@ -19,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
-from werewolf_deception.benchmarks.cli.summary_text import (
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
+from werewolf_deception.benchmarks.console.summary_text import (
     WIDTH,
     fit,
     legend_lines,
@@ -29,7 +27,7 @@ from werewolf_deception.benchmarks.cli.summary_text import (
     print_lines,
     table,
 )
-from werewolf_deception.benchmarks.cli.values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
+from werewolf_deception.benchmarks.console.values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
 from werewolf_deception.benchmarks.labels.run_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
 from werewolf_deception.benchmarks.report.build import build_report, report_dir
 from werewolf_deception.benchmarks.report.tokens import token_lines

@@ -4,7 +4,7 @@ Writes RUN_DIR/rescore/<labeler>/ (or ``--out``: a new folder, or one an earlier
 holds its ``rescore.json``; a folder of other files is refused, exit 2). A model labeler passes the gate of
 every model-calling command: the preflight (exit 2, nothing written), the circuit breaker (exit 3: the
 games rescored so far are kept, no report) and ``--max-fallback-rate`` over the labeler's analyses (exit
-4, after the report). The codes are in ``werewolf_deception.benchmarks.cli.exit_codes``.
+4, after the report). The codes are in ``werewolf_deception.benchmarks.console.exit_codes``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.serving.endpoints import EndpointDownError
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
-from werewolf_deception.benchmarks.cli.llm_flags import apply_overrides, check_run_flags, llm_overrides
-from werewolf_deception.benchmarks.cli.progress import Bar, track
+from werewolf_deception.agents.llm.endpoints import EndpointDownError
 from werewolf_deception.benchmarks.cli.report import fmt_value
-from werewolf_deception.benchmarks.report.build import build_report, find_logs, load_records
-from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
+from werewolf_deception.benchmarks.console.llm_flags import apply_overrides, check_run_flags, llm_overrides
+from werewolf_deception.benchmarks.console.progress import Bar, track
+from werewolf_deception.benchmarks.report.build import build_report, load_records
+from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder, find_logs
 from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
 from werewolf_env.analysis.metrics import aggregate
 

@@ -17,13 +17,12 @@ An LLM run is either a measurement with its validity printed beside it, or a fas
 The summary is printed once the report is written: its header gives the command's whole time (games,
 replay check and report; ``seconds_total`` in ``summary.json``) and, for a resumed run, how many games an
 earlier command had finished (``games_resumed``, ``games_played``). Every line fits in 100 columns
-(``werewolf_deception.benchmarks.cli.summary_text``), and a legend of the terms it uses follows it (``--explain``: the
-full one).
+(``werewolf_deception.benchmarks.console.summary_text``), and a legend of the terms it uses follows it (``--explain``:
+the full one).
 
-Any run: the folder is locked while the command runs (a second run on it: exit 2), a disk that
-refuses a write stops it with the path (exit 5), Ctrl-C and SIGTERM end it with its workers (130,
-143); in each case finished games are kept and the same command resumes
-(``werewolf_deception.benchmarks.cli.exit_codes``).
+Any run: the folder is locked while the command runs (a second run on it: exit 2), a disk that refuses a write stops it
+with the path (exit 5), Ctrl-C and SIGTERM end it with its workers (130, 143); in each case finished games are kept and
+the same command resumes (``werewolf_deception.benchmarks.console.exit_codes``).
 """
 
 from __future__ import annotations
@@ -39,10 +38,11 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents import GameResult, load_lineup
+from werewolf_deception.agents.llm.endpoints import EndpointPool
 from werewolf_deception.agents.play.lineup import AgentSpec, Lineup
-from werewolf_deception.agents.serving.endpoints import EndpointPool
-from werewolf_deception.agents.serving.preflight import ProbeResult, seed_pool
-from werewolf_deception.benchmarks.cli.exit_codes import (
+from werewolf_deception.agents.play.preflight import ProbeResult, seed_pool
+from werewolf_deception.benchmarks.cli.report import report_lines
+from werewolf_deception.benchmarks.console.exit_codes import (
     EXIT_BAD_OPTIONS,
     EXIT_FAILED_GAMES,
     EXIT_INVALID,
@@ -50,17 +50,16 @@ from werewolf_deception.benchmarks.cli.exit_codes import (
     EXIT_STORAGE,
     interrupted_code,
 )
-from werewolf_deception.benchmarks.cli.llm_flags import (
+from werewolf_deception.benchmarks.console.llm_flags import (
     apply_overrides,
     check_run_flags,
     identity_of,
     llm_overrides,
     run_preflight,
 )
-from werewolf_deception.benchmarks.cli.progress import Bar
-from werewolf_deception.benchmarks.cli.report import report_lines
-from werewolf_deception.benchmarks.cli.summary_text import WIDTH, fit, legend_lines, pack, print_lines
-from werewolf_deception.benchmarks.cli.values import MAX_GAMES, MAX_SEED, game_config_of, refuse
+from werewolf_deception.benchmarks.console.progress import Bar
+from werewolf_deception.benchmarks.console.summary_text import WIDTH, fit, legend_lines, pack, print_lines
+from werewolf_deception.benchmarks.console.values import MAX_GAMES, MAX_SEED, game_config_of, refuse
 from werewolf_deception.benchmarks.report.tokens import game_cost, priced, token_lines
 from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder, describe_os_error
 from werewolf_deception.benchmarks.runs.loop import (

@@ -1,10 +1,9 @@
 """``werewolf-bench tournament CONFIG.toml``: the command (the tournament itself is
 ``werewolf_deception.benchmarks.runs.tournament``).
 
-Exit codes are those of ``run`` (``werewolf_deception.benchmarks.cli.exit_codes``); a tournament name that is not a
-plain
-name (it names the folder ``runs/<name>``) is refused with exit 2 before anything is written.
-Entrant names may be any text: they are keys, never split, and are shown inert in the terminal.
+Exit codes are those of ``run`` (``werewolf_deception.benchmarks.console.exit_codes``); a tournament name that is not a
+plain name (it names the folder ``runs/<name>``) is refused with exit 2 before anything is written. Entrant names may be
+any text: they are keys, never split, and are shown inert in the terminal.
 """
 
 from __future__ import annotations
@@ -15,12 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
-from werewolf_deception.benchmarks.cli.llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
-from werewolf_deception.benchmarks.cli.progress import Bar
 from werewolf_deception.benchmarks.cli.report import fmt_value, signed
 from werewolf_deception.benchmarks.cli.run import RunPlan, execute
-from werewolf_deception.benchmarks.cli.values import refuse
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
+from werewolf_deception.benchmarks.console.llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
+from werewolf_deception.benchmarks.console.progress import Bar
+from werewolf_deception.benchmarks.console.values import refuse
 from werewolf_deception.benchmarks.report.build import build_report
 from werewolf_deception.benchmarks.report.tokens import token_lines
 from werewolf_deception.benchmarks.runs.loop import RunDir

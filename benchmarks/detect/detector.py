@@ -10,13 +10,11 @@ Per statement, the features are:
 - **values**: bait, switch and edge (``werewolf_env.counterfactual.signs``) of the statement's first vote
   proposal, averaged, maximised and minimised over its listeners, with their mean standard error.
 
-Everything a feature reads was public when the statement was made, or is computed from each
-listener's own knowledge: no hidden role reaches the detector. The classifier is an L2-regularised
-logistic regression (``werewolf_deception.benchmarks.detect.logistic``, the project's one solver) trained on the
-grounded lie
-labels; its threshold is the one that maximised F1 on out-of-fold predictions over the training games,
-each fold's standardisation fitted on that fold's training part only. It saves to and
-loads from a small JSON file.
+Everything a feature reads was public when the statement was made, or is computed from each listener's own knowledge: no
+hidden role reaches the detector. The classifier is an L2-regularised logistic regression
+(``werewolf_env.analysis.logistic``, the project's one solver) trained on the grounded lie labels; its threshold is the
+one that maximised F1 on out-of-fold predictions over the training games, each fold's standardisation fitted on that
+fold's training part only. It saves to and loads from a small JSON file.
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_deception.benchmarks.detect.logistic import best_threshold, fit_logistic, sigmoid
+from werewolf_env.analysis.logistic import best_threshold, fit_logistic, sigmoid
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.core.names import name_key
 from werewolf_env.core.state import GameState, Statement

@@ -1,14 +1,13 @@
 """``werewolf-bench detect-eval``: play training and held-out games, then fit every detector
 (``werewolf_deception.benchmarks.detect.registry``) on the training games and compare them on the held-out ones.
 
-Train and held-out games come from disjoint seeds (held-out seeds start at ``seed + 1_000_000``)
-and are played as ordinary resumable runs in ``OUT/train`` and ``OUT/test``; each game's statement
-rows (with the counterfactual values, the slow part) are cached in ``OUT/features``. The table
-(``werewolf_deception.benchmarks.detect.table``: precision, recall, F1 and AUROC on the held-out statements with 95%
-intervals from a bootstrap over held-out games, coverage, recall per lie type, model cost) is printed
-and saved to ``OUT/detect_eval.json``; each fitted detector to ``OUT/detectors/``, the text+values
-classifier also to ``OUT/detector.json``. Every threshold is chosen on the training games only.
-``--train RUN... --test RUN...`` evaluates on games already played instead
+Train and held-out games come from disjoint seeds (held-out seeds start at ``seed + 1_000_000``) and are played as
+ordinary resumable runs in ``OUT/train`` and ``OUT/test``; each game's statement rows (with the counterfactual values,
+the slow part) are cached in ``OUT/features``. The table (``werewolf_deception.benchmarks.detect.table``: precision,
+recall, F1 and AUROC on the held-out statements with 95% intervals from a bootstrap over held-out games, coverage,
+recall per lie type, model cost) is printed and saved to ``OUT/detect_eval.json``; each fitted detector to
+``OUT/detectors/``, the text+values classifier also to ``OUT/detector.json``. Every threshold is chosen on the training
+games only. ``--train RUN... --test RUN...`` evaluates on games already played instead
 (``werewolf_deception.benchmarks.detect.runs``).
 """
 
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents.play.lineup import Lineup
-from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.console.progress import Bar
 from werewolf_deception.benchmarks.detect.detector import statement_rows
 from werewolf_deception.benchmarks.detect.registry import DEFAULT
 from werewolf_deception.benchmarks.detect.table import detector_table

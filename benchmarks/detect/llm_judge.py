@@ -2,14 +2,12 @@
 whether the statement is deceptive (CTRL-D's "direct judgment" baseline).
 
 The prompt holds the definitions the LLM seats read (``werewolf_deception.agents.llm.prompts.DECEPTION_DEFINITIONS``),
-the
-players, the public history up to and including the statement (``werewolf_env.record.transcript`` with no
-viewer: public events only, never a role, a night action, a poll or a label) and the question; the
-answer is the LLM seats' analysis (``reasoning``, ``is_deceptive``, ``confidence``: the probability
-that it is deceptive, ``deception_type``). It goes through ``LLMAgent.answer``, so the judge has the
-seats' transport, endpoint pool (concurrency cap, retries, circuit breaker), response cache, context
-budget (the oldest history goes first), validation, one repair prompt and ``llm_outcome`` records; a
-tripped breaker raises ``EndpointDownError`` out of ``predict`` (the command stops, exit 3).
+the players, the public history up to and including the statement (``werewolf_env.observe.transcript`` with no viewer:
+public events only, never a role, a night action, a poll or a label) and the question; the answer is the LLM seats'
+analysis (``reasoning``, ``is_deceptive``, ``confidence``: the probability that it is deceptive, ``deception_type``). It
+goes through ``LLMAgent.answer``, so the judge has the seats' transport, endpoint pool (concurrency cap, retries,
+circuit breaker), response cache, context budget (the oldest history goes first), validation, one repair prompt and
+``llm_outcome`` records; a tripped breaker raises ``EndpointDownError`` out of ``predict`` (the command stops, exit 3).
 Its probability is the answer's ``confidence``; a statement is flagged at 0.5 (nothing is fitted:
 the judge is zero-shot and never reads a training game). A statement without a valid answer
 (unanswered, or invalid after the repair) is an abstention, never a prediction. ``cost()`` counts
@@ -27,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents.llm.agent import LLMAgent
+from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.agents.llm.options import LLMOptions, validate_options
 from werewolf_deception.agents.llm.prompts import DECEPTION_DEFINITIONS, answer_line
-from werewolf_deception.agents.serving.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.benchmarks.detect.detector import Rows, replayed_statements
 from werewolf_env.engine.log import game_of_header, read_log
 from werewolf_env.observe.text import Section
-from werewolf_env.record.transcript import Transcript
+from werewolf_env.observe.transcript import Transcript
 
 KIND = "self_analysis"  # the seats' analysis schema, without a suspicion score (a spectator scores no player)
 JUDGE_RULES = (
@@ -74,10 +72,9 @@ def judge_messages(names: list[str], speaker: str, history: str, merge_system: b
 
 
 class ModelJudge:
-    """What the LLM judges share (this one, and ``werewolf_deception.benchmarks.diplomacy.judge.DiplomacyJudge``): the
-    model's
-    options, one ``LLMAgent`` per judged item through one endpoint pool, and the count of calls, tokens and
-    outcomes (``cost()``)."""
+    """What the LLM judges share (this one, and ``werewolf_deception.benchmarks.diplomacy.judge.DiplomacyJudge``):
+    the model's options, one ``LLMAgent`` per judged item through one endpoint pool, and the count of calls, tokens
+    and outcomes (``cost()``)."""
 
     name = "llm-judge"
     threshold = 0.5

@@ -20,11 +20,10 @@ miss, and the detector's coverage (statements scored / statements) drops.
 
 Built in (``BUILTIN``): ``peers`` (the share of answering peers whose analysis flagged it; a strict
 majority flags; abstains when no peer answered), ``self`` (the speaker's own answered analysis:
-1 when it called itself deceptive), ``rules`` (the larger of mean bait and mean switch, threshold
-from training; abstains when the statement made no valued proposal), ``text``, ``values`` and
-``text+values`` (``werewolf_deception.benchmarks.detect.detector``'s logistic regression on those features), and
-``llm-judge`` (``werewolf_deception.benchmarks.detect.llm_judge``). Anything else is ``module:Class``: a class
-importable from
+1 when it called itself deceptive), ``rules`` (the larger of mean bait and mean switch, threshold from training;
+abstains when the statement made no valued proposal), ``text``, ``values`` and ``text+values``
+(``werewolf_deception.benchmarks.detect.detector``'s logistic regression on those features), and ``llm-judge``
+(``werewolf_deception.benchmarks.detect.llm_judge``). Anything else is ``module:Class``: a class importable from
 ``module`` (on ``sys.path``) whose instances, made without arguments, follow the protocol.
 """
 
@@ -40,7 +39,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from werewolf_deception.benchmarks.detect.detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, Rows, fit
-from werewolf_deception.benchmarks.detect.logistic import best_threshold
+from werewolf_env.analysis.logistic import best_threshold
 
 METHODS = ("fit", "predict", "save", "load")
 
@@ -147,9 +146,8 @@ class RulesDetector(JsonDetector):
 
 
 class ClassifierDetector(JsonDetector):
-    """``werewolf_deception.benchmarks.detect.detector``'s logistic regression on text, values, or both; its threshold
-    maximises F1
-    over out-of-fold predictions on the training games (folds by game)."""
+    """``werewolf_deception.benchmarks.detect.detector``'s logistic regression on text, values, or both; its
+    threshold maximises F1 over out-of-fold predictions on the training games (folds by game)."""
 
     FEATURES: ClassVar[dict[str, list[str]]] = {
         "text": TEXT_FEATURES, "values": VALUE_FEATURES, "text+values": TEXT_FEATURES + VALUE_FEATURES,

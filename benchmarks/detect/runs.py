@@ -1,13 +1,12 @@
 """``detect-eval --train RUN... --test RUN...``: the detectors on games already played, by any lineup.
 
-Each RUN is a run folder (``werewolf-bench run``, ``tournament``, a ``detect-eval`` split) or a folder of
-game logs: its ``games/*.ndjson`` (or its own ``*.ndjson``). Every game is replayed from its log
+Each RUN is a run folder (``werewolf-bench run``, ``tournament``, a ``detect-eval`` split) or a folder of game logs: its
+``games/*.ndjson`` (or its own ``*.ndjson``). Every game is replayed from its log
 (``werewolf_deception.benchmarks.detect.detector.statement_rows``), so the counterfactual values of LLM games are
-computed
-like those of the games ``detect-eval`` plays; rows are cached in ``OUT/features/{train,test}/``.
-Splits are by game: every statement of a game is on one side. A test game with the seed and rules
-of a training game was dealt the same roles to the same seats, and with the same players it is the
-same game: ``overlap_warnings`` says so (the table is still made; read it as in-sample).
+computed like those of the games ``detect-eval`` plays; rows are cached in ``OUT/features/{train,test}/``. Splits are by
+game: every statement of a game is on one side. A test game with the seed and rules of a training game was dealt the
+same roles to the same seats, and with the same players it is the same game: ``overlap_warnings`` says so (the table is
+still made; read it as in-sample).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.console.progress import Bar
 from werewolf_deception.benchmarks.detect.evaluate import split_features, split_summary
 from werewolf_deception.benchmarks.detect.registry import DEFAULT
 from werewolf_deception.benchmarks.detect.table import detector_table

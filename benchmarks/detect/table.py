@@ -1,6 +1,5 @@
 """``detect-eval``'s one table: every detector (``werewolf_deception.benchmarks.detect.registry``) fit on the training
-games' statement
-rows and scored on the test games', with two trivial baselines.
+games' statement rows and scored on the test games', with two trivial baselines.
 
 Per detector: precision (over the statements it flagged), recall (over every lie: a lie it abstained
 on is a miss), F1 and AUROC (over the statements it scored), each with a 95% interval from a

@@ -1,6 +1,5 @@
 """Lie detectors for Diplomacy messages (``werewolf_deception.benchmarks.diplomacy.peskov``): logistic regressions on
-words,
-conversation context and power, each fitted with everything it learns inside its training rows.
+words, conversation context and power, each fitted with everything it learns inside its training rows.
 
 A detector is fit on labelled messages of training games and returns, for each message, a
 probability of being a lie (NaN would mean it abstains; these never do) and a threshold; it saves to
@@ -14,14 +13,12 @@ and loads from JSON. Built in:
 (``stacked``, separate regressions for the words and the dense features combined by a stacker, is
 in ``werewolf_deception.benchmarks.diplomacy.models``, whose ``make_detector`` and ``load_detector`` take every name.)
 
-``fit`` learns, on the training rows only, the vocabulary and its idf, the scaling of the dense
-features, and the logistic regression (``werewolf_deception.benchmarks.detect.logistic``), with every lie weighted so
-the two
-classes weigh the same (lies are about 5% of messages). Its L2 strength and its threshold come from
-an inner cross-validation over the training games (``INNER_FOLDS`` folds of whole games; folds of
-dialogs when there is one game): the strength whose pooled out-of-fold predictions reach the best
-lie F1, and the threshold that reaches it. A training part holding one class predicts its smoothed
-base rate and is counted in ``notes``.
+``fit`` learns, on the training rows only, the vocabulary and its idf, the scaling of the dense features, and the
+logistic regression (``werewolf_env.analysis.logistic``), with every lie weighted so the two classes weigh the same
+(lies are about 5% of messages). Its L2 strength and its threshold come from an inner cross-validation over the training
+games (``INNER_FOLDS`` folds of whole games; folds of dialogs when there is one game): the strength whose pooled
+out-of-fold predictions reach the best lie F1, and the threshold that reaches it. A training part holding one class
+predicts its smoothed base rate and is counted in ``notes``.
 """
 
 from __future__ import annotations
@@ -36,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_deception.benchmarks.detect.logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
 from werewolf_deception.benchmarks.diplomacy.peskov import Message
+from werewolf_env.analysis.logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
 
 DETECTORS: dict[str, tuple[str, ...]] = {
     "text": ("text",),

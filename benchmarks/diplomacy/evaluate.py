@@ -1,7 +1,6 @@
 """``werewolf-bench detect-eval --dataset peskov2020 --data-dir DIR``: the message detectors
 (``werewolf_deception.benchmarks.diplomacy.detectors``, and the stacked one of
-``werewolf_deception.benchmarks.diplomacy.models``) on human lies
-in Diplomacy, with the metric of Peskov et al. 2020.
+``werewolf_deception.benchmarks.diplomacy.models``) on human lies in Diplomacy, with the metric of Peskov et al. 2020.
 
 Two splits, each message scored by a model that never saw its game:
 
@@ -37,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.console.progress import Bar
 from werewolf_deception.benchmarks.diplomacy.models import ALL_DETECTORS, make_detector
 from werewolf_deception.benchmarks.diplomacy.peskov import Message, read_split
 from werewolf_deception.benchmarks.shared_data import diplomacy_dir
@@ -385,10 +384,10 @@ DEFAULT_DATA_DIR = diplomacy_dir()  # $WEREWOLF_SHARED_DATA, else ../shared/data
 
 def dataset_command(args: Any) -> int:
     """``detect-eval --dataset peskov2020``: the options of ``werewolf_deception.benchmarks.cli.main``'s detect-eval."""
+    from werewolf_deception.agents.llm.endpoints import EndpointDownError
     from werewolf_deception.agents.play.lineup import AgentSpec
-    from werewolf_deception.agents.serving.endpoints import EndpointDownError
-    from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-    from werewolf_deception.benchmarks.cli.llm_flags import check_run_flags, judge_settings
+    from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
+    from werewolf_deception.benchmarks.console.llm_flags import check_run_flags, judge_settings
     from werewolf_deception.benchmarks.diplomacy.judge import DiplomacyJudge
     from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder
     from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped

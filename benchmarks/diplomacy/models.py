@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_deception.benchmarks.detect.logistic import LogisticFit, best_threshold, fit_logistic
 from werewolf_deception.benchmarks.diplomacy.detectors import (
     DETECTORS,
     INNER_FOLDS,
@@ -45,6 +44,7 @@ from werewolf_deception.benchmarks.diplomacy.detectors import (
     inner_folds,
 )
 from werewolf_deception.benchmarks.diplomacy.peskov import Message
+from werewolf_env.analysis.logistic import LogisticFit, best_threshold, fit_logistic
 
 STACKED: dict[str, tuple[tuple[str, ...], ...]] = {
     "stacked": (("text",), ("surface", "context", "power")),

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
 from werewolf_deception.benchmarks.export.card import dataset_card, licence_text
 from werewolf_deception.benchmarks.export.schema import TABLES, arrow_schema, game_rows
 from werewolf_deception.benchmarks.runs.folder import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit

@@ -1,6 +1,6 @@
 """Inspect models behind LLM seats: the transport, the seats' model roles, and a scripted provider for tests.
 
-* ``InspectTransport``: an ``werewolf_deception.agents.serving.transport.Transport`` whose ``complete`` is Inspect's
+* ``InspectTransport``: an ``werewolf_deception.agents.llm.transport.Transport`` whose ``complete`` is Inspect's
 ``Model.generate``
   (the turn's JSON schema goes as ``GenerateConfig(response_schema=...)``). Inspect's limit errors pass
   through (``LimitExceededError`` ends the game; the sample records the limit), cancellation too; any other
@@ -10,7 +10,7 @@
 Inspect
   model: a preflight before its first game (``preflight``: a tiny JSON answer; a refused key, an
   unreachable server or an answer with nothing in it fails the sample at once, naming the model and
-  URL), and one circuit breaker (``werewolf_deception.agents.serving.endpoint.Breaker``) for every seat it plays:
+  URL), and one circuit breaker (``werewolf_deception.agents.llm.endpoint.Breaker``) for every seat it plays:
   ``breaker``
   calls in a row without a usable answer (errors and useless answers alike), or one 401/403/404, raise
   ``EndpointDownError``, which ends the game (the sample errors) instead of playing it on fallbacks.
@@ -48,17 +48,17 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema, LimitExceededError
 
+from werewolf_deception.agents.credentials import redact_url
 from werewolf_deception.agents.fake.answers import FIXED_CONTENT, answer_for, scripted_answer
-from werewolf_deception.agents.llm.schemas import turn_schema
-from werewolf_deception.agents.serving.credentials import redact_url
-from werewolf_deception.agents.serving.endpoints import (
+from werewolf_deception.agents.llm.endpoints import (
     FATAL_STATUSES,
     Breaker,
     EndpointDownError,
     Reply,
     useless_answer,
 )
-from werewolf_deception.agents.serving.transport import Messages, Transport
+from werewolf_deception.agents.llm.schemas import turn_schema
+from werewolf_deception.agents.llm.transport import Messages, Transport
 from werewolf_env import GameConfig
 from werewolf_env.core.config import Role, Team
 

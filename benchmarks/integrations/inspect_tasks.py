@@ -7,19 +7,17 @@ entry point), so with the ``inspect`` extra installed::
         --model-role werewolf=openai/gpt-4o -T games=20 -T players=8
     inspect eval werewolf_deception/werewolf_detect --model openai/gpt-4o-mini -T logs=runs/demo/games
 
-``werewolf``: one sample per seeded game. Every seat is an LLM seat
-(``werewolf_deception.agents.llm.agent.LLMAgent``) whose calls go through Inspect (``InspectTransport``): the seat's
-model is the one bound to its seat
-(``--model-role player_3=...``), else its role's (``seer``), else its team's (``village``, ``werewolf``),
-else the eval's model (``-T others=heuristic`` or ``random`` gives unbound seats a model-free policy
-instead). A model role that names no team, role or seat of the game is an error: raised when Inspect builds
-the task, so ``inspect eval`` fails (non-zero) before any sample runs; a ``Task`` built before the eval (the
-Python API) checks it again in each sample. The seats' models pass
-the gate of every model-calling command (``inspect_models.ModelGate``): a preflight before the first game
-(``-T preflight=false`` skips it) and a circuit breaker per model (``-T breaker=8``), either of which ends
-the sample with an error naming the model and URL instead of a game played on fallbacks. Inspect's limits
-and cancellation end the game (never a fallback); the sample keeps the game's log records (metadata
-``werewolf_game``) and its transcript shows each engine event. Scores: ``inspect_scoring``.
+``werewolf``: one sample per seeded game. Every seat is an LLM seat (``werewolf_deception.agents.llm.agent.LLMAgent``)
+whose calls go through Inspect (``InspectTransport``): the seat's model is the one bound to its seat (``--model-role
+player_3=...``), else its role's (``seer``), else its team's (``village``, ``werewolf``), else the eval's model (``-T
+others=heuristic`` or ``random`` gives unbound seats a model-free policy instead). A model role that names no team, role
+or seat of the game is an error: raised when Inspect builds the task, so ``inspect eval`` fails (non-zero) before any
+sample runs; a ``Task`` built before the eval (the Python API) checks it again in each sample. The seats' models pass
+the gate of every model-calling command (``inspect_models.ModelGate``): a preflight before the first game (``-T
+preflight=false`` skips it) and a circuit breaker per model (``-T breaker=8``), either of which ends the sample with an
+error naming the model and URL instead of a game played on fallbacks. Inspect's limits and cancellation end the game
+(never a fallback); the sample keeps the game's log records (metadata ``werewolf_game``) and its transcript shows each
+engine event. Scores: ``inspect_scoring``.
 
 ``werewolf_detect``: one sample per labelled public statement of stored games: the games of ``logs``
 (a log file, or a folder searched for ``*.ndjson`` game logs, such as a run's ``games/``), or by default
@@ -39,10 +37,10 @@ from inspect_ai.model import GenerateConfig, ModelOutput, ResponseSchema, get_mo
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.util import JSONSchema, LimitExceededError
 
+from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.llm.agent import LLMAgent
 from werewolf_deception.agents.play.lineup import AgentSpec, make_policy
 from werewolf_deception.agents.play.runner import Seat, play_game, play_game_sync
-from werewolf_deception.agents.policies.base import Policy
 from werewolf_deception.benchmarks.cli.run import parse_role_counts
 from werewolf_deception.benchmarks.integrations.inspect_models import (
     DETECT_MARKER,

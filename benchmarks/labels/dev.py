@@ -1,7 +1,6 @@
 """The hand-labelled statements of real speech that claim labelers are scored on
-(``werewolf_deception.benchmarks.labels.evaluate``) and
-the learned stage is trained on (``werewolf_deception.benchmarks.labels.train``): the dev sets, and each item's gold
-claims by seat.
+(``werewolf_deception.benchmarks.labels.evaluate``) and the learned stage is trained on
+(``werewolf_deception.benchmarks.labels.train``): the dev sets, and each item's gold claims by seat.
 """
 
 from __future__ import annotations

@@ -11,13 +11,11 @@
     # leave one source out: the accuracy on new speech
     python -m werewolf_deception.benchmarks.labels.evaluate --loso
 
-Without ``--data`` it scores the two labelled sets of real speech the project has: the corpus's own
-150 statements (``dev_labeled.jsonl``) and the project's random sample
-(``werewolf_deception.benchmarks.labels.sample``),
-each alone and together; it needs ``../shared/data/llm_werewolf_transcripts`` (exit 2 without). The LLM
-labeler passes the gate of every model-calling command (``werewolf_deception.benchmarks.runs.gate``): a preflight (exit
-2),
-a circuit breaker (exit 3) and ``--max-failure-rate`` (exit 4).
+Without ``--data`` it scores the two labelled sets of real speech the project has: the corpus's own 150 statements
+(``dev_labeled.jsonl``) and the project's random sample (``werewolf_deception.benchmarks.labels.sample``), each alone
+and together; it needs ``../shared/data/llm_werewolf_transcripts`` (exit 2 without). The LLM labeler passes the gate of
+every model-calling command (``werewolf_deception.benchmarks.runs.gate``): a preflight (exit 2), a circuit breaker (exit
+3) and ``--max-failure-rate`` (exit 4).
 
 Scores (claims match when they assert the same thing: ``claims.claim_key``, i.e. kind, player and
 role / team / negation after canonical form; "X is not a wolf" = "X is village"):
@@ -53,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_deception.agents.serving.credentials import KEY_VARIABLE_HELP
+from werewolf_deception.agents.credentials import KEY_VARIABLE_HELP
 from werewolf_deception.benchmarks.labels.corpus import (
     DEFAULT_CORPUS,
     games_by_id,

@@ -11,13 +11,11 @@ in public before the statement, so that "Alice's claim is false" denies the role
 come back in seat form, canonical, exactly as
 ``werewolf_env.claims.model.make_claim`` builds them, ready for ``werewolf_env.claims.judge.judge_claims``.
 
-The LLM labeler asks for ``{"claims": [...]}`` with the rules of ``LABELING.md`` in its prompt and a
-strict JSON schema (``player`` an enum of the names and "me"), through ``werewolf_deception.agents.serving.endpoints``
-(one
-client, a concurrency cap, deadlines, retries, the response-format step-down json_schema ->
-json_object -> none, the circuit breaker). Each answer is validated by
-``werewolf_env.claims.model.normalize_claims``. A statement whose call fails, or whose answer is not a
-claims list, is ``None`` with its reason in ``calls``: it never falls back to the regex reader.
+The LLM labeler asks for ``{"claims": [...]}`` with the rules of ``LABELING.md`` in its prompt and a strict JSON schema
+(``player`` an enum of the names and "me"), through ``werewolf_deception.agents.llm.endpoints`` (one client, a
+concurrency cap, deadlines, retries, the response-format step-down json_schema -> json_object -> none, the circuit
+breaker). Each answer is validated by ``werewolf_env.claims.model.normalize_claims``. A statement whose call fails, or
+whose answer is not a claims list, is ``None`` with its reason in ``calls``: it never falls back to the regex reader.
 
 ``regex_labeler`` is the project's text reader (``werewolf_env.claims.text``) as a labeler; ``union_claims`` merges
 the claims of several labelings of one statement.
@@ -33,9 +31,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from werewolf_deception.agents.llm.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
 from werewolf_deception.agents.llm.options import LLMOptions, redact_url, validate_options
-from werewolf_deception.agents.serving.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
-from werewolf_deception.agents.serving.preflight import ProbeResult, probe
+from werewolf_deception.agents.play.preflight import ProbeResult, probe
 from werewolf_deception.benchmarks.labels.corpus import claimed_roles, known_roles
 from werewolf_deception.benchmarks.labels.dev import seat_of
 from werewolf_env.actions.parse import as_object

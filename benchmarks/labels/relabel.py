@@ -45,8 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
-from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.console.exit_codes import (
+    EXIT_BAD_OPTIONS,
+    EXIT_FAILED_GAMES,
+    EXIT_INVALID,
+    EXIT_STOPPED,
+)
+from werewolf_deception.benchmarks.console.progress import Bar
 from werewolf_deception.benchmarks.labels.agreement import agreement
 from werewolf_deception.benchmarks.labels.corpus import games_by_id, knowledge_of, read_jsonl, with_reveals
 from werewolf_deception.benchmarks.labels.evaluate import score
@@ -58,12 +63,12 @@ from werewolf_deception.benchmarks.labels.labelers import (
     union_claims,
     union_labels,
 )
-from werewolf_deception.benchmarks.report.build import find_logs
+from werewolf_deception.benchmarks.runs.folder import find_logs
 from werewolf_env.claims.judge import Knowledge, judge_claims
 from werewolf_env.claims.model import public_role_claims
 from werewolf_env.engine.log import ReplayError, game_of_header, read_log, replayed_actions
 
-# Its exit codes (their meanings for relabel: werewolf_deception.benchmarks.cli.exit_codes.COMMANDS["relabel"]).
+# Its exit codes (their meanings for relabel: werewolf_deception.benchmarks.console.exit_codes.COMMANDS["relabel"]).
 EXIT_NOTHING = EXIT_FAILED_GAMES
 EXIT_BAD = EXIT_BAD_OPTIONS
 EXIT_DOWN = EXIT_STOPPED
@@ -166,9 +171,9 @@ def ndjson(rows: Iterable[dict[str, Any]]) -> str:
 
 
 class StatementProgress:
-    """``LLMLabeler.on_done``: a bar on stderr over the statements (``werewolf_deception.benchmarks.cli.progress``),
-    failures and tokens
-    beside; its total is set when the statements are known (``label``)."""
+    """``LLMLabeler.on_done``: a bar on stderr over the statements
+    (``werewolf_deception.benchmarks.console.progress``), failures and tokens beside; its total is set when the
+    statements are known (``label``)."""
 
     def __init__(self, quiet: bool = False) -> None:
         self.bar = Bar("relabel", None, unit="statements", quiet=quiet)

@@ -44,8 +44,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, cast
 
-from werewolf_deception.benchmarks.cli.progress import Bar, track
-from werewolf_deception.benchmarks.cli.replay import one_line_verdict
+from werewolf_deception.benchmarks.console.progress import Bar, track
+from werewolf_deception.benchmarks.console.summary_text import one_line_verdict
 from werewolf_deception.benchmarks.labels.run_labels import (
     DEFAULT_LABELER,
     LabelsError,
@@ -196,14 +196,13 @@ def build_report(
 ) -> dict[str, Any]:
     """Write metrics.json, tables, plots, report.html and the per-game viewer pages; return the metrics.
 
-    ``labeler``: whose claims and lie labels the figures rest on (raises ``claim_labels.LabelsError``
-    when its file is missing or unreadable). ``progress``: a bar on stderr for each stage (the logs read,
-    the baselines played and scored, the plots and pages; ``werewolf_deception.benchmarks.cli.progress``), erased when
-    it is done.
-    ``verify``: replay every log first (``unverified_logs``); "refuse" raises ``UnverifiedLogsError`` before
-    anything is written when one does not replay identically, "mark" reports every log it can read as a
-    finished game (what cannot be read as one is left out) and lists them all in ``run.unverified_logs``.
-    None: the caller has replayed them (``run`` and ``tournament`` check each game they play)."""
+    ``labeler``: whose claims and lie labels the figures rest on (raises ``claim_labels.LabelsError`` when its file
+    is missing or unreadable). ``progress``: a bar on stderr for each stage (the logs read, the baselines played and
+    scored, the plots and pages; ``werewolf_deception.benchmarks.console.progress``), erased when it is done.
+    ``verify``: replay every log first (``unverified_logs``); "refuse" raises ``UnverifiedLogsError`` before anything
+    is written when one does not replay identically, "mark" reports every log it can read as a finished game (what
+    cannot be read as one is left out) and lists them all in ``run.unverified_logs``. None: the caller has replayed
+    them (``run`` and ``tournament`` check each game they play)."""
     run_dir = Path(run_dir)
     out_dir = report_dir(run_dir, out, labeler)
     if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():

@@ -15,9 +15,8 @@ grow with the number of games). Exit code 0 when every report succeeded and the 
 not, 2 on bad options.
 
 The child imports the project the way ``python -m werewolf_deception.benchmarks.cli.main`` finds it from a neutral
-working
-folder: set ``PYTHONPATH`` to another checkout to measure its code (how the before / after figures of
-the streamed report were taken).
+working folder: set ``PYTHONPATH`` to another checkout to measure its code (how the before / after figures of the
+streamed report were taken).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from werewolf_deception.benchmarks.cli.summary_text import WIDTH, fit, pack, table
+from werewolf_deception.benchmarks.console.summary_text import WIDTH, fit, pack, table
 from werewolf_deception.benchmarks.runs.folder import MAX_RUN_FILE_DEPTH
 from werewolf_env.core.inert_text import terminal_safe
 from werewolf_env.core.json_input import TooDeepError, loads_bounded

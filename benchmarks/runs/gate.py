@@ -5,19 +5,18 @@
     except (EndpointDownError, RunStoppedError) as exc:
         return stopped("rescore", exc, "the games rescored so far are kept")   # exit 3
 
-1. **Preflight** (``werewolf_deception.agents.serving.preflight``): one probe per distinct (endpoint, model) before
+1. **Preflight** (``werewolf_deception.agents.play.preflight``): one probe per distinct (endpoint, model) before
 anything is
    played or written; a failure names the seats and the endpoint and exits 2 (``--no-preflight`` skips it).
-2. **Circuit breaker** (``werewolf_deception.agents.serving.endpoint``): ``--breaker`` calls in a row without a usable
+2. **Circuit breaker** (``werewolf_deception.agents.llm.endpoint``): ``--breaker`` calls in a row without a usable
 answer, a
    refused key, or a hung server stop the command with exit 3, naming the endpoint and what tripped it.
 3. **Validity**: each command's threshold (``--max-fallback-rate``, relabel's ``--max-failure-rate``)
    makes a finished command that does not measure the model exit 4.
 
-``run`` and ``tournament`` (``run_command.execute``), ``relabel``, ``rescore``, ``detect-eval`` (its
-llm-judge) and ``python -m werewolf_deception.benchmarks.labels.evaluate --labeler llm`` pass it; the Inspect tasks'
-LLM seats
-pass the same preflight and breaker inside Inspect (``inspect_models.InspectTransport``).
+``run`` and ``tournament`` (``run_command.execute``), ``relabel``, ``rescore``, ``detect-eval`` (its llm-judge) and
+``python -m werewolf_deception.benchmarks.labels.evaluate --labeler llm`` pass it; the Inspect tasks' LLM seats pass the
+same preflight and breaker inside Inspect (``inspect_models.InspectTransport``).
 """
 
 from __future__ import annotations
@@ -25,11 +24,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from werewolf_deception.agents.llm.endpoints import EndpointDownError
 from werewolf_deception.agents.play.lineup import AgentSpec
-from werewolf_deception.agents.serving.endpoints import EndpointDownError
-from werewolf_deception.agents.serving.preflight import ProbeResult
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_STOPPED
-from werewolf_deception.benchmarks.cli.llm_flags import run_preflight
+from werewolf_deception.agents.play.preflight import ProbeResult
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_STOPPED
+from werewolf_deception.benchmarks.console.llm_flags import run_preflight
 
 
 def preflight_gate(sections: list[tuple[str, AgentSpec]], args: argparse.Namespace) -> list[ProbeResult] | int:

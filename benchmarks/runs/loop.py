@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents import GameResult, Lineup, play_game
+from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.agents.play.runner import calls_in_flight
-from werewolf_deception.agents.serving.endpoints import EndpointDownError, EndpointPool
-from werewolf_deception.benchmarks.cli.progress import Bar
+from werewolf_deception.benchmarks.console.progress import Bar
 from werewolf_deception.benchmarks.runs.folder import RunDir, RunMismatchError, is_storage_error
 from werewolf_deception.benchmarks.runs.workers import RayBackend, failure, play_job, stop_workers, worker_pool
 from werewolf_env import GameConfig
@@ -48,9 +48,9 @@ class Job:
 
 
 class Progress(Bar):
-    """The games bar of a run (``werewolf_deception.benchmarks.cli.progress``, on stderr): games done of the run's
-    total (resumed
-    ones included, not counted in the rate), failures, and for LLM runs tokens and calls in flight."""
+    """The games bar of a run (``werewolf_deception.benchmarks.console.progress``, on stderr): games done of the
+    run's total (resumed ones included, not counted in the rate), failures, and for LLM runs tokens and calls in
+    flight."""
 
     total: int  # always known
 

@@ -29,7 +29,7 @@ the same seats in every game of a block; in game r of a block, seat s is played 
 every role equally often, and no entrant is favoured by where the seed puts the roles.
 
 Rating: a Bradley-Terry model of the werewolf team beating the village, fitted by maximum
-likelihood (``werewolf_deception.benchmarks.detect.logistic``, a small ridge) on all decided games: P(werewolves win) =
+likelihood (``werewolf_env.analysis.logistic``, a small ridge) on all decided games: P(werewolves win) =
 sigmoid(side + mean skill of the werewolf seats' entrants - mean skill of the village seats'
 entrants). ``side`` absorbs how much the rules favour one team; skills are reported on the Elo
 scale (1500 + 400 / ln 10 x skill) with 95% intervals from a bootstrap over games. Unlike
@@ -50,10 +50,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from werewolf_deception.agents.llm.options import validate_options
 from werewolf_deception.agents.play.lineup import AgentSpec, Lineup, read_settings_file
-from werewolf_deception.benchmarks.cli.values import MAX_GAMES, MAX_SEED, game_config_of
-from werewolf_deception.benchmarks.detect.logistic import fit_logistic
+from werewolf_deception.benchmarks.console.values import MAX_GAMES, MAX_SEED, game_config_of
 from werewolf_deception.benchmarks.runs.loop import Job
 from werewolf_env import GameConfig
+from werewolf_env.analysis.logistic import fit_logistic
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.analysis.stats import Bootstrap
 from werewolf_env.core.config import Role

@@ -4,11 +4,10 @@ Each package lists its moves (old dotted name -> new) and installs them once, fr
 
     install_moves({"werewolf_env.roles": "werewolf_env.core.roles", ...})
 
-``import werewolf_env.roles`` then gives the very module object ``werewolf_env.core.roles`` (one module, one
-set of globals, not a copy), and warns once where the old name is imported. Names kept by a sub-package of
-the same name (``werewolf_env.claims``, ``werewolf_deception.benchmarks.cli``, ...) need no alias: the package
-re-exports the
-old module's public names.
+``import werewolf_env.roles`` then gives the very module object ``werewolf_env.core.roles`` (one module, one set of
+globals, not a copy), and warns once where the old name is imported. Names kept by a sub-package of the same name
+(``werewolf_env.claims``, ``werewolf_deception.benchmarks.cli``, ...) need no alias: the package re-exports the old
+module's public names.
 """
 
 from __future__ import annotations

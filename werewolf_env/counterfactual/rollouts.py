@@ -19,10 +19,10 @@ import numpy as np
 
 from werewolf_env.actions.parse import legal_targets
 from werewolf_env.actions.specs import TARGET_KEYS
-from werewolf_env.core.graph import advance
 from werewolf_env.core.roles import ActionKind, Role, Team
 from werewolf_env.core.state import GameState, Turn
 from werewolf_env.core.visibility import knowledge_masks, role_bit
+from werewolf_env.engine.graph import advance
 from werewolf_env.engine.rules import open_vote
 
 # ---------------------------------------------------------------------- determinizations

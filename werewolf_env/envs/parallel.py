@@ -61,7 +61,7 @@ from pettingzoo import ParallelEnv
 
 from werewolf_env.actions.parse import legal_targets
 from werewolf_env.core.config import GameConfig
-from werewolf_env.core.graph import PAUSE_NODES, advance
+from werewolf_env.engine.graph import PAUSE_NODES, advance
 from werewolf_env.envs.base import METADATA, NO_ACTION, WerewolfBase
 
 __all__ = ["NO_ACTION", "WerewolfParallelEnv", "parallel_env"]

@@ -40,7 +40,7 @@ from werewolf_env.observe.layout import (
 from werewolf_env.observe.observation import Observation
 from werewolf_env.observe.public import PublicBlocks, TurnRow
 from werewolf_env.observe.text import Section, known_facts, notes_text, role_card, rules_text, task_intro, task_text
-from werewolf_env.record.transcript import Transcript, event_line, named_seats, vote_lines
+from werewolf_env.observe.transcript import Transcript, event_line, named_seats, vote_lines
 
 # Re-exported: they were defined here first and are imported from here.
 __all__ = [

@@ -15,9 +15,8 @@ from werewolf_env.core.state import GameState, Turn
 
 
 class Section:
-    """The headers of an observation's text sections, in the order they come: the contract between the
-    renderer (here and ``observe``) and the agents that cut a prompt into parts
-    (``werewolf_deception.agents.llm.prompts``,
+    """The headers of an observation's text sections, in the order they come: the contract between the renderer (here
+    and ``observe``) and the agents that cut a prompt into parts (``werewolf_deception.agents.llm.prompts``,
     ``werewolf_deception.agents.policies.human``). A section starts on a line of its own after a blank line, with its
     header."""
 

@@ -38,10 +38,9 @@ class Label:
         """The stated probability that the statement is deceptive: ``confidence`` itself, whatever the flag.
 
         Agents are asked for exactly this number (``werewolf_env.actions.parse``,
-        ``werewolf_deception.agents.llm.prompts``), so it is
-        read as given; a flag and a probability that disagree (``is_deceptive`` with 0.2) are the
-        agent's own inconsistency, scored as stated. Before metrics schema 3 it was read as confidence
-        in the verdict (``1 - confidence`` when not flagged).
+        ``werewolf_deception.agents.llm.prompts``), so it is read as given; a flag and a probability that disagree
+        (``is_deceptive`` with 0.2) are the agent's own inconsistency, scored as stated. Before metrics schema 3 it was
+        read as confidence in the verdict (``1 - confidence`` when not flagged).
         """
         return self.confidence
 

@@ -4,22 +4,20 @@
 
 plays a small run into ``/tmp/golden/run`` and writes ``werewolf-bench report``'s outputs for it into
 ``/tmp/golden/expected/{regex,llm}``. The stored run (``run/``, gzipped) and outputs (``expected/``:
-``metrics.json`` and ``tables/*.csv``, gzipped, with the run's folder written ``{RUN}`` and
-``generated_by`` ``{GENERATED_BY}``) came from commit 9c850f5, the report that held every game in
-memory, so ``tests/test_report_memory_golden.py`` checks that the streamed report writes the same bytes.
-Regenerate the outputs only for a change of figures that is meant (and say so in its commit).
-The outputs were regenerated once since, for metrics schema 6 (persuasion, issue 20), after checking that
-every earlier key, value, row and column stayed the same: the only changes are ``schema_version``, the new
-``persuasion`` figures, the new statement and analysis columns, and the new (empty) ``polls`` table.
-And once for token accounting (issue 19), checked the same way: the only changes are the games table's
-``cached_tokens`` and ``llm_calls`` and the players table's ``cached_tokens`` columns (0 here), the totals'
-``cached_tokens``, ``llm_calls`` and ``tokens``, and the document's ``tokens`` (empty: no model calls).
-And once for the CSV formula escape (issue 31), checked cell by cell: every table reads back, through
+``metrics.json`` and ``tables/*.csv``, gzipped, with the run's folder written ``{RUN}`` and ``generated_by``
+``{GENERATED_BY}``) came from commit 9c850f5, the report that held every game in memory, so
+``tests/test_report_memory_golden.py`` checks that the streamed report writes the same bytes. Regenerate the outputs
+only for a change of figures that is meant (and say so in its commit). The outputs were regenerated once since, for
+metrics schema 6 (persuasion, issue 20), after checking that every earlier key, value, row and column stayed the same:
+the only changes are ``schema_version``, the new ``persuasion`` figures, the new statement and analysis columns, and the
+new (empty) ``polls`` table. And once for token accounting (issue 19), checked the same way: the only changes are the
+games table's ``cached_tokens`` and ``llm_calls`` and the players table's ``cached_tokens`` columns (0 here), the
+totals' ``cached_tokens``, ``llm_calls`` and ``tokens``, and the document's ``tokens`` (empty: no model calls). And once
+for the CSV formula escape (issue 31), checked cell by cell: every table reads back, through
 ``werewolf_deception.benchmarks.report.tables.cell_text``, as the stored one did; the only changes are the ``'`` before
-the names
-starting with ``=``, ``-``, ``+`` or ``@``.
-And once for persuasion's controls (issue 32), checked key by key and cell by cell: every earlier key, value, row
-and column is the same; the only changes are new keys (``shift_control``, ``persuasion_net``, ``control_coverage``,
+the names starting with ``=``, ``-``, ``+`` or ``@``. And once for persuasion's controls (issue 32), checked key by key
+and cell by cell: every earlier key, value, row and column is the same; the only changes are new keys
+(``shift_control``, ``persuasion_net``, ``control_coverage``,
 ``misled_difference``, the ``..._without_first`` vote swings, ``resistance_net``) and new columns (statements:
 ``controls_asked``, ``controls_reported``, ``shift_control``, ``day_first``; analyses: ``shift_control``;
 players: ``werewolf_env.record.persuasion.SEAT_FIGURES``).

@@ -18,7 +18,7 @@ others), which ``resolve_night`` then resolves. A collect node with ``pause_when
 takes a step even when it asks nobody, in an env that steps every group (the parallel env reads
 ``PAUSE_NODES``), so that how long a night takes never tells who can still act in it.
 
-Run ``python -m werewolf_env.core.graph`` to print the graph as a Mermaid diagram.
+Run ``python -m werewolf_env.engine.graph`` to print the graph as a Mermaid diagram.
 """
 
 from __future__ import annotations

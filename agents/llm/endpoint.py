@@ -1,6 +1,5 @@
-"""One endpoint (a server's base URL and key): its client, the call with its retries, format step-downs
-and circuit breaker, and what the run learns of it. ``werewolf_deception.agents.serving.endpoints`` holds the run's
-pool of them and
+"""One endpoint (a server's base URL and key): its client, the call with its retries, format step-downs and circuit
+breaker, and what the run learns of it. ``werewolf_deception.agents.llm.endpoints`` holds the run's pool of them and
 re-exports these names (import them from there).
 
 What a call does, and why:
@@ -34,8 +33,8 @@ Request ids and rate-limit headers are kept in each call's meta; the API key nev
 appear in any error text. Secrets in the base URL are sent but never shown: its query (``?key=...``)
 goes with every request, its ``user:password@`` as HTTP Basic auth when no API key is set (an API
 key takes the Authorization header); every error text is scrubbed of the key, the password and the
-query values (``agents/serving/credentials.py``). The concurrency cap and a server's requested waits are in
-``agents/serving/backpressure.py``.
+query values (``agents/credentials.py``). The concurrency cap and a server's requested waits are in
+``agents/llm/backpressure.py``.
 """
 
 from __future__ import annotations
@@ -54,9 +53,7 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from werewolf_deception.agents.llm.options import LLMOptions
-from werewolf_deception.agents.serving.backpressure import AdaptiveLimit, retry_after
-from werewolf_deception.agents.serving.credentials import (
+from werewolf_deception.agents.credentials import (
     NO_KEY,
     EndpointURL,
     redact_url,
@@ -64,6 +61,8 @@ from werewolf_deception.agents.serving.credentials import (
     scrub,
     split_url,
 )
+from werewolf_deception.agents.llm.backpressure import AdaptiveLimit, retry_after
+from werewolf_deception.agents.llm.options import LLMOptions
 
 # json_object_schema is llama-cpp-python's form (JSON mode with a "schema" that becomes a grammar): its
 # server refuses the json_schema type but constrains output to a schema given this way.

@@ -2,7 +2,7 @@
 
 The flags map one-to-one onto ``werewolf_deception.agents.llm.options.LLMOptions`` (the one validated options model
 that lineup files and tournaments use too); a flag given on the command line overrides that option
-for every LLM seat. The exit codes of a run are in ``werewolf_deception.benchmarks.cli.exit_codes``.
+for every LLM seat. The exit codes of a run are in ``werewolf_deception.benchmarks.console.exit_codes``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 from werewolf_deception.agents.llm.options import LLMOptions, validate_options
 from werewolf_deception.agents.play.lineup import AgentSpec, Lineup
-from werewolf_deception.agents.serving.preflight import ProbeResult, preflight
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
-from werewolf_deception.benchmarks.cli.values import COUNT, field_bounds, whole_number
+from werewolf_deception.agents.play.preflight import ProbeResult, preflight
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
+from werewolf_deception.benchmarks.console.values import COUNT, field_bounds, whole_number
 
 # flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs).
 # "{default}" in a text is the field's default in LLMOptions (the one place it is set).

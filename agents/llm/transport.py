@@ -30,10 +30,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from werewolf_deception.agents.credentials import EndpointURL
 from werewolf_deception.agents.llm.cache import ResponseCache
+from werewolf_deception.agents.llm.endpoints import Endpoint, EndpointPool, Reply
 from werewolf_deception.agents.llm.options import LLMOptions
-from werewolf_deception.agents.serving.credentials import EndpointURL
-from werewolf_deception.agents.serving.endpoints import Endpoint, EndpointPool, Reply
 
 Messages = list[dict[str, str]]
 CompleteFn = Callable[[Messages, dict[str, Any]], Awaitable["str | Reply | None"]]

@@ -25,10 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
 from werewolf_deception.agents.llm.options import LLMOptions, redact_url, validate_options
 from werewolf_deception.agents.llm.schemas import turn_schema
 from werewolf_deception.agents.play.lineup import AgentSpec
-from werewolf_deception.agents.serving.endpoints import EndpointDownError, EndpointPool
 
 _PROBE = 'Reply with exactly this JSON object and nothing else: {"bid": 3}'
 # About 60 words: a dropped system message shows as a prompt-token count that does not grow by ~60.

@@ -3,7 +3,7 @@
     limit = AdaptiveLimit(8)          # async with limit: ... around one seat's turn
     retry_after(response.headers)     # seconds a 429 / 503 asks to wait, or None
 
-Used by ``werewolf_deception.agents.serving.endpoints`` (re-exported there).
+Used by ``werewolf_deception.agents.llm.endpoints`` (re-exported there).
 """
 
 from __future__ import annotations

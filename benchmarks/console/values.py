@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from werewolf_deception.agents.llm.options import (
     MAX_SEED,  # int64, for game seeds too: what any reader of the logs takes
 )
-from werewolf_deception.benchmarks.cli.exit_codes import EXIT_BAD_OPTIONS
+from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
 from werewolf_env import GameConfig
 from werewolf_env.core.inert_text import terminal_safe
 

@@ -8,8 +8,8 @@
 The pool (this module) keeps one ``Endpoint`` per server and key, with a concurrency cap per server
 shared by every game and seat, and reports what the run learned of each for the manifest. What one
 call does (deadlines, retries, response-format step-downs, the circuit breaker, secrets) is in
-``agents/serving/endpoint.py``; its names (``Breaker`` and ``useless_answer`` too) are re-exported here, with
-``AdaptiveLimit`` and ``retry_after`` (``agents/serving/backpressure.py``).
+``agents/llm/endpoint.py``; its names (``Breaker`` and ``useless_answer`` too) are re-exported here, with
+``AdaptiveLimit`` and ``retry_after`` (``agents/llm/backpressure.py``).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from werewolf_deception.agents.llm.options import LLMOptions
-from werewolf_deception.agents.serving.backpressure import AdaptiveLimit, retry_after
-from werewolf_deception.agents.serving.credentials import EndpointURL, read_key
-from werewolf_deception.agents.serving.endpoint import (
+from werewolf_deception.agents.credentials import EndpointURL, read_key
+from werewolf_deception.agents.llm.backpressure import AdaptiveLimit, retry_after
+from werewolf_deception.agents.llm.endpoint import (
     FATAL_STATUSES,
     RETRY_STATUSES,
     STEP_DOWN,
@@ -30,6 +29,7 @@ from werewolf_deception.agents.serving.endpoint import (
     Reply,
     useless_answer,
 )
+from werewolf_deception.agents.llm.options import LLMOptions
 
 __all__ = [
     "FATAL_STATUSES", "RETRY_STATUSES", "STEP_DOWN", "AdaptiveLimit", "Breaker", "Endpoint", "EndpointDownError",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from werewolf_deception.agents.serving.credentials import EndpointURL
+from werewolf_deception.agents.credentials import EndpointURL
 
 
 class Policy:
@@ -20,10 +20,9 @@ class Policy:
     * ``needs_events``: the policy reads ``info["events"]`` (the runner then turns them on);
     * ``endpoint``: calls to the same endpoint share one concurrency limit (None: no limit).
 
-    A policy may raise ``werewolf_deception.agents.serving.endpoints.EndpointDownError`` when its server can no longer
-    answer (a
-    tripped circuit breaker): the runner does not absorb it, and the run stops. Any other exception
-    is absorbed: the env's recorded fallback answers for that turn.
+    A policy may raise ``werewolf_deception.agents.llm.endpoints.EndpointDownError`` when its server can no longer
+    answer (a tripped circuit breaker): the runner does not absorb it, and the run stops. Any other exception is
+    absorbed: the env's recorded fallback answers for that turn.
     """
 
     name = "policy"

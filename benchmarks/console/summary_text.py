@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from werewolf_env.core.inert_text import terminal_safe
+from werewolf_env.engine.log import ReplayResult
 
 WIDTH = 100
 _NBSP = "\xa0"
@@ -225,3 +226,26 @@ def legend_lines(text: str = "", full: bool = False) -> list[str]:
         return []
     shown = [f"  {short}" for key, _, short, _ in LEGEND if key in used and short is not None]
     return [LEGEND_HEAD, *shown] if shown else []
+
+
+NOT_A_LOG = "NOT A GAME LOG"  # what replay says of a file that is not a game log
+
+
+def verdict(matches: bool, truncated: str | None) -> str:
+    """'identical' only for a whole log that rebuilds the game; a truncated one says where it stops."""
+    if truncated is None:
+        return "identical" if matches else "DIFFERS"
+    so_far = "what it holds replays identically" if matches else "and what it holds DIFFERS"
+    return f"TRUNCATED: {truncated}; {so_far}"
+
+
+def one_line_verdict(result: ReplayResult, width: int = 160) -> str:
+    """The verdict ``replay`` prints for a log, with its first difference, on one line of at most ``width``."""
+    if result.not_a_log is not None:
+        text = f"{NOT_A_LOG}: {result.not_a_log}"
+    else:
+        text = verdict(result.matches, result.truncated)
+        if result.mismatches:
+            text += f" ({result.mismatches[0]})"
+    text = terminal_safe(text)
+    return text if len(text) <= width else text[: width - 3] + "..."
