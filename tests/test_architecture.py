@@ -80,6 +80,21 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
+def rebound(package: str, modules: dict[str, Path]) -> frozenset[str]:
+    """The names a package's ``__init__`` binds with ``from ... import`` (they shadow submodules of that name)."""
+    path = modules.get(package)
+    if path is None or path.name != "__init__.py":
+        return frozenset()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return frozenset(
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if f"{_absolute(package, True, node.level, node.module)}.{alias.name}" not in modules
+    )
+
+
 def imports_of(module: str, path: Path, modules: dict[str, Path]) -> Iterator[Import]:
     """Every import of a graph module by ``module``, and every private attribute read on one."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -98,7 +113,9 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> Iterator[Im
             base = _absolute(module, is_package, node.level, node.module)
             for alias in node.names:
                 submodule = f"{base}.{alias.name}"
-                if submodule in modules:
+                # a package whose __init__ binds the name to something else (a face re-exporting a function named
+                # like its module) gives that, as Python does
+                if submodule in modules and alias.name not in rebound(base, modules):
                     yield Import(module, node.lineno, submodule)
                     bound[alias.asname or alias.name] = submodule
                 elif base in modules:
@@ -352,3 +369,48 @@ def test_a_cycle_between_sub_packages_is_caught(tmp_path: Path) -> None:
     edges = graph(tmp_path, PACKAGES)
     assert not cycle_report(edges)  # no module-level cycle: a -> high (its __init__), c -> a
     assert cycles(subpackage_edges(edges)) == [["werewolf_env.high", "werewolf_env.low"]]
+
+
+# Where each sub-package has a public face (its __init__), and the modules other sub-packages may still import by
+# name: those that load an extra (imported lazily, so that the face never needs the extra), those one runs with
+# ``python -m``, and scripts. A name spelt like one of its package's modules is taken from that module too.
+FACED = ("werewolf_deception.",)
+
+
+def explicit_modules() -> set[str]:
+    from .test_dependencies import EXTRA_MODULES
+
+    scripts = ("werewolf_deception.benchmarks.perf.", "werewolf_deception.benchmarks.studies.")
+    modules = module_names(ROOT, PACKAGES)
+    # a module one runs (python -m) is its own face: a face that loaded it would make runpy warn
+    runnable = {m for m, path in modules.items() if 'if __name__ == "__main__"' in path.read_text(encoding="utf-8")}
+    return set(EXTRA_MODULES) | runnable | {m for m in modules if m.startswith(scripts)}
+
+
+def around_faces(edges: Iterable[Import], explicit: set[str]) -> list[str]:
+    wrong = []
+    for edge in edges:
+        target_package = subpackage(edge.target)
+        if (
+            edge.source.startswith(FACED)
+            and edge.target.startswith(FACED)
+            and subpackage(edge.source) != target_package
+            and edge.target != target_package
+            and edge.target not in explicit
+        ):
+            wrong.append(f"{edge}: import it from {target_package}")
+    return sorted(set(wrong))
+
+
+def test_other_sub_packages_import_only_a_face() -> None:
+    found = around_faces(EDGES, explicit_modules())
+    assert not found, "\n".join(found)
+
+
+def test_an_import_around_a_face_is_caught() -> None:
+    edges = [
+        Import("werewolf_deception.benchmarks.cli.main", 3, "werewolf_deception.benchmarks.runs.loop", "play_run"),
+        Import("werewolf_deception.benchmarks.cli.main", 4, "werewolf_deception.benchmarks.runs", "play_run"),
+        Import("werewolf_deception.benchmarks.cli.main", 5, "werewolf_deception.benchmarks.cli.run", "run_command"),
+    ]
+    assert around_faces(edges, set()) == [f"{edges[0]}: import it from werewolf_deception.benchmarks.runs"]

@@ -37,7 +37,6 @@ def test_importing_the_package_loads_no_layer_above_the_env() -> None:
     [
         ("werewolf_env.roles", "werewolf_env.core.roles"),
         ("werewolf_env.claim_tokens", "werewolf_env.claims.tokens"),
-        ("werewolf_env.env", "werewolf_env.envs.aec"),
         ("werewolf_env.graph", "werewolf_env.engine.graph"),
     ],
 )
@@ -47,6 +46,12 @@ def test_an_old_module_name_is_the_new_module_with_a_warning(old: str, new: str)
         module = importlib.import_module(old)
     assert module is importlib.import_module(new)
     sys.modules.pop(old, None)
+
+
+def test_the_env_function_keeps_its_name() -> None:
+    assert callable(werewolf_env.env) and werewolf_env.env().metadata["name"] == "werewolf_v2"
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("werewolf_env.env")  # the function's name, never a module's
 
 
 def test_a_sub_package_of_an_old_modules_name_gives_its_names() -> None:

@@ -31,7 +31,8 @@ __all__ = [
     "replay",
 ]  # fmt: skip
 
-# The flat layout's module names, kept importable with a ModuleMovedWarning (werewolf_env/core/moved.py).
+# The flat layout's module names, kept importable with a ModuleMovedWarning (werewolf_env/core/moved.py). Not
+# ``env``: ``werewolf_env.env`` is the environment function (the AEC module is ``werewolf_env.envs.aec``).
 _MOVED = {
     "action_models":       "actions.models",
     "action_specs":        "actions.specs",
@@ -52,7 +53,6 @@ _MOVED = {
     "claims_coverage":     "analysis.coverage",
     "columns":             "analysis.columns",
     "config":              "core.config",
-    "env":                 "envs.aec",
     "env_base":            "envs.base",
     "game_record":         "record.game_record",
     "graph":               "engine.graph",

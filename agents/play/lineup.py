@@ -30,12 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.credentials import redacted
-from werewolf_deception.agents.llm.options import LLMOptions, suggestion, validate_options
+from werewolf_deception.agents.llm import LLMOptions, suggestion, validate_options
 from werewolf_env.core.config import Role, Team
 from werewolf_env.record.token_usage import Price
 
 if TYPE_CHECKING:
-    from werewolf_deception.agents.llm.endpoints import EndpointPool
+    from werewolf_deception.agents.llm import EndpointPool
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -230,18 +230,18 @@ def make_policy(
     options = spec.options
     options.pop("name", None)  # a label for reports, not a policy option
     if spec.kind == "random":
-        from werewolf_deception.agents.policies.random_agent import RandomAgent
+        from werewolf_deception.agents.policies import RandomAgent
 
         return RandomAgent(seed=seed)
     if spec.kind == "heuristic":
-        from werewolf_deception.agents.policies.heuristic import HeuristicAgent
+        from werewolf_deception.agents.policies import HeuristicAgent
 
         return HeuristicAgent(seed=seed, **options)
     if spec.kind == "llm":
-        from werewolf_deception.agents.llm.agent import LLMAgent
+        from werewolf_deception.agents.llm import LLMAgent
 
         llm = LLMOptions.model_validate({**options, "name": spec.label()})
         return LLMAgent(options=llm, pool=pool, seed=seed, cache_dir=cache_dir)
-    from werewolf_deception.agents.policies.human import HumanAgent
+    from werewolf_deception.agents.policies import HumanAgent
 
     return HumanAgent(**options)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents.base import Policy
-from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
+from werewolf_deception.agents.llm import EndpointDownError, EndpointPool
 from werewolf_deception.agents.play.lineup import AgentSpec, Lineup, load_lineup, make_policy
 from werewolf_env import GameConfig, __version__
 from werewolf_env.actions.parse import to_jsonable

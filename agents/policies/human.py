@@ -26,7 +26,7 @@ import sys
 from typing import Any, TextIO
 
 from werewolf_deception.agents.base import Policy
-from werewolf_deception.agents.llm.agent import validate
+from werewolf_deception.agents.llm import validate
 from werewolf_env.actions.specs import ACTION_SPECS
 from werewolf_env.claims.model import LIE_TYPES
 from werewolf_env.core.inert_text import terminal_safe

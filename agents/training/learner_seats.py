@@ -26,8 +26,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from werewolf_deception.agents.base import Policy
-from werewolf_deception.agents.play.lineup import Lineup, load_lineup, make_policy
-from werewolf_deception.agents.play.runner import seat_seed
+from werewolf_deception.agents.play import Lineup, load_lineup, make_policy, seat_seed
 from werewolf_env import GameConfig
 from werewolf_env.envs.aec import raw_env
 from werewolf_env.observe.build import OBS_SIZE

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.play.lineup import Lineup, load_lineup
+from werewolf_deception.agents.play import Lineup, load_lineup
 from werewolf_deception.agents.training.seat_env import SeatEnv
 from werewolf_env import GameConfig, __version__
 from werewolf_env.analysis.rewards import RewardWeights

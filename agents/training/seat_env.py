@@ -27,10 +27,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from werewolf_deception.agents.base import Policy
-from werewolf_deception.agents.llm.endpoints import EndpointDownError
-from werewolf_deception.agents.llm.prompts import history_of
-from werewolf_deception.agents.play.lineup import Lineup, load_lineup, make_policy
-from werewolf_deception.agents.play.runner import seat_seed
+from werewolf_deception.agents.llm import EndpointDownError, history_of
+from werewolf_deception.agents.play import Lineup, load_lineup, make_policy, seat_seed
 from werewolf_env import GameConfig
 from werewolf_env.analysis.rewards import RewardWeights, reward, rewards
 from werewolf_env.envs.aec import raw_env

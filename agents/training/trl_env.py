@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from werewolf_deception.agents.play.lineup import Lineup
+from werewolf_deception.agents.play import Lineup
 from werewolf_deception.agents.training.seat_env import SeatEnv
 from werewolf_env import GameConfig
 from werewolf_env.actions.specs import TARGET_KEYS

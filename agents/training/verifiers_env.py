@@ -45,9 +45,8 @@ from pydantic import AfterValidator, Field, model_validator
 from verifiers.v1.dialects.chat import message_to_wire
 
 from werewolf_deception.agents.base import Policy
-from werewolf_deception.agents.llm.endpoints import EndpointDownError
-from werewolf_deception.agents.play.lineup import load_lineup, make_policy
-from werewolf_deception.agents.play.runner import seat_seed
+from werewolf_deception.agents.llm import EndpointDownError
+from werewolf_deception.agents.play import load_lineup, make_policy, seat_seed
 from werewolf_deception.agents.training.seat_env import new_text_since
 from werewolf_env import GameConfig
 from werewolf_env.analysis.rewards import REWARD_FUNCTIONS, REWARDS, RewardWeights

@@ -1,24 +1,12 @@
-"""The ``werewolf-bench`` command line: its subcommands, option values, exit codes, progress and terminal text.
+"""The ``werewolf-bench`` command line: its parser and entry point (``main``), and one module per subcommand.
 
-``werewolf_deception.benchmarks.cli`` was one module before the sub-packages: its public names are still read
-here, from ``werewolf_deception.benchmarks.cli.main``, loaded on first use (so that importing a sibling module
-does not load this one).
+The names other packages use, from the modules that define them.
 """
 
 from __future__ import annotations
 
-from werewolf_env.core.moved import reexport
+from werewolf_deception.benchmarks.cli.run import parse_role_counts
 
-__getattr__, __dir__ = reexport(
-    __name__,
-    "werewolf_deception.benchmarks.cli.main",
-    (
-        "HelpWithDefaults",
-        "OneLineParser",
-        "add_execution_options",
-        "build_parser",
-        "detect_eval_command",
-        "main",
-        "play",
-    ),
-)
+__all__ = [
+    "parse_role_counts",
+]

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from werewolf_deception.agents import load_lineup
-from werewolf_deception.agents.llm.endpoints import EndpointDownError
-from werewolf_deception.agents.llm.options import DEFAULT_BASE_URL
-from werewolf_deception.agents.play.lineup import AgentSpec
+from werewolf_deception.agents.llm import DEFAULT_BASE_URL, EndpointDownError
+from werewolf_deception.agents.play import AgentSpec
 from werewolf_deception.benchmarks.cli.play import play_command
 from werewolf_deception.benchmarks.cli.relabel import add_relabel_parser, relabel_command
 from werewolf_deception.benchmarks.cli.replay import replay_command
@@ -33,35 +32,40 @@ from werewolf_deception.benchmarks.cli.report import add_report_parser, report_c
 from werewolf_deception.benchmarks.cli.rescore import rescore_command
 from werewolf_deception.benchmarks.cli.run import run_command
 from werewolf_deception.benchmarks.cli.tournament import tournament_command
-from werewolf_deception.benchmarks.console.exit_codes import (
+from werewolf_deception.benchmarks.console import (
+    BASELINE_GAMES,
+    COUNT,
     EXIT_BAD_OPTIONS,
     EXIT_INVALID,
     EXIT_OUTPUT_CLOSED,
     EXIT_STORAGE,
-    exit_codes_text,
-    interrupted_code,
-    sigterm_as_interrupt,
-)
-from werewolf_deception.benchmarks.console.llm_flags import add_llm_flags, check_run_flags, judge_settings
-from werewolf_deception.benchmarks.console.values import (
-    BASELINE_GAMES,
-    COUNT,
     GAMES,
     IN_FLIGHT,
     MAX_GAMES,
     SEED,
     WORKERS,
+    add_llm_flags,
+    check_run_flags,
+    exit_codes_text,
     game_config_of,
     game_option,
+    interrupted_code,
+    judge_settings,
     one_line,
     probability,
     refuse,
+    sigterm_as_interrupt,
     whole_number,
 )
-from werewolf_deception.benchmarks.export.dataset import add_export_options, export_command
-from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder, describe_os_error
-from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
-from werewolf_deception.benchmarks.runs.workers import workers_stuck
+from werewolf_deception.benchmarks.export import add_export_options, export_command
+from werewolf_deception.benchmarks.runs import (
+    RunFolderError,
+    check_out_folder,
+    describe_os_error,
+    preflight_gate,
+    stopped,
+    workers_stuck,
+)
 from werewolf_env import GameConfig, __version__
 from werewolf_env.core.config import MAX_PLAYERS, MIN_PLAYERS
 from werewolf_env.envs.aec import raw_env
@@ -347,14 +351,18 @@ def _dispatch(command: Callable[[argparse.Namespace], int], args: argparse.Names
 
 def detect_eval_command(args: argparse.Namespace) -> int:
     if args.dataset:
-        from werewolf_deception.benchmarks.diplomacy.evaluate import dataset_command
+        from werewolf_deception.benchmarks.diplomacy import dataset_command
 
         return dataset_command(args)
-    from werewolf_deception.benchmarks.detect.evaluate import run_detect_eval
-    from werewolf_deception.benchmarks.detect.registry import DEFAULT, DetectorError, make_detector
-    from werewolf_deception.benchmarks.detect.runs import run_runs_eval
-    from werewolf_deception.benchmarks.detect.table import print_table
-    from werewolf_deception.benchmarks.runs.loop import RunMismatchError, RunStoppedError
+    from werewolf_deception.benchmarks.detect import (
+        DEFAULT,
+        DetectorError,
+        make_detector,
+        print_table,
+        run_detect_eval,
+        run_runs_eval,
+    )
+    from werewolf_deception.benchmarks.runs import RunMismatchError, RunStoppedError
 
     args.out = args.out or Path("runs/detect-eval")
     specs = list(dict.fromkeys(args.detector or DEFAULT))

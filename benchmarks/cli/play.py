@@ -19,11 +19,9 @@ import sys
 from pathlib import Path
 
 from werewolf_deception.agents import load_lineup, play_game
-from werewolf_deception.agents.llm.endpoints import EndpointDownError
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_STOPPED
-from werewolf_deception.benchmarks.console.summary_text import print_lines
-from werewolf_deception.benchmarks.console.values import game_config_of, refuse
-from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder
+from werewolf_deception.agents.llm import EndpointDownError
+from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS, EXIT_STOPPED, game_config_of, print_lines, refuse
+from werewolf_deception.benchmarks.runs import RunFolderError, check_out_folder
 
 LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.envs.aec names each game's log so)
 
@@ -43,7 +41,7 @@ def play_command(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     hook = None
     if args.friction:
-        from werewolf_deception.benchmarks.detect.friction import Friction
+        from werewolf_deception.benchmarks.detect import Friction
 
         try:
             friction = Friction.load(args.detector, seats={args.seat})

@@ -11,30 +11,25 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents.credentials import KEY_VARIABLE_HELP
-from werewolf_deception.benchmarks.console.exit_codes import exit_codes_text
-from werewolf_deception.benchmarks.console.llm_flags import llm_number
-from werewolf_deception.benchmarks.console.summary_text import print_lines
-from werewolf_deception.benchmarks.console.values import COUNT, IN_FLIGHT
-from werewolf_deception.benchmarks.labels.agreement import format_summary
-from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS
-from werewolf_deception.benchmarks.labels.labelers import (
-    LabelerUnavailableError,
-    LLMLabeler,
-    llm_labeler,
-    regex_labeler,
-)
-from werewolf_deception.benchmarks.labels.relabel import (
+from werewolf_deception.benchmarks.console import COUNT, IN_FLIGHT, exit_codes_text, llm_number, print_lines
+from werewolf_deception.benchmarks.labels import (
+    DEFAULT_CORPUS,
     EXIT_BAD,
     EXIT_DOWN,
     EXIT_INCOMPLETE,
     EXIT_NOTHING,
+    LabelerUnavailableError,
+    LLMLabeler,
     Relabelled,
     StatementProgress,
+    format_summary,
+    llm_labeler,
+    regex_labeler,
     relabel_jsonl,
     relabel_run,
     write_atomic,
 )
-from werewolf_deception.benchmarks.runs.folder import find_logs
+from werewolf_deception.benchmarks.runs import find_logs
 from werewolf_env.claims.model import CLAIM_KINDS
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES
-from werewolf_deception.benchmarks.console.summary_text import NOT_A_LOG, verdict
-from werewolf_deception.benchmarks.runs.folder import find_logs
+from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, NOT_A_LOG, verdict
+from werewolf_deception.benchmarks.runs import find_logs
 from werewolf_env.core.inert_text import terminal_safe
 from werewolf_env.engine.log import replay
 

@@ -17,8 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
-from werewolf_deception.benchmarks.console.summary_text import (
+from werewolf_deception.benchmarks.console import (
+    BASELINE_GAMES,
+    EXIT_BAD_OPTIONS,
+    MAX_RESAMPLES,
+    RESAMPLES,
     WIDTH,
     fit,
     legend_lines,
@@ -27,11 +30,9 @@ from werewolf_deception.benchmarks.console.summary_text import (
     print_lines,
     table,
 )
-from werewolf_deception.benchmarks.console.values import BASELINE_GAMES, MAX_RESAMPLES, RESAMPLES
-from werewolf_deception.benchmarks.labels.run_labels import DEFAULT_LABELER, LABELERS, format_unlabelled
-from werewolf_deception.benchmarks.report.build import build_report, report_dir
-from werewolf_deception.benchmarks.report.tokens import token_lines
-from werewolf_deception.benchmarks.runs.folder import check_out_folder
+from werewolf_deception.benchmarks.labels import DEFAULT_LABELER, LABELERS, format_unlabelled
+from werewolf_deception.benchmarks.report import build_report, report_dir, token_lines
+from werewolf_deception.benchmarks.runs import check_out_folder
 from werewolf_env.analysis.coverage import claims_coverage_lines
 from werewolf_env.analysis.role_figures import action_kinds_of
 from werewolf_env.core.roles import Role
@@ -146,7 +147,7 @@ def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]
 
     A baseline whose lineup is the run's own is named once ("the lineup itself"), its figures not repeated;
     roles that know their partners (werewolves) get their detection row apart from the village's table."""
-    from werewolf_deception.benchmarks.runs.validity import format_coverage
+    from werewolf_deception.benchmarks.runs import format_coverage
 
     metrics = document["metrics"]
     itself = lineup_itself(document)
@@ -238,7 +239,7 @@ def persuasion_lines(metrics: dict[str, Any]) -> list[str]:
     """What statements did to the listeners, by the speaker's team, and what that rests on (docs/reports.md,
     "Persuasion"): a small table, a column per speaker team (lines indented by the caller's two spaces: at most
     98 columns)."""
-    from werewolf_deception.benchmarks.runs.validity import format_coverage
+    from werewolf_deception.benchmarks.runs import format_coverage
 
     persuasion = metrics.get("persuasion")
     if not persuasion:  # a document from before metrics schema 6

@@ -17,21 +17,27 @@ import time
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.llm.endpoints import EndpointDownError
+from werewolf_deception.agents.llm import EndpointDownError
 from werewolf_deception.benchmarks.cli.report import fmt_value
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, EXIT_INVALID
-from werewolf_deception.benchmarks.console.llm_flags import apply_overrides, check_run_flags, llm_overrides
-from werewolf_deception.benchmarks.console.progress import Bar, track
-from werewolf_deception.benchmarks.report.build import build_report, load_records
-from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder, find_logs
-from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
+from werewolf_deception.benchmarks.console import (
+    EXIT_BAD_OPTIONS,
+    EXIT_FAILED_GAMES,
+    EXIT_INVALID,
+    Bar,
+    apply_overrides,
+    check_run_flags,
+    llm_overrides,
+    track,
+)
+from werewolf_deception.benchmarks.report import build_report, load_records
+from werewolf_deception.benchmarks.runs import RunFolderError, check_out_folder, find_logs, preflight_gate, stopped
 from werewolf_env.analysis.metrics import aggregate
 
 MARKER = "rescore.json"  # what a rescore writes first in its folder: a later rescore may write there again
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    from werewolf_deception.benchmarks.labels.rescore import RescoredGame, labeler_lineup, rescore_run, slug
+    from werewolf_deception.benchmarks.labels import RescoredGame, labeler_lineup, rescore_run, slug
 
     try:
         check_run_flags(args)
@@ -91,7 +97,7 @@ def rescore_command(args: argparse.Namespace) -> int:
         title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
         progress=True,
     )
-    from werewolf_deception.benchmarks.runs.validity import common_answers, format_coverage
+    from werewolf_deception.benchmarks.runs import common_answers, format_coverage
 
     # Both sides over the same games; the comparison only on analyses answered under both labelings, so
     # a labeler whose server failed is neither scored 0 nor compared on a different subset.
@@ -134,7 +140,7 @@ def labeler_fallbacks(done: list[Any], labels: set[str], max_rate: float) -> str
     """What makes the rescore no measurement: a model labeler whose analyses fell back more than ``max_rate``."""
     if not labels:
         return None
-    from werewolf_deception.benchmarks.runs.validity import run_validity
+    from werewolf_deception.benchmarks.runs import run_validity
 
     policies = run_validity([g.log_path for g in done])["policies"]
     for label in sorted(labels & set(policies)):

@@ -38,42 +38,46 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents import GameResult, load_lineup
-from werewolf_deception.agents.llm.endpoints import EndpointPool
-from werewolf_deception.agents.play.lineup import AgentSpec, Lineup
-from werewolf_deception.agents.play.preflight import ProbeResult, seed_pool
+from werewolf_deception.agents.llm import EndpointPool
+from werewolf_deception.agents.play import AgentSpec, Lineup, ProbeResult, seed_pool
 from werewolf_deception.benchmarks.cli.report import report_lines
-from werewolf_deception.benchmarks.console.exit_codes import (
+from werewolf_deception.benchmarks.console import (
     EXIT_BAD_OPTIONS,
     EXIT_FAILED_GAMES,
     EXIT_INVALID,
     EXIT_STOPPED,
     EXIT_STORAGE,
-    interrupted_code,
-)
-from werewolf_deception.benchmarks.console.llm_flags import (
+    MAX_GAMES,
+    MAX_SEED,
+    WIDTH,
+    Bar,
     apply_overrides,
     check_run_flags,
+    fit,
+    game_config_of,
     identity_of,
+    interrupted_code,
+    legend_lines,
     llm_overrides,
+    pack,
+    print_lines,
+    refuse,
     run_preflight,
 )
-from werewolf_deception.benchmarks.console.progress import Bar
-from werewolf_deception.benchmarks.console.summary_text import WIDTH, fit, legend_lines, pack, print_lines
-from werewolf_deception.benchmarks.console.values import MAX_GAMES, MAX_SEED, game_config_of, refuse
-from werewolf_deception.benchmarks.report.tokens import game_cost, priced, token_lines
-from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder, describe_os_error
-from werewolf_deception.benchmarks.runs.loop import (
+from werewolf_deception.benchmarks.report import game_cost, priced, token_lines
+from werewolf_deception.benchmarks.runs import (
     Job,
     Progress,
     RayBackend,
     RunDir,
+    RunFolderError,
     RunMismatchError,
     RunStoppedError,
-    play_run,
-)
-from werewolf_deception.benchmarks.runs.validity import (
+    check_out_folder,
+    describe_os_error,
     format_validity,
     game_validity,
+    play_run,
     run_validity,
     worst_fallback_rate,
 )
@@ -247,7 +251,7 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started
     reporting = time.perf_counter()
     try:
         if not args.no_report and results and outcome.stopped is None:
-            from werewolf_deception.benchmarks.report.build import build_report
+            from werewolf_deception.benchmarks.report import build_report
 
             document = build_report(
                 args.out,

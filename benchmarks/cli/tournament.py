@@ -16,25 +16,29 @@ from typing import Any
 
 from werewolf_deception.benchmarks.cli.report import fmt_value, signed
 from werewolf_deception.benchmarks.cli.run import RunPlan, execute
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_FAILED_GAMES, EXIT_INVALID, EXIT_STOPPED
-from werewolf_deception.benchmarks.console.llm_flags import check_run_flags, identity_of, llm_overrides, with_overrides
-from werewolf_deception.benchmarks.console.progress import Bar
-from werewolf_deception.benchmarks.console.values import refuse
-from werewolf_deception.benchmarks.report.build import build_report
-from werewolf_deception.benchmarks.report.tokens import token_lines
-from werewolf_deception.benchmarks.runs.loop import RunDir
-from werewolf_deception.benchmarks.runs.tournament import (
+from werewolf_deception.benchmarks.console import (
+    EXIT_FAILED_GAMES,
+    EXIT_INVALID,
+    EXIT_STOPPED,
+    Bar,
+    check_run_flags,
+    identity_of,
+    llm_overrides,
+    refuse,
+    with_overrides,
+)
+from werewolf_deception.benchmarks.report import build_report, token_lines
+from werewolf_deception.benchmarks.runs import (
+    RunDir,
     TournamentConfig,
     TournamentGame,
     entrant_table,
     fit_ratings,
-    load_tournament,
-    schedule,
-)
-from werewolf_deception.benchmarks.runs.validity import (
     format_validity,
     game_validity,
+    load_tournament,
     run_validity,
+    schedule,
     worst_fallback_rate,
 )
 from werewolf_env.analysis.metrics import GameRecord

@@ -13,9 +13,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from werewolf_deception.agents.llm.options import LLMOptions, validate_options
-from werewolf_deception.agents.play.lineup import AgentSpec, Lineup
-from werewolf_deception.agents.play.preflight import ProbeResult, preflight
+from werewolf_deception.agents.llm import LLMOptions, validate_options
+from werewolf_deception.agents.play import AgentSpec, Lineup, ProbeResult, preflight
 from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
 from werewolf_deception.benchmarks.console.values import COUNT, field_bounds, whole_number
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from werewolf_deception.agents.llm.options import (
+from werewolf_deception.agents.llm import (
     MAX_SEED,  # int64, for game seeds too: what any reader of the logs takes
 )
 from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS

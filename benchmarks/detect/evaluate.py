@@ -20,12 +20,12 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.play.lineup import Lineup
-from werewolf_deception.benchmarks.console.progress import Bar
+from werewolf_deception.agents.play import Lineup
+from werewolf_deception.benchmarks.console import Bar
 from werewolf_deception.benchmarks.detect.detector import statement_rows
 from werewolf_deception.benchmarks.detect.registry import DEFAULT
 from werewolf_deception.benchmarks.detect.table import detector_table
-from werewolf_deception.benchmarks.runs.loop import Job, Progress, RunDir, play_run
+from werewolf_deception.benchmarks.runs import Job, Progress, RunDir, play_run
 from werewolf_env import GameConfig
 from werewolf_env.counterfactual.signs import CounterfactualValuer
 

@@ -24,10 +24,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.llm.agent import LLMAgent
-from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
-from werewolf_deception.agents.llm.options import LLMOptions, validate_options
-from werewolf_deception.agents.llm.prompts import DECEPTION_DEFINITIONS, answer_line
+from werewolf_deception.agents.llm import (
+    DECEPTION_DEFINITIONS,
+    EndpointDownError,
+    EndpointPool,
+    LLMAgent,
+    LLMOptions,
+    answer_line,
+    validate_options,
+)
 from werewolf_deception.benchmarks.detect.detector import Rows, replayed_statements
 from werewolf_env.engine.log import game_of_header, read_log
 from werewolf_env.observe.text import Section

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.console.progress import Bar
+from werewolf_deception.benchmarks.console import Bar
 from werewolf_deception.benchmarks.detect.evaluate import split_features, split_summary
 from werewolf_deception.benchmarks.detect.registry import DEFAULT
 from werewolf_deception.benchmarks.detect.table import detector_table

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_deception.benchmarks.console.progress import Bar
+from werewolf_deception.benchmarks.console import Bar
 from werewolf_deception.benchmarks.diplomacy.models import ALL_DETECTORS, make_detector
 from werewolf_deception.benchmarks.diplomacy.peskov import Message, read_split
 from werewolf_deception.benchmarks.shared_data import diplomacy_dir
@@ -384,13 +384,11 @@ DEFAULT_DATA_DIR = diplomacy_dir()  # $WEREWOLF_SHARED_DATA, else ../shared/data
 
 def dataset_command(args: Any) -> int:
     """``detect-eval --dataset peskov2020``: the options of ``werewolf_deception.benchmarks.cli.main``'s detect-eval."""
-    from werewolf_deception.agents.llm.endpoints import EndpointDownError
-    from werewolf_deception.agents.play.lineup import AgentSpec
-    from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_INVALID
-    from werewolf_deception.benchmarks.console.llm_flags import check_run_flags, judge_settings
+    from werewolf_deception.agents.llm import EndpointDownError
+    from werewolf_deception.agents.play import AgentSpec
+    from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS, EXIT_INVALID, check_run_flags, judge_settings
     from werewolf_deception.benchmarks.diplomacy.judge import DiplomacyJudge
-    from werewolf_deception.benchmarks.runs.folder import RunFolderError, check_out_folder
-    from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
+    from werewolf_deception.benchmarks.runs import RunFolderError, check_out_folder, preflight_gate, stopped
 
     args.out = args.out or Path(f"runs/detect-eval-{args.dataset}")
     specs = list(dict.fromkeys(args.detector or ALL_DETECTORS))

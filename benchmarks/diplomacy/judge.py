@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from werewolf_deception.agents.llm.prompts import answer_line
-from werewolf_deception.benchmarks.detect.llm_judge import KIND, ModelJudge
+from werewolf_deception.agents.llm import answer_line
+from werewolf_deception.benchmarks.detect import KIND, ModelJudge
 from werewolf_deception.benchmarks.diplomacy.peskov import Message
 
 HISTORY = 8  # earlier messages of the dialog shown before the judged one

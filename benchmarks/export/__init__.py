@@ -1,30 +1,38 @@
 """Runs as datasets: Parquet/JSONL tables, their schema and card, and chat trajectories.
 
-``werewolf_deception.benchmarks.export`` was one module before the sub-packages: its public names are still read
-here, from ``werewolf_deception.benchmarks.export.dataset``, loaded on first use (so that importing a sibling module
-does not load this one).
+The names other packages use, from the modules that define them.
 """
 
 from __future__ import annotations
 
-from werewolf_env.core.moved import reexport
-
-__getattr__, __dir__ = reexport(
-    __name__,
-    "werewolf_deception.benchmarks.export.dataset",
-    (
-        "BATCH_ROWS",
-        "EXPORT_MARK",
-        "ExportError",
-        "FORMATS",
-        "LICENSE_FILE",
-        "add_export_options",
-        "choose_format",
-        "export_command",
-        "export_runs",
-        "pyarrow_or_none",
-        "read_manifest",
-        "run_ids",
-        "table_file",
-    ),
+from werewolf_deception.benchmarks.export.dataset import (
+    BATCH_ROWS,
+    EXPORT_MARK,
+    FORMATS,
+    LICENSE_FILE,
+    ExportError,
+    add_export_options,
+    choose_format,
+    export_command,
+    export_runs,
+    pyarrow_or_none,
+    read_manifest,
+    run_ids,
+    table_file,
 )
+
+__all__ = [
+    "BATCH_ROWS",
+    "EXPORT_MARK",
+    "FORMATS",
+    "LICENSE_FILE",
+    "ExportError",
+    "add_export_options",
+    "choose_format",
+    "export_command",
+    "export_runs",
+    "pyarrow_or_none",
+    "read_manifest",
+    "run_ids",
+    "table_file",
+]

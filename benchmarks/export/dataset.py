@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
+from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS
 from werewolf_deception.benchmarks.export.card import dataset_card, licence_text
 from werewolf_deception.benchmarks.export.schema import TABLES, arrow_schema, game_rows
-from werewolf_deception.benchmarks.runs.folder import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit
+from werewolf_deception.benchmarks.runs import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit
 from werewolf_env import __version__
 from werewolf_env.analysis.metrics import GameRecord
 from werewolf_env.core.json_input import loads_bounded

@@ -23,10 +23,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.llm.prompts import build_messages
-from werewolf_deception.agents.training.seat_env import new_text_since
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS, EXIT_STORAGE
-from werewolf_deception.benchmarks.runs.folder import find_logs
+from werewolf_deception.agents.llm import build_messages
+from werewolf_deception.agents.training import new_text_since
+from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS, EXIT_STORAGE
+from werewolf_deception.benchmarks.runs import find_logs
 from werewolf_env.analysis.rewards import RewardWeights, reward, rewards
 from werewolf_env.core.config import GameConfig
 from werewolf_env.engine.log import ReplayError, read_log_checked

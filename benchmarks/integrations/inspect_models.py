@@ -49,16 +49,17 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema, LimitExceededError
 
 from werewolf_deception.agents.credentials import redact_url
-from werewolf_deception.agents.fake.answers import FIXED_CONTENT, answer_for, scripted_answer
-from werewolf_deception.agents.llm.endpoints import (
+from werewolf_deception.agents.fake import FIXED_CONTENT, answer_for, scripted_answer
+from werewolf_deception.agents.llm import (
     FATAL_STATUSES,
     Breaker,
     EndpointDownError,
+    Messages,
     Reply,
+    Transport,
+    turn_schema,
     useless_answer,
 )
-from werewolf_deception.agents.llm.schemas import turn_schema
-from werewolf_deception.agents.llm.transport import Messages, Transport
 from werewolf_env import GameConfig
 from werewolf_env.core.config import Role, Team
 

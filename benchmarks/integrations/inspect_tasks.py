@@ -38,10 +38,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.util import JSONSchema, LimitExceededError
 
 from werewolf_deception.agents.base import Policy
-from werewolf_deception.agents.llm.agent import LLMAgent
-from werewolf_deception.agents.play.lineup import AgentSpec, make_policy
-from werewolf_deception.agents.play.runner import Seat, play_game, play_game_sync
-from werewolf_deception.benchmarks.cli.run import parse_role_counts
+from werewolf_deception.agents.llm import LLMAgent
+from werewolf_deception.agents.play import AgentSpec, Seat, make_policy, play_game, play_game_sync
+from werewolf_deception.benchmarks.cli import parse_role_counts
 from werewolf_deception.benchmarks.integrations.inspect_models import (
     DETECT_MARKER,
     InspectTransport,

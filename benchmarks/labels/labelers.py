@@ -31,9 +31,16 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from werewolf_deception.agents.llm.endpoints import AdaptiveLimit, Endpoint, EndpointDownError, EndpointPool
-from werewolf_deception.agents.llm.options import LLMOptions, redact_url, validate_options
-from werewolf_deception.agents.play.preflight import ProbeResult, probe
+from werewolf_deception.agents.llm import (
+    AdaptiveLimit,
+    Endpoint,
+    EndpointDownError,
+    EndpointPool,
+    LLMOptions,
+    redact_url,
+    validate_options,
+)
+from werewolf_deception.agents.play import ProbeResult, probe
 from werewolf_deception.benchmarks.labels.corpus import claimed_roles, known_roles
 from werewolf_deception.benchmarks.labels.dev import seat_of
 from werewolf_env.actions.parse import as_object

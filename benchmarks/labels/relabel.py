@@ -45,13 +45,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.console.exit_codes import (
+from werewolf_deception.benchmarks.console import (
     EXIT_BAD_OPTIONS,
     EXIT_FAILED_GAMES,
     EXIT_INVALID,
     EXIT_STOPPED,
+    Bar,
 )
-from werewolf_deception.benchmarks.console.progress import Bar
 from werewolf_deception.benchmarks.labels.agreement import agreement
 from werewolf_deception.benchmarks.labels.corpus import games_by_id, knowledge_of, read_jsonl, with_reveals
 from werewolf_deception.benchmarks.labels.evaluate import score
@@ -63,7 +63,7 @@ from werewolf_deception.benchmarks.labels.labelers import (
     union_claims,
     union_labels,
 )
-from werewolf_deception.benchmarks.runs.folder import find_logs
+from werewolf_deception.benchmarks.runs import find_logs
 from werewolf_env.claims.judge import Knowledge, judge_claims
 from werewolf_env.claims.model import public_role_claims
 from werewolf_env.engine.log import ReplayError, game_of_header, read_log, replayed_actions

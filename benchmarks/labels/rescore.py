@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
-from werewolf_deception.agents.play.lineup import Lineup, load_lineup, make_policy
-from werewolf_deception.agents.play.runner import seat_seed
-from werewolf_deception.benchmarks.runs.folder import find_logs
+from werewolf_deception.agents.llm import EndpointDownError, EndpointPool
+from werewolf_deception.agents.play import Lineup, load_lineup, make_policy, seat_seed
+from werewolf_deception.benchmarks.runs import find_logs
 from werewolf_env import GameConfig
 from werewolf_env.engine.log import read_log
 from werewolf_env.envs.aec import raw_env

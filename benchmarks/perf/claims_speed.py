@@ -46,7 +46,7 @@ def real_speech(path: Path) -> list[tuple[tuple[str, ...], str, int]]:
 
 
 def template_speech(games: int = 20) -> list[tuple[tuple[str, ...], str, int]]:
-    from werewolf_deception.agents.play.runner import play_game_sync
+    from werewolf_deception.agents.play import play_game_sync
 
     out: list[tuple[tuple[str, ...], str, int]] = []
     envs: list[Any] = []

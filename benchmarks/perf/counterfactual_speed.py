@@ -29,7 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from werewolf_deception.agents import play_game_sync
-from werewolf_deception.benchmarks.detect.detector import statement_rows
+from werewolf_deception.benchmarks.detect import statement_rows
 from werewolf_deception.benchmarks.report.memory import machine
 from werewolf_env.counterfactual.signs import CounterfactualValuer
 

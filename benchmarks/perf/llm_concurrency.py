@@ -35,7 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from werewolf_deception.agents import play_game_sync
-from werewolf_deception.benchmarks.console.values import game_option
+from werewolf_deception.benchmarks.console import game_option
 
 BLOCK = 128  # tokens per reusable block (OpenAI's prompt caching grain)
 Encode = Callable[[str], list[Any]]  # text -> tokens

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from werewolf_deception.agents import RandomAgent
 from werewolf_deception.benchmarks.cli.main import play
-from werewolf_deception.benchmarks.console.values import game_option
+from werewolf_deception.benchmarks.console import game_option
 from werewolf_deception.benchmarks.report.memory import machine
 from werewolf_env import Game, GameConfig, raw_env
 

@@ -25,8 +25,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from werewolf_deception.benchmarks.runs.loop import Progress, RunDir, play_run
-from werewolf_deception.benchmarks.runs.tournament import TournamentConfig, schedule
+from werewolf_deception.benchmarks.runs import Progress, RunDir, TournamentConfig, play_run, schedule
 
 
 def rss_mb() -> float:

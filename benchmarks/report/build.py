@@ -44,9 +44,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, cast
 
-from werewolf_deception.benchmarks.console.progress import Bar, track
-from werewolf_deception.benchmarks.console.summary_text import one_line_verdict
-from werewolf_deception.benchmarks.labels.run_labels import (
+from werewolf_deception.benchmarks.console import Bar, one_line_verdict, track
+from werewolf_deception.benchmarks.labels import (
     DEFAULT_LABELER,
     LabelsError,
     labels_path,
@@ -56,8 +55,7 @@ from werewolf_deception.benchmarks.report import html_report
 from werewolf_deception.benchmarks.report.stream import RunPass, read_run
 from werewolf_deception.benchmarks.report.tables import TABLES, write_tables
 from werewolf_deception.benchmarks.report.tokens import priced, run_prices
-from werewolf_deception.benchmarks.runs.folder import find_logs, natural_key
-from werewolf_deception.benchmarks.runs.validity import game_validity
+from werewolf_deception.benchmarks.runs import find_logs, game_validity, natural_key
 from werewolf_env import GameConfig, __version__
 from werewolf_env.analysis.coverage import ClaimsCoverage
 from werewolf_env.analysis.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from werewolf_deception.benchmarks.console.summary_text import lineup_itself
+from werewolf_deception.benchmarks.console import lineup_itself
 from werewolf_deception.benchmarks.report.html_base import Html, esc, figure, fmt, join, name, page, render, trusted
 from werewolf_deception.benchmarks.report.html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
 from werewolf_deception.benchmarks.report.html_persuasion import persuasion_section

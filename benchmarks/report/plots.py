@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
 
-from werewolf_deception.benchmarks.console.summary_text import lineup_itself
+from werewolf_deception.benchmarks.console import lineup_itself
 from werewolf_env.analysis.metrics import GameRecord, suspicion_by_round
 from werewolf_env.analysis.role_figures import cause_order
 from werewolf_env.core.inert_text import visible_controls

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.labels.run_labels import (
+from werewolf_deception.benchmarks.labels import (
     DEFAULT_LABELER,
     LabelsError,
     available_labelers,
@@ -28,7 +28,7 @@ from werewolf_deception.benchmarks.labels.run_labels import (
     relabelled,
 )
 from werewolf_deception.benchmarks.report.tables import TableWriter
-from werewolf_deception.benchmarks.runs.validity import game_validity, run_validity
+from werewolf_deception.benchmarks.runs import game_validity, run_validity
 from werewolf_env.analysis.coverage import ClaimsCoverage
 from werewolf_env.analysis.metrics import GameOverview, GameRecord, RunAggregator
 from werewolf_env.engine.log import read_log

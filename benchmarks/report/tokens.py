@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from werewolf_deception.benchmarks.console.summary_text import WIDTH, fit, pack, table
-from werewolf_deception.benchmarks.runs.folder import MAX_RUN_FILE_DEPTH
+from werewolf_deception.benchmarks.console import WIDTH, fit, pack, table
+from werewolf_deception.benchmarks.runs import MAX_RUN_FILE_DEPTH
 from werewolf_env.core.inert_text import terminal_safe
 from werewolf_env.core.json_input import TooDeepError, loads_bounded
 from werewolf_env.record.token_usage import CHARS_PER_TOKEN, COUNTS, Price, cost_usd, tiktoken_status

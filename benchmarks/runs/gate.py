@@ -5,7 +5,7 @@
     except (EndpointDownError, RunStoppedError) as exc:
         return stopped("rescore", exc, "the games rescored so far are kept")   # exit 3
 
-1. **Preflight** (``werewolf_deception.agents.play.preflight``): one probe per distinct (endpoint, model) before
+1. **Preflight** (``werewolf_deception.agents.play.probes``): one probe per distinct (endpoint, model) before
 anything is
    played or written; a failure names the seats and the endpoint and exits 2 (``--no-preflight`` skips it).
 2. **Circuit breaker** (``werewolf_deception.agents.llm.endpoint``): ``--breaker`` calls in a row without a usable
@@ -24,11 +24,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from werewolf_deception.agents.llm.endpoints import EndpointDownError
-from werewolf_deception.agents.play.lineup import AgentSpec
-from werewolf_deception.agents.play.preflight import ProbeResult
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_STOPPED
-from werewolf_deception.benchmarks.console.llm_flags import run_preflight
+from werewolf_deception.agents.llm import EndpointDownError
+from werewolf_deception.agents.play import AgentSpec, ProbeResult
+from werewolf_deception.benchmarks.console import EXIT_STOPPED, run_preflight
 
 
 def preflight_gate(sections: list[tuple[str, AgentSpec]], args: argparse.Namespace) -> list[ProbeResult] | int:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents import GameResult, Lineup, play_game
-from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
-from werewolf_deception.agents.play.runner import calls_in_flight
-from werewolf_deception.benchmarks.console.progress import Bar
+from werewolf_deception.agents.llm import EndpointDownError, EndpointPool
+from werewolf_deception.agents.play import calls_in_flight
+from werewolf_deception.benchmarks.console import Bar
 from werewolf_deception.benchmarks.runs.folder import RunDir, RunMismatchError, is_storage_error
 from werewolf_deception.benchmarks.runs.workers import RayBackend, failure, play_job, stop_workers, worker_pool
 from werewolf_env import GameConfig

@@ -48,9 +48,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from werewolf_deception.agents.llm.options import validate_options
-from werewolf_deception.agents.play.lineup import AgentSpec, Lineup, read_settings_file
-from werewolf_deception.benchmarks.console.values import MAX_GAMES, MAX_SEED, game_config_of
+from werewolf_deception.agents.llm import validate_options
+from werewolf_deception.agents.play import AgentSpec, Lineup, read_settings_file
+from werewolf_deception.benchmarks.console import MAX_GAMES, MAX_SEED, game_config_of
 from werewolf_deception.benchmarks.runs.loop import Job
 from werewolf_env import GameConfig
 from werewolf_env.analysis.logistic import fit_logistic

@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.benchmarks.console.summary_text import WIDTH, pack, table
+from werewolf_deception.benchmarks.console import WIDTH, pack, table
 from werewolf_env.analysis.metrics import GameRecord, Label
 from werewolf_env.engine.log import read_log
 

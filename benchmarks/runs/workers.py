@@ -37,9 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.agents import Lineup, play_game_sync
-from werewolf_deception.agents.llm.endpoints import EndpointDownError
-from werewolf_deception.benchmarks.console.exit_codes import EXIT_TERMINATED
-from werewolf_deception.benchmarks.console.failed_file import failed_file
+from werewolf_deception.agents.llm import EndpointDownError
+from werewolf_deception.benchmarks.console import EXIT_TERMINATED, failed_file
 from werewolf_deception.benchmarks.runs.folder import describe_os_error, is_storage_error
 from werewolf_env import GameConfig
 

@@ -22,8 +22,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from werewolf_deception.agents import play_game_sync
-from werewolf_deception.benchmarks.console.values import game_option
-from werewolf_deception.benchmarks.runs.workers import worker_pool
+from werewolf_deception.benchmarks.console import game_option
+from werewolf_deception.benchmarks.runs import worker_pool
 from werewolf_deception.benchmarks.studies.heuristic_winrates import wilson
 from werewolf_env.core.roles import Role
 

@@ -19,7 +19,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from werewolf_deception.agents import play_game_sync
-from werewolf_deception.benchmarks.console.values import game_option
+from werewolf_deception.benchmarks.console import game_option
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:

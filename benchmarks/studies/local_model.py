@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from werewolf_deception.agents.llm.local_server import MODEL_NAME, LocalModelServer
-from werewolf_deception.benchmarks.console.values import game_option
-from werewolf_deception.benchmarks.runs.validity import run_validity
+from werewolf_deception.agents.llm import MODEL_NAME, LocalModelServer
+from werewolf_deception.benchmarks.console import game_option
+from werewolf_deception.benchmarks.runs import run_validity
 from werewolf_env.actions.parse import echoes_template
 from werewolf_env.engine.log import read_log
 

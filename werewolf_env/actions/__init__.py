@@ -1,8 +1,7 @@
 """What a policy may send: the action models and specs, the one parser, answer formats, spaces.
 
-``werewolf_env.actions`` was one module before the sub-packages: its public names are still read
-here, from ``werewolf_env.actions.parse``, loaded on first use (so that importing a sibling module
-does not load this one).
+``werewolf_env.actions`` also gives the public names of ``werewolf_env.actions.parse``,
+loaded on first use (so that importing a sibling module does not load that one).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The claim reader and the judge: which claims a statement makes, and which the speaker knew to be false.
 
-``werewolf_env.claims`` was one module before the sub-packages: its public names are still read
-here, from ``werewolf_env.claims.model``, loaded on first use (so that importing a sibling module
-does not load this one).
+``werewolf_env.claims`` also gives the public names of ``werewolf_env.claims.model``,
+loaded on first use (so that importing a sibling module does not load that one).
 """
 
 from __future__ import annotations

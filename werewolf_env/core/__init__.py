@@ -1,2 +1,2 @@
-"""The game's facts, the lowest floor: roles, configuration, state, names, untrusted input, visibility, the phase
-graph and the version."""
+"""The game's facts, the lowest floor: roles, configuration, state, names, untrusted input, visibility and the
+version."""

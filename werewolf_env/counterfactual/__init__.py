@@ -1,8 +1,7 @@
 """Counterfactual deception signs (CTRL-D's bait, switch and edge) and the rollouts behind them.
 
-``werewolf_env.counterfactual`` was one module before the sub-packages: its public names are still read
-here, from ``werewolf_env.counterfactual.signs``, loaded on first use (so that importing a sibling module
-does not load this one).
+``werewolf_env.counterfactual`` also gives the public names of ``werewolf_env.counterfactual.signs``,
+loaded on first use (so that importing a sibling module does not load that one).
 """
 
 from __future__ import annotations

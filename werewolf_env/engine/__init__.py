@@ -1,8 +1,7 @@
 """The rules engine: ``Game``, one handler per phase-graph node, and the NDJSON log and replay.
 
-``werewolf_env.engine`` was one module before the sub-packages: its public names are still read
-here, from ``werewolf_env.engine.game``, loaded on first use (so that importing a sibling module
-does not load this one).
+``werewolf_env.engine`` also gives the public names of ``werewolf_env.engine.game``,
+loaded on first use (so that importing a sibling module does not load that one).
 """
 
 from __future__ import annotations

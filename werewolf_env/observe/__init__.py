@@ -1,8 +1,7 @@
 """Observations: a seat's text and numeric vector, their layout and parts.
 
-``werewolf_env.observe`` was one module before the sub-packages: its public names are still read
-here, from ``werewolf_env.observe.build``, loaded on first use (so that importing a sibling module
-does not load this one).
+``werewolf_env.observe`` also gives the public names of ``werewolf_env.observe.build``,
+loaded on first use (so that importing a sibling module does not load that one).
 """
 
 from __future__ import annotations

@@ -25,9 +25,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from werewolf_deception.agents.llm.endpoints import EndpointDownError, EndpointPool
-from werewolf_deception.agents.llm.options import LLMOptions, redact_url, validate_options
-from werewolf_deception.agents.llm.schemas import turn_schema
+from werewolf_deception.agents.llm import (
+    EndpointDownError,
+    EndpointPool,
+    LLMOptions,
+    redact_url,
+    turn_schema,
+    validate_options,
+)
 from werewolf_deception.agents.play.lineup import AgentSpec
 
 _PROBE = 'Reply with exactly this JSON object and nothing else: {"bid": 3}'
