@@ -72,7 +72,7 @@ class ParseResult:
 
 def resolver(state: GameState) -> Callable[[Any], int | None]:
     """``resolve(name)``: the seat of a player's name or agent id (compared by ``name_key``), else None."""
-    extractor = extractor_for(state.names)
+    extractor = extractor_for(state.names, state.config.ruleset)
 
     def resolve(name: Any) -> int | None:
         if not isinstance(name, str):
@@ -282,7 +282,7 @@ def _subject_scores(raw: Any, subjects: list[int], state: GameState, repairs: li
             repairs.append("suspicion_of: missing; no score of " + ", ".join(state.names[p] for p in subjects))
         return []
     scores: dict[int, float] = {}
-    seat_of = extractor_for(state.names).seat
+    seat_of = extractor_for(state.names, state.config.ruleset).seat
     for key, value in raw.items():
         seat = seat_of(key) if isinstance(key, str) else None
         score = _unit(value)
@@ -350,7 +350,7 @@ def _poll_tie(value: Any, state: GameState, turn: Turn) -> list[int]:
     if not isinstance(value, list) or len(value) > len(state.names):
         return []
     legal = set(legal_targets(state, turn))
-    reader = extractor_for(state.names)
+    reader = extractor_for(state.names, state.config.ruleset)
     seats = {reader.seat(name) for name in value if isinstance(name, str)}
     tied = sorted(s for s in seats if s is not None and s in legal)
     return tied if len(tied) >= 2 else []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from werewolf_env.core.config import MAX_PLAYERS
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Team
+from werewolf_env.core.roles import ActionKind, Team
 from werewolf_env.core.state import PUBLIC, GameState, Turn
 
 
@@ -83,10 +83,10 @@ def die(state: GameState, seat: int, cause: str) -> None:
     death (the hunter) is queued to act before the game goes on."""
     state.kill(seat)
     state.emit("death", None, PUBLIC, victim=seat, cause=cause, **_reveal(state, seat))
-    if ROLE_SPECS[state.roles[seat]].on_death is not None:
+    if state.config.ruleset.specs[state.roles[seat]].on_death is not None:
         state.shooters.append(seat)
 
 
 def acting_seats(state: GameState, kind: ActionKind) -> list[int]:
     """Living seats whose role is asked for ``kind`` at night (the table says who: ``RoleSpec.night``)."""
-    return [p for p in state.living() if kind in ROLE_SPECS[state.roles[p]].night_kinds]
+    return [p for p in state.living() if kind in state.config.ruleset.specs[state.roles[p]].night_kinds]
