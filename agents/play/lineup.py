@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from werewolf_deception.agents.llm.options import LLMOptions, suggestion, validate_options
 from werewolf_deception.agents.policies.base import Policy
 from werewolf_deception.agents.serving.credentials import redacted
-from werewolf_env.core.config import Role, Team
+from werewolf_env.core.config import DEFAULT_RULESET, Role, Ruleset, Team
 from werewolf_env.record.token_usage import Price
 
 if TYPE_CHECKING:
@@ -132,8 +132,10 @@ class Lineup(BaseModel):
                 f"player_0 ... player_{num_players - 1})"
             )
 
-    def spec_for(self, agent: str, role: Role) -> AgentSpec:
-        return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
+    def spec_for(self, agent: str, role: Role, ruleset: Ruleset = DEFAULT_RULESET) -> AgentSpec:
+        """The policy of seat ``agent`` holding ``role`` (its team from ``ruleset``, the game's)."""
+        found = self.seats.get(agent) or self.roles.get(role)
+        return found or self.teams.get(ruleset.specs[role].team) or self.default
 
     def public_dump(self) -> dict[str, Any]:
         """The lineup as plain data with every base URL redacted: for manifests and messages, not to play from."""

@@ -226,7 +226,8 @@ async def play_game(
                 f"(seats are player_0 to player_{config.num_players - 1})"
             )
         if policies is None:
-            specs = [spec.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
+            ruleset = game.state.config.ruleset
+            specs = [spec.spec_for(agent, roles[seat], ruleset) for seat, agent in enumerate(env.possible_agents)]
             if policy_factory is None:
                 policies = [make_policy(s, seat_seed(seed, seat), cache_dir, pool) for seat, s in enumerate(specs)]
                 labels = [s.label() for s in specs]
@@ -238,7 +239,7 @@ async def play_game(
                         agent,
                         game.state.names[seat],
                         roles[seat],
-                        roles[seat].team,
+                        game.state.team_of(seat),
                         seat_seed(seed, seat),
                         specs[seat],
                     )
@@ -329,11 +330,11 @@ async def _play(
             agent=env.possible_agents[seat],
             name=state.names[seat],
             role=roles[seat].value,
-            team=roles[seat].team.value,
+            team=state.team_of(seat).value,
             policy=labels[seat],
             alive=state.alive[seat],
             reward=rewards[seat],
-            won=state.winner is not None and roles[seat].team is state.winner,
+            won=state.winner is not None and state.team_of(seat) is state.winner,
         )
         for seat in range(config.num_players)
     ]

@@ -90,7 +90,9 @@ class LearnerSeats(AECEnv):
         assert game is not None
         roles = game.state.roles
         self._policies = {
-            agent: make_policy(self.lineup.spec_for(agent, roles[i]), seat_seed(game.state.seed, i))
+            agent: make_policy(
+                self.lineup.spec_for(agent, roles[i], game.state.config.ruleset), seat_seed(game.state.seed, i)
+            )
             for i, agent in enumerate(self.raw.possible_agents)
             if agent not in self.possible_agents
         }

@@ -101,7 +101,9 @@ class _Table:
         if trained is None:
             seats = list(range(state.num_players)) if every_seat else [(state.seed or 0) % state.num_players]
         self._policies = {
-            agent: make_policy(self.lineup.spec_for(agent, state.roles[i]), seat_seed(state.seed, i))
+            agent: make_policy(
+                self.lineup.spec_for(agent, state.roles[i], state.config.ruleset), seat_seed(state.seed, i)
+            )
             for i, agent in enumerate(self.raw.possible_agents)
             if i not in seats
         }

@@ -101,7 +101,9 @@ class Game:
         self.seats = {f"player_{seat}": seat for seat in seats}
         rules = load_lineup(lineup)
         self.policies: dict[str, Policy] = {
-            agent: make_policy(rules.spec_for(agent, game.state.roles[i]), seat_seed(seed, i))
+            agent: make_policy(
+                rules.spec_for(agent, game.state.roles[i], game.state.config.ruleset), seat_seed(seed, i)
+            )
             for i, agent in enumerate(self.raw.possible_agents)
             if agent not in self.seats
         }

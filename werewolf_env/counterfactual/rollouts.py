@@ -37,7 +37,8 @@ def determinize(state: GameState, listener: int, rng: np.random.Generator, tries
     """
     masks = knowledge_masks(state, listener)
     counts = state.config.seat_counts()
-    bits = {role: role_bit(role) for role in Role}
+    ruleset = state.config.ruleset
+    bits = {role: role_bit(role, ruleset) for role in ruleset.roles}
     roles: list[Role | None] = [None] * len(masks)
     pool: list[Role] = []
     remaining = dict(counts)
@@ -63,7 +64,8 @@ def determinize(state: GameState, listener: int, rng: np.random.Generator, tries
 def consistent(state: GameState, listener: int, roles: list[Role]) -> bool:
     """Does this assignment agree with everything ``listener`` knows (and with the role counts)?"""
     masks = knowledge_masks(state, listener)
-    bits = {role: role_bit(role) for role in Role}
+    ruleset = state.config.ruleset
+    bits = {role: role_bit(role, ruleset) for role in ruleset.roles}
     counts = state.config.seat_counts()
     if any(roles.count(role) != count for role, count in counts.items()):
         return False
@@ -114,13 +116,13 @@ def fork(state: GameState, roles: list[Role], seed: int, keep_memory_of: int | N
     )
     copy.rollout = True  # no debate in a rollout: the night is followed by the vote (``graph``)
     if keep_memory_of is not None:  # the memories the listener's night actions left it
-        own_kinds = roles[keep_memory_of].spec.night_kinds
+        own_kinds = state.config.ruleset.specs[roles[keep_memory_of]].night_kinds
         if ActionKind.UNMASK in own_kinds and own_checks:
             copy.seer_results[keep_memory_of] = list(own_checks)
         if ActionKind.PROTECT in own_kinds:
             copy.last_protected[keep_memory_of] = own_guard
     for seat, role in enumerate(roles):  # a witch's potions: her own as she knows them, anyone else's unknown: full
-        if ActionKind.HEAL in role.spec.night_kinds:
+        if ActionKind.HEAL in state.config.ruleset.specs[role].night_kinds:
             known = state.potions.get(seat) if seat == keep_memory_of and state.roles[seat] is role else None
             copy.potions[seat] = set(known) if known is not None else {"heal", "poison"}
     return copy

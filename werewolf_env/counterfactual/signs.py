@@ -172,8 +172,9 @@ class CounterfactualValuer:
         for _ in range(self.determinizations):
             roles = list(state.roles) if self.oracle else determinize(state, listener, rng)
             seeds = [int(x) for x in rng.integers(2**31 - 1, size=self.rollouts)]
-            team_i = roles[listener].team.value
-            team_j = roles[j].team.value
+            specs = state.config.ruleset.specs
+            team_i = specs[roles[listener]].team.value
+            team_j = specs[roles[j]].team.value
 
             world = WorldRollouts(state, roles, listener, j, public, memo=self.memo)
             play = world.play
