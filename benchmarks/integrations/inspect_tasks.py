@@ -151,7 +151,7 @@ def play_werewolf(
                 await gate_of(model, breaker).preflight(model)
 
         def make(seat: Seat) -> Policy:
-            name = binding_for(bound, seat.agent, seat.role)
+            name = binding_for(bound, seat.agent, seat.role, seat.team)
             if name is None and others != "model":
                 return make_policy(AgentSpec(kind=others), seat.seed)
             model = get_model(role=name) if name is not None else get_model()

@@ -331,10 +331,10 @@ class Ruleset:
             if holder is None or holder == spec.role:
                 continue
             if word == holder:
-                raise ValueError(f"role {spec.role!r}: {word!r} is the name of role {holder!s}; it cannot be taken")
+                raise ValueError(f"role {spec.role!r}: {word!r} is the name of role {holder.value!r}; it cannot be taken")
             if word not in taken:
                 raise ValueError(
-                    f"role {spec.role!r}: the word {word!r} already names role {holder!s}; "
+                    f"role {spec.role!r}: the word {word!r} already names role {holder.value!r}; "
                     f"rename it, or take it over with with_role(..., takes_over=({word!r},))"
                 )
         declared = [s for s in self.declared]

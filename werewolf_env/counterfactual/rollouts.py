@@ -163,7 +163,8 @@ class RolloutPolicy:
         self.state = state
         self.rng: RolloutRandom = state.rng  # type: ignore[assignment]
         self.scores = scores if scores is not None else public_scores(state)
-        self.wolves = [role.team is Team.WEREWOLF for role in state.roles]  # the roles of a fork never change
+        specs = state.config.ruleset.specs
+        self.wolves = [specs[role].team is Team.WEREWOLF for role in state.roles]  # the roles of a fork never change
 
     def choice(self, options: list[int]) -> int | None:
         return options[self.rng.randrange(len(options))] if options else None

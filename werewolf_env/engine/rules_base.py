@@ -17,9 +17,10 @@ from werewolf_env.core.state import PUBLIC, GameState, Turn
 
 def winner_of(state: GameState) -> Team | None:
     wolves = others = 0
+    specs = state.config.ruleset.specs
     for seat, up in enumerate(state.alive):
         if up:
-            if state.roles[seat].team is Team.WEREWOLF:
+            if specs[state.roles[seat]].team is Team.WEREWOLF:
                 wolves += 1
             else:
                 others += 1
