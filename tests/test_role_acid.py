@@ -1,7 +1,8 @@
 """The acid test of roles as data: a role declared inside this test, with one ``RoleSpec``, is played and judged.
 
 The elder (a village role without a night action, which werewolves may pretend to hold) is added by building
-a ruleset (``DEFAULT_RULESET.with_role``) inside the test; 200 seeded games with heuristic agents have one. Some seats speak of it with their own statements
+a ruleset (``DEFAULT_RULESET.with_role``) inside the test; 200 seeded games with heuristic agents have one.
+Some seats speak of it with their own statements
 ("I am the elder.", "Bob is the elder."), besides what the heuristic agents say themselves (their werewolves fake
 the elder, a role they may pretend to hold). The claims must be
 read from the text (source "text": nothing is sent as a structured claim) and judged against the hidden roles

@@ -76,8 +76,9 @@ class GameConfig(BaseModel):
 
     ruleset: Ruleset = Field(
         DEFAULT_RULESET,
-        description="The game's roles (``roles.Ruleset``): the built-in six unless a variant adds its own. Left out "
-        "of the config's JSON when it is the default; a custom one is written (each role's spec) so replay rebuilds it.",
+        description="The game's roles (``roles.Ruleset``): the built-in six unless a variant adds its own. Left "
+        "out of the config's JSON when it is the default; a custom one is written (each role's spec) so replay "
+        "rebuilds it.",
     )
 
     num_players: int = Field(8, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="Seats (5-16).")

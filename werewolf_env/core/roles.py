@@ -1,13 +1,13 @@
 """What the game's roles are: one ``RoleSpec`` per role, the one place every other module reads.
 
 A role is declared once, as a ``RoleSpec`` in a ``Ruleset`` (``DEFAULT_RULESET``: the built-in six;
-``DEFAULT_RULESET.with_role(spec)``: a variant's own role, even inside a test): its team, the action it takes each night or when it dies,
-whether it knows its fellows, its role card, the words players use for it, how many seats it takes
-by default, whether werewolves may pretend to hold it, and how the rules text sums up its power.
-Everything that depends on the set of roles is derived from the game's ruleset (``GameConfig.ruleset``): role counts and the config
-(``config``), who acts at night (``rules``), the knowledge model and the judge (``visibility``,
-``judge``), observation text and vectors (``observe``), the claim reader's vocabulary
-(``claim_words``), the heuristic agent's fake claims, the reports.
+``DEFAULT_RULESET.with_role(spec)``: a variant's own role, even inside a test): its team, the action it
+takes each night or when it dies, whether it knows its fellows, its role card, the words players use for
+it, how many seats it takes by default, whether werewolves may pretend to hold it, and how the rules text
+sums up its power. Everything that depends on the set of roles is derived from the game's ruleset
+(``GameConfig.ruleset``): role counts and the config (``config``), who acts at night (``rules``), the
+knowledge model and the judge (``visibility``, ``judge``), observation text and vectors (``observe``), the
+claim reader's vocabulary (``claims.words``), the heuristic agent's fake claims, the reports.
 
 ``Role`` is a role's name, not an ``Enum``, so that a role can be added without editing this file:
 ``Role("seer")`` is the one instance of that name (``is`` compares roles; names are interned like
@@ -204,7 +204,7 @@ def _spoken(spec: RoleSpec) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class FixedCount:
-    """A role's default seat count that does not depend on the players (a logged custom role's, ``Ruleset.from_json``)."""
+    """A role's default seat count that does not depend on the players (a logged role's: ``Ruleset.from_json``)."""
 
     count: int
 
@@ -331,7 +331,9 @@ class Ruleset:
             if holder is None or holder == spec.role:
                 continue
             if word == holder:
-                raise ValueError(f"role {spec.role!r}: {word!r} is the name of role {holder.value!r}; it cannot be taken")
+                raise ValueError(
+                    f"role {spec.role!r}: {word!r} is the name of role {holder.value!r}; it cannot be taken"
+                )
             if word not in taken:
                 raise ValueError(
                     f"role {spec.role!r}: the word {word!r} already names role {holder.value!r}; "

@@ -98,7 +98,8 @@ class ObservationRenderer:
         rules = rules_text(state.config)
         ruleset = state.config.ruleset
         self._static_text = [
-            f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{role_card(state.roles[seat], ruleset)}\n\n{rules}"
+            f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n"
+            f"{role_card(state.roles[seat], ruleset)}\n\n{rules}"
             for seat in range(n)
         ]
         self._labels: list[str] = []  # players as the PLAYERS line shows them, at ``_labels_version``
