@@ -58,14 +58,12 @@ def start_game(state: GameState) -> None:
     # Public: the config without a hand-dealt ``roles``; the deal goes to the engine-only event below.
     state.emit("game_start", None, PUBLIC, names=names, config=public_config(state.config))
     state.emit("roles", None, (), roles=[r.value for r in state.roles], seed=state.seed)
+    specs = state.config.ruleset.specs
     for seat, role in enumerate(state.roles):
         data: dict[str, Any] = {"role": role.value}
-        if state.config.ruleset.specs[role].knows_fellows:  # the pack knows itself
+        if specs[role].knows_fellows:  # the pack knows itself
             data["teammates"] = [p for p, r in enumerate(state.roles) if r is role and p != seat]
-        if (
-            state.config.ruleset.specs[role].night_kinds
-            and ActionKind.HEAL in state.config.ruleset.specs[role].night_kinds
-        ):
+        if specs[role].night_kinds and ActionKind.HEAL in specs[role].night_kinds:
             state.potions[seat] = {"heal", "poison"}
         state.emit("role_assigned", None, (seat,), **data)
 
@@ -96,8 +94,9 @@ def decide_pack(state: GameState) -> None:
         return
     choices = {ActionKind.ELIMINATE: night.proposals, ActionKind.PROTECT: night.protections,
                ActionKind.UNMASK: night.checks}  # fmt: skip
+    specs = state.config.ruleset.specs
     for seat, action in take_answers(state).items():
-        kinds = state.config.ruleset.specs[state.roles[seat]].night_kinds
+        kinds = specs[state.roles[seat]].night_kinds
         for kind in _NIGHT_GROUP:  # the first of the role's night kinds that the night group asks for
             if kind in kinds:
                 choices[kind][seat] = action.get("target")

@@ -90,4 +90,5 @@ def die(state: GameState, seat: int, cause: str) -> None:
 
 def acting_seats(state: GameState, kind: ActionKind) -> list[int]:
     """Living seats whose role is asked for ``kind`` at night (the table says who: ``RoleSpec.night``)."""
-    return [p for p in state.living() if kind in state.config.ruleset.specs[state.roles[p]].night_kinds]
+    specs, roles = state.config.ruleset.specs, state.roles
+    return [p for p in state.living() if kind in specs[roles[p]].night_kinds]
