@@ -107,6 +107,8 @@ def add_role_claims(
         if kind == "team" or claim.get("hedged"):
             continue
         acting = ROLE_OF_RESULT.get(kind)
+        if acting is not None and ruleset is not DEFAULT_RULESET:  # the first role of the game acting so
+            acting = next(iter(roles_acting(kind, ruleset)), acting)
         if acting is not None and kind != "seer_result" and claim.get("negated"):
             continue  # "I never poisoned Bob" claims no potion
         if acting is not None:

@@ -236,6 +236,9 @@ class Ruleset:
         names = [spec.role for spec in self.declared]
         if len(set(names)) != len(names):
             raise ValueError(f"a ruleset names each role once: {names}")
+        missing = [name for name in ("werewolf", "villager") if name not in names]
+        if missing:  # the pack, and the role that fills the seats left: the rules need both
+            raise ValueError(f"a ruleset needs the {' and the '.join(missing)} (roles: {', '.join(names)})")
         roles = tuple(Role(name) for name in names)
         by_name = dict(zip(names, roles, strict=True))
         owner: dict[str, Role] = {}

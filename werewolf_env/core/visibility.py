@@ -64,9 +64,6 @@ def mask_roles(mask: int, ruleset: Ruleset = DEFAULT_RULESET) -> frozenset[Role]
     return frozenset(r for i, r in enumerate(ruleset.roles) if mask >> i & 1)
 
 
-_WOLF = role_bit(Role.WEREWOLF)  # the werewolf is first in every ruleset built from the default
-
-
 def knowledge(state: GameState, seat: int) -> list[frozenset[Role]]:
     """Possible roles of every seat as far as ``seat`` knows (its own entry is exact).
 

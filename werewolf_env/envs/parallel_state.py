@@ -6,15 +6,16 @@ seat's suspicion scores, the witches' potions) and is **never** part of any seat
 ``info``: ``tests/test_env_state_render.py`` checks that a seat's observation stays byte-identical
 when only hidden roles differ, while the state changes.
 
-A fixed-size float32 vector in [0, 1], padded to ``MAX_PLAYERS`` seats and ``MAX_ROLES`` roles (as
-the observation, ``observe.OBS_LAYOUT``), so its size does not depend on the config. Blocks, in order
+A fixed-size float32 vector in [0, 1], padded to ``MAX_PLAYERS`` seats and ``MAX_ROLES`` (8) role slots (as
+the observation, ``observe.OBS_LAYOUT``; a ruleset of more roles has as many slots, ``state_space(ruleset)``),
+so its size does not depend on the rest of the config. Blocks, in order
 (``STATE_LAYOUT``; ``STATE_SLICES[name]`` gives each block's ``(start, stop)``):
 
 ==================  =========================  ==========================================================
 block               size                       content
 ==================  =========================  ==========================================================
 ``roles``           MAX_PLAYERS x MAX_ROLES    every seat's true role, one-hot (row ``p``: seat ``p``;
-                                               column ``Role.index``)
+                                               column ``ruleset.index[role]``)
 ``present``         MAX_PLAYERS                1 for the seats of this game
 ``alive``           MAX_PLAYERS                1 for the living seats
 ``revealed``        MAX_PLAYERS                1 where the role was made public (``reveal_role_on_death``)

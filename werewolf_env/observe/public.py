@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from werewolf_env.claims.model import ROLE_OF_RESULT
+from werewolf_env.claims.model import ROLE_OF_RESULT, roles_acting
 from werewolf_env.core.roles import Role
 from werewolf_env.core.state import GameState
 from werewolf_env.observe.layout import layout_of
@@ -71,7 +71,8 @@ class PublicBlocks:
         """Roles publicly claimed per seat, and public accusations received (normalised), by statements
         ``start`` to ``stop``."""
         accused = False
-        index, layout = self.state.config.ruleset.index, self.layout
+        ruleset = self.state.config.ruleset
+        index, layout = ruleset.index, self.layout
         claimed_start, slots = layout.claimed_start, layout.num_roles
         for st in self.state.statements[start:stop]:
             for claim in st.claims:
@@ -84,9 +85,10 @@ class PublicBlocks:
                 elif (kind == "team" or kind == "seer_result") and claim["team"] == "werewolf":
                     counts[subject] += 1
                     accused = True
-                acting = ROLE_OF_RESULT.get(kind)  # a night result claims the role that acts so
-                if acting is not None:
-                    base[claimed_start + st.speaker * slots + index[Role(acting)]] = 1.0
+                if kind in ROLE_OF_RESULT:  # a night result claims the (first) role of the game that acts so
+                    actors = roles_acting(kind, ruleset)
+                    if actors:
+                        base[claimed_start + st.speaker * slots + index[Role(actors[0])]] = 1.0
         if accused:
             top = max(counts)
             start = layout.accused_start
