@@ -171,7 +171,9 @@ _NAME_TYPES = (str, type(None))
 _NOBODY: frozenset[int] = frozenset()
 
 
-def _asserted_mask(role_name: str | None, team_name: str | None, negated: bool, ruleset: Ruleset) -> int:
+def _asserted_mask(
+    role_name: str | None, team_name: str | None, negated: bool, ruleset: Ruleset = DEFAULT_RULESET
+) -> int:
     if role_name is not None:
         bit = role_bit(ruleset.role_of(role_name), ruleset)
         return all_roles_mask(ruleset) & ~bit if negated else bit
