@@ -205,7 +205,7 @@ async def play_game(
     fallback). ``on_records(records)`` is told the game's new log records after every step.
     """
     config = env_config if isinstance(env_config, GameConfig) else GameConfig(**(env_config or {}))
-    spec = load_lineup(lineup)
+    spec = load_lineup(lineup, config.ruleset)
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if policies is not None and policy_factory is not None:

@@ -56,7 +56,7 @@ class _Table:
     ) -> None:
         game_config = config if isinstance(config, GameConfig) else GameConfig(**dict(config or {}))
         self.raw = raw_env(config=game_config, log_dir=log_dir, info_events=True)
-        self.lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup))
+        self.lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup), game_config.ruleset)
         self.weights = weights if isinstance(weights, RewardWeights) else RewardWeights(**dict(weights or {}))
         self.policy_errors = 0  # other seats' policies that raised (the env's fallback answered for them)
         self._policies: dict[str, Policy] = {}
