@@ -17,8 +17,8 @@ X = extractor_for(NAMES)
 A, B, C, D, E, F, G, M = range(8)
 
 
-def keys(text: str, speaker: int = A) -> set[tuple[Any, ...]]:
-    return {(*claim_key(c), c["hedged"]) for c in X.extract(text, speaker)}
+def keys(text: str, speaker: int = A, reader: ClaimExtractor = X) -> set[tuple[Any, ...]]:
+    return {(*claim_key(c), c["hedged"]) for c in reader.extract(text, speaker)}
 
 
 def k(
@@ -244,13 +244,14 @@ def test_a_witch_keeps_her_claim_when_she_reports_a_heal() -> None:
     assert public_role_claims(said) == ((B, "witch"), (C, "doctor"), (D, "witch"))
 
 
-def test_the_vocabulary_follows_the_role_table() -> None:
-    """A role registered at run time is read like a built-in one; unregistered, it is no longer read."""
-    from werewolf_env.core.roles import RoleSpec, Team, register_role, unregister_role
+def test_the_vocabulary_follows_the_ruleset() -> None:
+    """A role of a game's ruleset is read like a built-in one by that game's reader; the default's reader, used
+    in between, does not read it."""
+    from werewolf_env.core.roles import DEFAULT_RULESET, RoleSpec, Team
 
     text = "I am the lighthouse keeper. Bob is a lamplighter."
     assert keys(text) == set()
-    register_role(
+    ruleset = DEFAULT_RULESET.with_role(
         RoleSpec(
             role="lighthouse keeper",
             team=Team.VILLAGE,
@@ -260,11 +261,10 @@ def test_the_vocabulary_follows_the_role_table() -> None:
             fake_claim=True,
         )
     )
-    try:
-        assert keys(text) == {k("role", A, role="lighthouse keeper"), k("role", B, role="lighthouse keeper")}
-        assert keys("As the lamplighter, I vote Carla.") == {k("role", A, role="lighthouse keeper")}
-    finally:
-        unregister_role("lighthouse keeper")
+    reader = extractor_for(NAMES, ruleset)
+    assert keys(text, reader=reader) == {k("role", A, role="lighthouse keeper"), k("role", B, role="lighthouse keeper")}
+    assert keys(text) == set()
+    assert keys("As the lamplighter, I vote Carla.", reader=reader) == {k("role", A, role="lighthouse keeper")}
     assert keys(text) == set()
 
 

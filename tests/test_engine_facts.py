@@ -2,29 +2,27 @@
 says which nodes pause when nobody can act there, and a night's deaths and their causes are read by one
 function (``rules.night_deaths``) that both the engine and the game record use.
 
-Custom roles registered here (with ``register_role``) take the night actions of built-in roles, so a rule
-that names a built-in role where it should read the role table fails these tests.
+Custom roles added here (rulesets built with ``DEFAULT_RULESET.with_role``) take the night actions of built-in
+roles, so a rule that names a built-in role where it should read the game's ruleset fails these tests.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import werewolf_env
 from werewolf_deception.agents import RandomAgent
 from werewolf_env import Game, GameConfig
 from werewolf_env.actions.specs import ACTION_SPECS, NIGHT_PHASES, TARGET_KEYS
-from werewolf_env.core.roles import ActionKind, Role, RoleSpec, Team, register_role, unregister_role
+from werewolf_env.core.roles import DEFAULT_RULESET, ActionKind, Role, RoleSpec, Ruleset, Team
 from werewolf_env.core.state import GameState, Turn
 from werewolf_env.counterfactual.rollouts import RolloutPolicy, fork, play_out
 from werewolf_env.engine.graph import PHASE_GRAPH
@@ -64,28 +62,8 @@ CUSTOM = {"sentinel": 1, "mystic": 1, "seer": 0, "doctor": 0, "hunter": 1}
 BUILT_IN = {"witch": 1, "hunter": 1}
 
 
-@contextmanager
-def registered(*specs: RoleSpec) -> Iterator[None]:
-    """The roles registered for the block, unregistered after it (at most two: the table holds eight roles)."""
-    for spec in specs:
-        register_role(spec)
-    try:
-        yield
-    finally:
-        for spec in reversed(specs):
-            unregister_role(spec.role)
-
-
-@pytest.fixture
-def custom_roles() -> Iterator[None]:
-    with registered(SENTINEL, MYSTIC):
-        yield
-
-
-@pytest.fixture
-def brewer() -> Iterator[None]:
-    with registered(BREWER, SENTINEL):
-        yield
+WITH_CUSTOM = DEFAULT_RULESET.with_role(SENTINEL).with_role(MYSTIC)
+WITH_BREWER = DEFAULT_RULESET.with_role(BREWER).with_role(SENTINEL)
 
 
 # ---------------------------------------------------------------------------------------- rollouts
@@ -112,9 +90,11 @@ class CheckedPolicy(RolloutPolicy):
         return answers
 
 
-def play_rollouts(counts: dict[str, int], seed: int, steps: int, rollouts: int = 4) -> Counter[tuple[str, ActionKind]]:
+def play_rollouts(
+    counts: dict[str, int], seed: int, steps: int, rollouts: int = 4, ruleset: Ruleset = WITH_CUSTOM
+) -> Counter[tuple[str, ActionKind]]:
     """A game played ``steps`` random answers in, then ``rollouts`` rollouts of it with the checked policy."""
-    game = Game(GameConfig(num_players=9, role_counts=counts), seed)
+    game = Game(GameConfig(num_players=9, role_counts=counts, ruleset=ruleset), seed)
     policy: Any = random_policy(seed, fuzz=0.1)  # answers (game, turn)
     for _ in range(steps):
         if game.over:
@@ -133,7 +113,7 @@ def play_rollouts(counts: dict[str, int], seed: int, steps: int, rollouts: int =
     return acted
 
 
-def test_roles_the_rollout_policy_does_not_name_take_their_night_actions(custom_roles: None) -> None:
+def test_roles_the_rollout_policy_does_not_name_take_their_night_actions() -> None:
     acted: Counter[tuple[str, ActionKind]] = Counter()
     for seed in range(12):
         acted += play_rollouts(CUSTOM, seed, steps=seed * 7)
@@ -142,10 +122,12 @@ def test_roles_the_rollout_policy_does_not_name_take_their_night_actions(custom_
     assert acted[("werewolf", ActionKind.ELIMINATE)] > 0, acted
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None)
 @given(st.integers(0, 100_000), st.integers(0, 300), st.booleans())
-def test_rollouts_never_choose_what_the_engine_refuses(custom_roles: None, seed: int, steps: int, custom: bool) -> None:
-    play_rollouts(CUSTOM if custom else BUILT_IN, seed, steps, rollouts=2)
+def test_rollouts_never_choose_what_the_engine_refuses(seed: int, steps: int, custom: bool) -> None:
+    play_rollouts(
+        CUSTOM if custom else BUILT_IN, seed, steps, rollouts=2, ruleset=WITH_CUSTOM if custom else DEFAULT_RULESET
+    )
 
 
 def test_the_witch_and_hunter_act_in_rollouts() -> None:
@@ -201,14 +183,16 @@ def test_the_parallel_env_pauses_where_the_graph_says() -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_a_registered_potion_role_takes_the_same_night_steps(brewer: None, seed: int) -> None:
+def test_a_potion_role_of_a_ruleset_takes_the_same_night_steps(seed: int) -> None:
     """A role of its own with the witch's night actions (and no witch in the game): its nodes are stepped every
     night, asking it or nobody, as the witch's are."""
-    env = werewolf_env.parallel_env(num_players=8, role_counts={"brewer": 1, "sentinel": 1, "doctor": 0})
+    env = werewolf_env.parallel_env(
+        num_players=8, role_counts={"brewer": 1, "sentinel": 1, "doctor": 0}, ruleset=WITH_BREWER
+    )
     _obs, infos = env.reset(seed=seed)
     assert env.game is not None
     state = env.game.state
-    assert Role("brewer") in state.roles and Role.WITCH not in state.roles
+    assert WITH_BREWER.role("brewer") in state.roles and Role.WITCH not in state.roles
     rng = np.random.default_rng(seed)
     nights: list[int] = []
     steps = 0

@@ -6,6 +6,7 @@ import importlib
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +67,39 @@ def test_a_sub_package_of_an_old_modules_name_gives_its_names() -> None:
         importlib.import_module("werewolf_env.engine.rules")  # a sibling loads without the facade's module
     with pytest.raises(AttributeError):
         _ = importlib.import_module("werewolf_env.engine").not_a_name
+
+
+def runnable_modules() -> list[str]:
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for folder, name in (("agents", "werewolf_deception.agents"), ("benchmarks", "werewolf_deception.benchmarks")):
+        for path in sorted((root / folder).rglob("*.py")):
+            if 'if __name__ == "__main__"' in path.read_text(encoding="utf-8"):
+                found.append(".".join([name, *path.relative_to(root / folder).with_suffix("").parts]))
+    return found
+
+
+@pytest.mark.parametrize("module", runnable_modules())
+def test_a_module_one_runs_is_not_loaded_before_it_runs(module: str, tmp_path: Path) -> None:
+    """A package face that loaded a module one runs with ``python -m`` would make runpy run a second copy."""
+    done = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-m", module, "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "RuntimeWarning" not in done.stderr and done.returncode == 0, done.stderr[-2000:]
+
+
+def test_an_old_name_leaves_the_module_reloadable_and_runnable() -> None:
+    sys.modules.pop("werewolf_env.graph", None)
+    with pytest.warns(ModuleMovedWarning):
+        old = importlib.import_module("werewolf_env.graph")
+    new = importlib.import_module("werewolf_env.engine.graph")
+    assert old is new and new.__spec__.name == "werewolf_env.engine.graph"
+    assert importlib.reload(new) is new and new.__name__ == "werewolf_env.engine.graph"
+    sys.modules.pop("werewolf_env.graph", None)
+    command = [sys.executable, "-W", "default", "-m", "werewolf_env.graph"]
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0 and ran.stdout.startswith("stateDiagram-v2") and "moved to" in ran.stderr

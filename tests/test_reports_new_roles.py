@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from werewolf_deception.benchmarks.cli.main import main
 from werewolf_deception.benchmarks.report.build import build_report
 from werewolf_env.analysis.metrics import GameRecord, aggregate
 from werewolf_env.analysis.role_figures import night_actions, role_kinds
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, RoleSpec, Team, register_role, unregister_role
+from werewolf_env.core.roles import DEFAULT_RULESET, ROLE_SPECS, ActionKind, RoleSpec, Team
 from werewolf_env.engine.log import read_log, replay
 from werewolf_env.observe.build import Transcript
 
@@ -196,26 +195,21 @@ def test_hide_switch_hides_witch_and_hunter(run_dir: Path, report: dict[str, Any
 # ------------------------------------------------------------------------------------------ a registered role
 
 
-@pytest.fixture
-def mystic() -> Iterator[str]:
-    register_role(
-        RoleSpec(
-            role="mystic",
-            team=Team.VILLAGE,
-            card="You are the MYSTIC (village team).",
-            words=("mystic",),
-            plural="mystics",
-            night=ActionKind.UNMASK,
-        )
+MYSTIC_RULESET = DEFAULT_RULESET.with_role(
+    RoleSpec(
+        role="mystic",
+        team=Team.VILLAGE,
+        card="You are the MYSTIC (village team).",
+        words=("mystic",),
+        plural="mystics",
+        night=ActionKind.UNMASK,
     )
-    try:
-        yield "mystic"
-    finally:
-        unregister_role("mystic")
+)
 
 
-def test_a_registered_role_gets_its_rows(tmp_path: Path, mystic: str) -> None:
-    config = {"role_counts": {"werewolf": 2, "seer": 1, mystic: 1, "witch": 1, "hunter": 1}}
+def test_a_role_of_a_ruleset_gets_its_rows(tmp_path: Path) -> None:
+    mystic = "mystic"
+    config = {"role_counts": {"werewolf": 2, "seer": 1, mystic: 1, "witch": 1, "hunter": 1}, "ruleset": MYSTIC_RULESET}
     play(tmp_path / "games", config, seeds=(0, 1))
     document = build_report(tmp_path, baselines=(), resamples=20, plots=False)
     metrics = document["metrics"]

@@ -1,14 +1,15 @@
 """The acid test of roles as data: a role declared inside this test, with one ``RoleSpec``, is played and judged.
 
-The elder (a village role without a night action, which werewolves may pretend to hold) is registered at
-run time; 200 seeded games with heuristic agents have one. Some seats speak of it with their own statements
+The elder (a village role without a night action, which werewolves may pretend to hold) is added by building
+a ruleset (``DEFAULT_RULESET.with_role``) inside the test; 200 seeded games with heuristic agents have one.
+Some seats speak of it with their own statements
 ("I am the elder.", "Bob is the elder."), besides what the heuristic agents say themselves (their werewolves fake
 the elder, a role they may pretend to hold). The claims must be
 read from the text (source "text": nothing is sent as a structured claim) and judged against the hidden roles
 by what the speaker knew: the holder's "I am the elder" is true, anyone else's a lie; a werewolf's "<packmate>
 is the elder" and the elder's "<someone else> is the elder" are lies; a true claim is never a lie. It fails
-when the claim reader's vocabulary is not rebuilt on registration (no claims are read), and when the judge or
-the knowledge model does not know the role.
+when the claim reader does not read the game's ruleset (no claims are read), and when the judge or the
+knowledge model does not know the role.
 """
 
 from __future__ import annotations
@@ -17,12 +18,10 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from werewolf_deception.agents.play.runner import play_game_sync
 from werewolf_deception.agents.policies.heuristic import HeuristicAgent
 from werewolf_env import GameConfig
-from werewolf_env.core.roles import Role, RoleSpec, Team, register_role, unregister_role
+from werewolf_env.core.roles import DEFAULT_RULESET, Role, RoleSpec, Team
 
 ELDER = RoleSpec(
     role="elder",
@@ -33,15 +32,7 @@ ELDER = RoleSpec(
     fake_claim=True,
 )
 GAMES = 200
-
-
-@pytest.fixture
-def elder() -> Iterator[Role]:
-    role = register_role(ELDER)
-    try:
-        yield role
-    finally:
-        unregister_role("elder")
+WITH_ELDER = DEFAULT_RULESET.with_role(ELDER)
 
 
 class Speaker(HeuristicAgent):
@@ -71,7 +62,7 @@ class Speaker(HeuristicAgent):
 
 
 def _games(role: Role) -> Iterator[tuple[Any, set[tuple[int, int, str]]]]:
-    config = GameConfig(num_players=8, role_counts={"elder": 1})
+    config = GameConfig(num_players=8, role_counts={"elder": 1}, ruleset=WITH_ELDER)
     assert config.seat_counts()[role] == 1
     envs: list[Any] = []
 
@@ -85,7 +76,8 @@ def _games(role: Role) -> Iterator[tuple[Any, set[tuple[int, int, str]]]]:
         yield envs[-1].game.state, {(seat, *said) for seat, p in enumerate(policies) for said in p.said}
 
 
-def test_claims_about_a_role_registered_at_run_time_are_read_and_judged(elder: Role) -> None:
+def test_claims_about_a_role_of_the_games_ruleset_are_read_and_judged() -> None:
+    elder = WITH_ELDER.role("elder")
     counts = {"own_true": 0, "own_lie": 0, "pack_lie": 0, "elder_lie": 0, "other": 0, "wolf_fake": 0}
     holders = 0
     for state, said in _games(elder):
@@ -128,13 +120,10 @@ def test_claims_about_a_role_registered_at_run_time_are_read_and_judged(elder: R
     assert all(n >= 20 for n in counts.values()), counts
 
 
-def test_the_role_is_no_longer_read_once_unregistered() -> None:
+def test_the_role_is_read_only_by_readers_of_its_ruleset() -> None:
     from werewolf_env.claims.text import extractor_for
 
-    reader = extractor_for(("Alice", "Bob"))
-    register_role(ELDER)
-    try:
-        assert [c["role"] for c in reader.extract("I am the elder. Bob is the chieftain.", 0)] == ["elder", "elder"]
-    finally:
-        unregister_role("elder")
-    assert reader.extract("I am the elder. Bob is the chieftain.", 0) == []
+    with_elder, default = extractor_for(("Alice", "Bob"), WITH_ELDER), extractor_for(("Alice", "Bob"))
+    for _ in range(2):  # interleaved: each reader keeps its own vocabulary
+        assert [c["role"] for c in with_elder.extract("I am the elder. Bob is the chieftain.", 0)] == ["elder", "elder"]
+        assert default.extract("I am the elder. Bob is the chieftain.", 0) == []

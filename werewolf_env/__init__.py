@@ -13,17 +13,13 @@ phase graph, and ``werewolf_env.engine.log.replay`` to re-run a logged game.
 
 from __future__ import annotations
 
-from werewolf_env.core.moved import install_moves
-from werewolf_env.core.version import package_version
+from werewolf_env.core import install_moves, package_version
 
 __version__ = package_version()  # pyproject.toml holds it (werewolf_env/core/version.py)
 
-from werewolf_env.core.config import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, GameConfig, Role, Team
-from werewolf_env.core.state import ActionKind
-from werewolf_env.engine.game import Game, GameOverError
-from werewolf_env.engine.log import ReplayResult, replay
-from werewolf_env.envs.aec import env, raw_env
-from werewolf_env.envs.parallel import WerewolfParallelEnv, parallel_env
+from werewolf_env.core import DEFAULT_NAMES, MAX_PLAYERS, MIN_PLAYERS, ActionKind, GameConfig, Role, Team
+from werewolf_env.engine import Game, GameOverError, ReplayResult, replay
+from werewolf_env.envs import WerewolfParallelEnv, env, parallel_env, raw_env
 
 __all__ = [
     "DEFAULT_NAMES", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "Game", "GameConfig", "GameOverError",

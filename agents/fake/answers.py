@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from werewolf_deception.agents.llm import living_others
-from werewolf_env.claims.text import extractor_for
+from werewolf_env.claims import extractor_for
 
 PLACEHOLDER = "<what you say>"  # what a small model copies from the answer format instead of speaking
 LABELING_MARKER = "CLAIM LABELING TASK"

@@ -48,11 +48,15 @@ from werewolf_deception.agents.llm.options import LLMOptions, validate_options
 from werewolf_deception.agents.llm.prompts import answer_line, build_messages, fit, history_of, with_answer_line
 from werewolf_deception.agents.llm.schemas import ASK_KEYS, statement_chars, turn_schema
 from werewolf_deception.agents.llm.transport import OpenAITransport, Transport, as_transport
-from werewolf_env.actions.parse import ACTION_MODELS, UnknownPlayerError, as_object, placeholder_reason, resolve_target
-from werewolf_env.actions.specs import ACTION_SPECS
-from werewolf_env.core.json_input import short_repr
-from werewolf_env.core.names import name_key
-from werewolf_env.core.state import ActionKind
+from werewolf_env.actions import (
+    ACTION_MODELS,
+    ACTION_SPECS,
+    UnknownPlayerError,
+    as_object,
+    placeholder_reason,
+    resolve_target,
+)
+from werewolf_env.core import ActionKind, name_key, short_repr
 
 # An answer is stored once, in its ``llm_call`` record's ``raw``, cut to this many characters (``raw_chars``: its
 # length, when cut); the repair prompt quotes no more of it. The action handed to the game holds no text longer

@@ -26,7 +26,7 @@ from typing import Any
 
 from werewolf_deception.agents.llm.prompts import history_of, living_others, max_bid_of
 from werewolf_deception.agents.llm.schemas import ASK_KEYS
-from werewolf_env.core.names import SELF_MARK, name_key
+from werewolf_env.core import SELF_MARK, name_key
 
 # The fields of each kind that can be asked ahead, as they appear in the asking call's answer.
 AHEAD_FIELDS: dict[str, tuple[str, ...]] = {

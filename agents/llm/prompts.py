@@ -21,12 +21,10 @@ from collections.abc import Callable
 from typing import Any
 
 from werewolf_deception.agents.llm.schemas import ASK_KEYS, statement_chars
-from werewolf_env.actions.formats import ANSWER_PREFIX
-from werewolf_env.actions.specs import ACTION_SPECS
-from werewolf_env.claims.model import LIE_TYPES
-from werewolf_env.core.names import DEAD_MARK, SELF_MARK
-from werewolf_env.core.roles import ActionKind
-from werewolf_env.observe.text import Section
+from werewolf_env.actions import ACTION_SPECS, ANSWER_PREFIX
+from werewolf_env.claims import LIE_TYPES
+from werewolf_env.core import DEAD_MARK, SELF_MARK, ActionKind
+from werewolf_env.observe import Section
 
 DECEPTION_DEFINITIONS = """\
 DECEPTION: saying what one knows to be false, or leaving out what one knows in order to mislead; a sincere \

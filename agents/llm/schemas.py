@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from werewolf_env.actions.specs import ACTION_SPECS
-from werewolf_env.claims.model import LIE_TYPES
-from werewolf_env.core.config import statement_char_limit
-from werewolf_env.core.roles import ActionKind
+from werewolf_env.actions import ACTION_SPECS
+from werewolf_env.claims import LIE_TYPES
+from werewolf_env.core import ActionKind, statement_char_limit
 
 ANSWER_KINDS: tuple[str, ...] = tuple(kind.value for kind in ActionKind)
 

@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.credentials import redacted
 from werewolf_deception.agents.llm import LLMOptions, suggestion, validate_options
-from werewolf_env.core.config import Role, Team
-from werewolf_env.record.token_usage import Price
+from werewolf_env.core import DEFAULT_RULESET, Role, Ruleset, Team
+from werewolf_env.record import Price
 
 if TYPE_CHECKING:
     from werewolf_deception.agents.llm import EndpointPool
@@ -86,6 +86,16 @@ class Lineup(BaseModel):
     # 0.075, "completion": 0.6}}. Not part of what a run measures: a resumed run may change them.
     prices: dict[str, Price] = Field(default_factory=dict)
 
+    @field_validator("roles")
+    @classmethod
+    def _roles_of_the_ruleset(cls, roles: dict[Role, AgentSpec], info: ValidationInfo) -> dict[Role, AgentSpec]:
+        """Role names the game's ruleset has (``load_lineup(..., ruleset)``; the built-in roles unless told)."""
+        ruleset = (info.context or {}).get("ruleset", DEFAULT_RULESET)
+        for key in roles:
+            if key not in ruleset:
+                raise ValueError(f"lineup roles.{key.value!r}: not a role{suggestion(key.value, ruleset.roles)}")
+        return roles
+
     @field_validator("default", "teams", "roles", "seats", mode="before")
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
@@ -132,8 +142,10 @@ class Lineup(BaseModel):
                 f"player_0 ... player_{num_players - 1})"
             )
 
-    def spec_for(self, agent: str, role: Role) -> AgentSpec:
-        return self.seats.get(agent) or self.roles.get(role) or self.teams.get(role.team) or self.default
+    def spec_for(self, agent: str, role: Role, ruleset: Ruleset = DEFAULT_RULESET) -> AgentSpec:
+        """The policy of seat ``agent`` holding ``role`` (its team from ``ruleset``, the game's)."""
+        found = self.seats.get(agent) or self.roles.get(role)
+        return found or self.teams.get(ruleset.specs[role].team) or self.default
 
     def public_dump(self) -> dict[str, Any]:
         """The lineup as plain data with every base URL redacted: for manifests and messages, not to play from."""
@@ -144,12 +156,12 @@ class Lineup(BaseModel):
         return data
 
 
-def lineup_from_data(data: Any, source: str = "") -> Lineup:
+def lineup_from_data(data: Any, source: str = "", ruleset: Ruleset = DEFAULT_RULESET) -> Lineup:
     """A validated lineup, or a ValueError that names each problem's seat and option (never a value)."""
     if nesting_depth(data, MAX_LINEUP_DEPTH) > MAX_LINEUP_DEPTH:
         raise ValueError(f"{source}{_TOO_DEEP}")
     try:
-        return Lineup.model_validate(data)
+        return Lineup.model_validate(data, context={"ruleset": ruleset})
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -171,21 +183,23 @@ def lineup_from_data(data: Any, source: str = "") -> Lineup:
         raise ValueError(f"{source}{'; '.join(problems)}") from None
 
 
-def load_lineup(source: Lineup | dict[str, Any] | str | Path | None) -> Lineup:
-    """A lineup from a Lineup, a dict, a TOML / JSON file path, or a kind name ("heuristic")."""
+def load_lineup(source: Lineup | dict[str, Any] | str | Path | None, ruleset: Ruleset = DEFAULT_RULESET) -> Lineup:
+    """A lineup from a Lineup, a dict, a TOML / JSON file path, or a kind name ("heuristic"); its role names
+    are ``ruleset``'s (the game's)."""
     if source is None:
         return Lineup()
     if isinstance(source, Lineup):
         return source
     if isinstance(source, dict):
-        return lineup_from_data(source)
+        return lineup_from_data(source, ruleset=ruleset)
     text = str(source)
     if text in ("random", "heuristic", "llm", "human"):
         return Lineup(default=AgentSpec(kind=text))
     path = Path(text)
     if not path.is_file():
         raise ValueError(f"no lineup file {path} (and {text!r} is not a policy kind)")
-    return lineup_from_data(read_settings_file(path, "lineup", toml=path.suffix.lower() == ".toml"), f"{path}: ")
+    data = read_settings_file(path, "lineup", toml=path.suffix.lower() == ".toml")
+    return lineup_from_data(data, f"{path}: ", ruleset)
 
 
 def read_settings_file(path: Path, what: str, toml: bool) -> Any:

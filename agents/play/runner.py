@@ -38,12 +38,11 @@ from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.llm import EndpointDownError, EndpointPool
 from werewolf_deception.agents.play.lineup import AgentSpec, Lineup, load_lineup, make_policy
 from werewolf_env import GameConfig, __version__
-from werewolf_env.actions.parse import to_jsonable
-from werewolf_env.core.config import Role, Team
-from werewolf_env.engine.game import Game
-from werewolf_env.engine.log import SCHEMA_VERSION
-from werewolf_env.envs.aec import raw_env
-from werewolf_env.record.token_usage import TokenTally
+from werewolf_env.actions import to_jsonable
+from werewolf_env.core import Role, Team
+from werewolf_env.engine import SCHEMA_VERSION, Game
+from werewolf_env.envs import raw_env
+from werewolf_env.record import TokenTally
 
 
 @dataclass
@@ -205,7 +204,7 @@ async def play_game(
     fallback). ``on_records(records)`` is told the game's new log records after every step.
     """
     config = env_config if isinstance(env_config, GameConfig) else GameConfig(**(env_config or {}))
-    spec = load_lineup(lineup)
+    spec = load_lineup(lineup, config.ruleset)
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if policies is not None and policy_factory is not None:
@@ -226,7 +225,8 @@ async def play_game(
                 f"(seats are player_0 to player_{config.num_players - 1})"
             )
         if policies is None:
-            specs = [spec.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
+            ruleset = game.state.config.ruleset
+            specs = [spec.spec_for(agent, roles[seat], ruleset) for seat, agent in enumerate(env.possible_agents)]
             if policy_factory is None:
                 policies = [make_policy(s, seat_seed(seed, seat), cache_dir, pool) for seat, s in enumerate(specs)]
                 labels = [s.label() for s in specs]
@@ -238,7 +238,7 @@ async def play_game(
                         agent,
                         game.state.names[seat],
                         roles[seat],
-                        roles[seat].team,
+                        game.state.team_of(seat),
                         seat_seed(seed, seat),
                         specs[seat],
                     )
@@ -329,11 +329,11 @@ async def _play(
             agent=env.possible_agents[seat],
             name=state.names[seat],
             role=roles[seat].value,
-            team=roles[seat].team.value,
+            team=state.team_of(seat).value,
             policy=labels[seat],
             alive=state.alive[seat],
             reward=rewards[seat],
-            won=state.winner is not None and roles[seat].team is state.winner,
+            won=state.winner is not None and state.team_of(seat) is state.winner,
         )
         for seat in range(config.num_players)
     ]

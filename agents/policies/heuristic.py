@@ -33,7 +33,7 @@ from typing import Any
 from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.policies.heuristic_memory import WOLF, GameMemory, Statement
 from werewolf_deception.agents.policies.heuristic_speech import HeuristicSpeech
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role
+from werewolf_env.core import ActionKind, Role
 
 __all__ = ["GameMemory", "HeuristicAgent"]
 
@@ -266,7 +266,7 @@ class HeuristicAgent(HeuristicSpeech, Policy):
         for c in st.claims:
             t = c["player"]
             if c["kind"] == "role" and t == speaker and not c["negated"]:
-                if c["role"] == m.role and ROLE_SPECS[Role(m.role)].unique and speaker != m.me:
+                if c["role"] == m.role and m.ruleset.spec(m.role).unique and speaker != m.me:
                     return "fabrication", 0.95, f"I am the {m.role}, not {m.names[speaker]}."
             if c["kind"] == "seer_result":
                 if m.role == "seer" and speaker != m.me:

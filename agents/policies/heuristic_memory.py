@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from werewolf_env.core.config import GameConfig
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role
+from werewolf_env.core import DEFAULT_RULESET, ActionKind, GameConfig, Role, Ruleset
 
 WOLF = "werewolf"
 
@@ -35,6 +34,7 @@ class GameMemory:
     teammates: set[int] = field(default_factory=set)
     config: dict[str, Any] = field(default_factory=dict)
     roles_in_game: frozenset[Role] = frozenset()
+    ruleset: Ruleset = DEFAULT_RULESET  # the game's roles (from the public config)
     acting_roles: dict[ActionKind, Role] = field(default_factory=dict)  # the role of this game taking each action
     alive: list[bool] = field(default_factory=list)
     round: int = 1
@@ -58,8 +58,8 @@ class GameMemory:
                 self.__init__()  # type: ignore[misc]  # a new game: forget the old one
                 self.names = list(d["names"])
                 self.config = d["config"]
-                self.roles_in_game = _roles_in_game(d["config"], len(self.names))
-                self.acting_roles = _acting_roles(self.roles_in_game)
+                self.roles_in_game, self.ruleset = _roles_in_game(d["config"], len(self.names))
+                self.acting_roles = _acting_roles(self.roles_in_game, self.ruleset)
                 self.alive = [True] * len(self.names)
             elif kind == "role_assigned":
                 self.me = e["audience"][0]
@@ -96,7 +96,7 @@ class GameMemory:
 
     def my_kinds(self) -> tuple[ActionKind, ...]:
         """The actions this player's role takes at night or on its death."""
-        return powers(Role(self.role))
+        return powers(Role(self.role), self.ruleset)
 
     # ------------------------------------------------------------------ what this player knows
 
@@ -121,7 +121,7 @@ class GameMemory:
             return "village"
         if p in self.shooters:  # only a hunter shoots on his death
             hunter = self.role_doing(ActionKind.SHOOT)
-            return ROLE_SPECS[hunter].team.value if hunter is not None else None
+            return self.ruleset.specs[hunter].team.value if hunter is not None else None
         return None
 
     def seer_claimants(self) -> list[int]:
@@ -228,25 +228,27 @@ class GameMemory:
                     score[c] += 0.2
 
 
-def _roles_in_game(config: dict[str, Any], players: int) -> frozenset[Role]:
+def _roles_in_game(config: dict[str, Any], players: int) -> tuple[frozenset[Role], Ruleset]:
     """The roles the public config deals; an old or foreign log's config that no longer validates: the
     default game's roles (the heuristic also labels logged games)."""
     try:
-        return GameConfig.model_validate(config).roles_in_game()
+        validated = GameConfig.model_validate(config)
+        return validated.roles_in_game(), validated.ruleset
     except ValueError:
-        return frozenset(r for r, spec in ROLE_SPECS.items() if spec.default_count(players) or r is Role.VILLAGER)
+        specs = DEFAULT_RULESET.specs
+        return frozenset(r for r, s in specs.items() if s.default_count(players) or r is Role.VILLAGER), DEFAULT_RULESET
 
 
-def powers(role: Role) -> tuple[ActionKind, ...]:
+def powers(role: Role, ruleset: Ruleset = DEFAULT_RULESET) -> tuple[ActionKind, ...]:
     """The actions ``role`` takes at night or on its death (the witch: heal, poison; the hunter: shoot)."""
-    spec = ROLE_SPECS[role]
+    spec = ruleset.specs[role]
     return (*spec.night_kinds, *((spec.on_death,) if spec.on_death is not None else ()))
 
 
-def _acting_roles(roles: frozenset[Role]) -> dict[ActionKind, Role]:
+def _acting_roles(roles: frozenset[Role], ruleset: Ruleset = DEFAULT_RULESET) -> dict[ActionKind, Role]:
     """Per action kind, the first role (in role order) of ``roles`` that takes it at night or on its death."""
     acting: dict[ActionKind, Role] = {}
-    for role in sorted(roles, key=lambda r: r.index):
-        for kind in powers(role):
+    for role in sorted(roles, key=ruleset.index.__getitem__):
+        for kind in powers(role, ruleset):
             acting.setdefault(kind, role)
     return acting

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from werewolf_deception.agents.policies.heuristic_memory import WOLF, GameMemory, Statement, powers
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role
+from werewolf_env.core import ActionKind, Role
 
 Speech = tuple[str, list[dict[str, Any]], str]  # (text, claims, the kind of lie or "none")
 
@@ -141,7 +141,7 @@ class HeuristicSpeech:
         # Fake a role of this game (fabrication): a seer's result, countering a real seer when one has spoken.
         fake = self._pack_fake_role()
         if fake is not None:
-            power = next((k for k in _FAKED_POWERS if k in powers(fake)), None)
+            power = next((k for k in _FAKED_POWERS if k in powers(fake, self.memory.ruleset)), None)
             return self._fake_scripts()[power](fake, villagers) if power else self._fake_plain(fake, villagers)
         # Accuse an innocent, preferably one the village already suspects (misdirection).
         target = self._misdirection_target(villagers)
@@ -204,10 +204,12 @@ class HeuristicSpeech:
 
     def _fakeable_roles(self) -> list[Role]:
         """Roles of this game werewolves may pretend to hold (``RoleSpec.fake_claim``) and know how to fake."""
+        ruleset = self.memory.ruleset
         return [
             role
-            for role in sorted(self.memory.roles_in_game, key=lambda r: r.index)
-            if ROLE_SPECS[role].fake_claim and (not powers(role) or any(k in powers(role) for k in _FAKED_POWERS))
+            for role in sorted(self.memory.roles_in_game, key=ruleset.index.__getitem__)
+            if ruleset.specs[role].fake_claim
+            and (not powers(role, ruleset) or any(k in powers(role, ruleset) for k in _FAKED_POWERS))
         ]
 
     def _pack_fake_role(self) -> Role | None:
@@ -221,7 +223,7 @@ class HeuristicSpeech:
         claimed = set(m.seer_claimants()).union(*(m.claimants_of(role) for role in fakeable))
         if any(c in pack for c in claimed):
             return None  # never twice
-        seer = next((r for r in fakeable if ActionKind.UNMASK in powers(r)), None)
+        seer = next((r for r in fakeable if ActionKind.UNMASK in powers(r, self.memory.ruleset)), None)
         if seer is not None and any(c not in m.teammates and c != m.me for c in m.seer_claimants()):
             return seer  # counter-claim a real seer
         # One draw per day, so a bid and the statement that follows it agree.

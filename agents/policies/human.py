@@ -27,11 +27,10 @@ from typing import Any, TextIO
 
 from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.llm import validate
-from werewolf_env.actions.specs import ACTION_SPECS
-from werewolf_env.claims.model import LIE_TYPES
-from werewolf_env.core.inert_text import terminal_safe
-from werewolf_env.core.names import SELF_MARK
-from werewolf_env.observe.text import Section
+from werewolf_env.actions import ACTION_SPECS
+from werewolf_env.claims import LIE_TYPES
+from werewolf_env.core import SELF_MARK, terminal_safe
+from werewolf_env.observe import Section
 
 _TYPES = LIE_TYPES
 # Kinds answered with a player's name: the answer's key, and whether "none" is an answer (abstain, keep a potion).

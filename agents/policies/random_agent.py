@@ -6,9 +6,9 @@ import random
 from typing import Any
 
 from werewolf_deception.agents.base import Policy
-from werewolf_env.actions.specs import ACTION_SPECS
-from werewolf_env.claims.model import LIE_TYPES
-from werewolf_env.core.roles import Role, Team
+from werewolf_env.actions import ACTION_SPECS
+from werewolf_env.claims import LIE_TYPES
+from werewolf_env.core import DEFAULT_RULESET, Team
 
 # Kinds answered with a player: the answer's key, and whether null is an answer ("abstain", "keep the potion").
 _TARGETS = {kind.value: (spec.target_key, spec.null_ok) for kind, spec in ACTION_SPECS.items() if spec.target_key}
@@ -66,7 +66,11 @@ class RandomAgent(Policy):
         choice = rng.randrange(4)
         if choice == 0 or not players:
             # Any village role of the game (werewolves pretend too): the roles a player could honestly be.
-            claimable = [r for r in (roles_in_game or _DEFAULT_ROLES) if r in Role and Role(r).team is Team.VILLAGE]
+            # (The info names the roles only: a role the built-in table does not know counts as claimable.)
+            default = DEFAULT_RULESET
+            claimable = [
+                r for r in (roles_in_game or _DEFAULT_ROLES) if r not in default or default.spec(r).team is Team.VILLAGE
+            ]
             return f"I am the {rng.choice(claimable)}."
         name = rng.choice(players)
         if choice == 1:

@@ -28,8 +28,8 @@ from pettingzoo import AECEnv
 from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.play import Lineup, load_lineup, make_policy, seat_seed
 from werewolf_env import GameConfig
-from werewolf_env.envs.aec import raw_env
-from werewolf_env.observe.build import OBS_SIZE
+from werewolf_env.envs import raw_env
+from werewolf_env.observe import OBS_SIZE
 from werewolf_env.wrappers import DiscreteActions
 
 
@@ -89,7 +89,9 @@ class LearnerSeats(AECEnv):
         assert game is not None
         roles = game.state.roles
         self._policies = {
-            agent: make_policy(self.lineup.spec_for(agent, roles[i]), seat_seed(game.state.seed, i))
+            agent: make_policy(
+                self.lineup.spec_for(agent, roles[i], game.state.config.ruleset), seat_seed(game.state.seed, i)
+            )
             for i, agent in enumerate(self.raw.possible_agents)
             if agent not in self.possible_agents
         }

@@ -41,7 +41,7 @@ from typing import Any
 from werewolf_deception.agents.play import Lineup, load_lineup
 from werewolf_deception.agents.training.seat_env import SeatEnv
 from werewolf_env import GameConfig, __version__
-from werewolf_env.analysis.rewards import RewardWeights
+from werewolf_env.analysis import RewardWeights
 
 MISSING_EXTRA = (
     "werewolf_deception.agents.training.openenv_server needs openenv-core, from the 'train' extra: "

@@ -30,10 +30,11 @@ from werewolf_deception.agents.base import Policy
 from werewolf_deception.agents.llm import EndpointDownError, history_of
 from werewolf_deception.agents.play import Lineup, load_lineup, make_policy, seat_seed
 from werewolf_env import GameConfig
-from werewolf_env.analysis.rewards import RewardWeights, reward, rewards
-from werewolf_env.envs.aec import raw_env
-from werewolf_env.observe.text import Section
-from werewolf_env.record.game_record import GameRecord
+from werewolf_env.analysis import RewardWeights, reward
+from werewolf_env.analysis.rewards import rewards
+from werewolf_env.envs import raw_env
+from werewolf_env.observe import Section
+from werewolf_env.record import GameRecord
 
 # What a turn is, as the env's info gives it to a policy.
 TURN_KEYS = ("action_kind", "legal_targets", "answer_format", "round", "phase")
@@ -54,7 +55,7 @@ class _Table:
     ) -> None:
         game_config = config if isinstance(config, GameConfig) else GameConfig(**dict(config or {}))
         self.raw = raw_env(config=game_config, log_dir=log_dir, info_events=True)
-        self.lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup))
+        self.lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup), game_config.ruleset)
         self.weights = weights if isinstance(weights, RewardWeights) else RewardWeights(**dict(weights or {}))
         self.policy_errors = 0  # other seats' policies that raised (the env's fallback answered for them)
         self._policies: dict[str, Policy] = {}
@@ -99,7 +100,9 @@ class _Table:
         if trained is None:
             seats = list(range(state.num_players)) if every_seat else [(state.seed or 0) % state.num_players]
         self._policies = {
-            agent: make_policy(self.lineup.spec_for(agent, state.roles[i]), seat_seed(state.seed, i))
+            agent: make_policy(
+                self.lineup.spec_for(agent, state.roles[i], state.config.ruleset), seat_seed(state.seed, i)
+            )
             for i, agent in enumerate(self.raw.possible_agents)
             if i not in seats
         }

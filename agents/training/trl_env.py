@@ -30,9 +30,9 @@ from typing import Any, ClassVar
 from werewolf_deception.agents.play import Lineup
 from werewolf_deception.agents.training.seat_env import SeatEnv
 from werewolf_env import GameConfig
-from werewolf_env.actions.specs import TARGET_KEYS
-from werewolf_env.analysis.rewards import REWARDS, RewardWeights
-from werewolf_env.core.roles import ActionKind
+from werewolf_env.actions import TARGET_KEYS
+from werewolf_env.analysis import REWARDS, RewardWeights
+from werewolf_env.core import ActionKind
 
 INSTRUCTIONS = (
     "You play one seat of a game of Werewolf. Each observation ends with NOW: your turn. Answer every turn by "

@@ -49,9 +49,9 @@ from werewolf_deception.agents.llm import EndpointDownError
 from werewolf_deception.agents.play import load_lineup, make_policy, seat_seed
 from werewolf_deception.agents.training.seat_env import new_text_since
 from werewolf_env import GameConfig
-from werewolf_env.analysis.rewards import REWARD_FUNCTIONS, REWARDS, RewardWeights
-from werewolf_env.envs.aec import raw_env
-from werewolf_env.record.game_record import GameRecord
+from werewolf_env.analysis import REWARD_FUNCTIONS, REWARDS, RewardWeights
+from werewolf_env.envs import raw_env
+from werewolf_env.record import GameRecord
 
 __all__ = ["WerewolfChatHarness", "WerewolfEnv", "WerewolfTaskset"]
 
@@ -100,7 +100,9 @@ class Game:
         self.seats = {f"player_{seat}": seat for seat in seats}
         rules = load_lineup(lineup)
         self.policies: dict[str, Policy] = {
-            agent: make_policy(rules.spec_for(agent, game.state.roles[i]), seat_seed(seed, i))
+            agent: make_policy(
+                rules.spec_for(agent, game.state.roles[i], game.state.config.ruleset), seat_seed(seed, i)
+            )
             for i, agent in enumerate(self.raw.possible_agents)
             if agent not in self.seats
         }

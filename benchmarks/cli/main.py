@@ -67,8 +67,8 @@ from werewolf_deception.benchmarks.runs import (
     workers_stuck,
 )
 from werewolf_env import GameConfig, __version__
-from werewolf_env.core.config import MAX_PLAYERS, MIN_PLAYERS
-from werewolf_env.envs.aec import raw_env
+from werewolf_env.core import MAX_PLAYERS, MIN_PLAYERS
+from werewolf_env.envs import raw_env
 
 
 class OneLineParser(argparse.ArgumentParser):

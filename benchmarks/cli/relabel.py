@@ -30,7 +30,7 @@ from werewolf_deception.benchmarks.labels import (
     write_atomic,
 )
 from werewolf_deception.benchmarks.runs import find_logs
-from werewolf_env.claims.model import CLAIM_KINDS
+from werewolf_env.claims import CLAIM_KINDS
 
 
 def add_relabel_parser(commands: Any, formatter: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:

@@ -14,12 +14,12 @@ import sys
 
 from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS, EXIT_FAILED_GAMES, NOT_A_LOG, verdict
 from werewolf_deception.benchmarks.runs import find_logs
-from werewolf_env.core.inert_text import terminal_safe
-from werewolf_env.engine.log import replay
+from werewolf_env.core import terminal_safe
+from werewolf_env.engine import replay
 
 
 def replay_command(args: argparse.Namespace) -> int:
-    from werewolf_env.observe.build import Transcript
+    from werewolf_env.observe import Transcript
 
     paths = [p for given in args.logs for p in (find_logs(given) if given.is_dir() else [given])]
     missing = [p for p in paths if not p.is_file()]

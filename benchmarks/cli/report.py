@@ -33,9 +33,8 @@ from werewolf_deception.benchmarks.console import (
 from werewolf_deception.benchmarks.labels import DEFAULT_LABELER, LABELERS, format_unlabelled
 from werewolf_deception.benchmarks.report import build_report, report_dir, token_lines
 from werewolf_deception.benchmarks.runs import check_out_folder
-from werewolf_env.analysis.coverage import claims_coverage_lines
-from werewolf_env.analysis.role_figures import action_kinds_of
-from werewolf_env.core.roles import Role
+from werewolf_env.analysis import action_kinds_of, claims_coverage_lines
+from werewolf_env.core import Role
 
 # What a folder a report may be written into holds: a run, or an earlier report.
 REPORT_FOLDERS = ("manifest.json", "metrics.json", "report.html")

@@ -82,11 +82,9 @@ from werewolf_deception.benchmarks.runs import (
     worst_fallback_rate,
 )
 from werewolf_env import GameConfig, __version__
-from werewolf_env.analysis.coverage import ClaimsCoverage, claims_coverage_lines
-from werewolf_env.analysis.metrics import GameRecord
-from werewolf_env.analysis.role_figures import action_kinds_of
-from werewolf_env.engine.log import read_log, replay
-from werewolf_env.record.token_usage import Price, TokenTally
+from werewolf_env.analysis import ClaimsCoverage, GameRecord, action_kinds_of, claims_coverage_lines
+from werewolf_env.engine import read_log, replay
+from werewolf_env.record import Price, TokenTally
 
 
 @dataclass

@@ -41,9 +41,9 @@ from werewolf_deception.benchmarks.runs import (
     schedule,
     worst_fallback_rate,
 )
-from werewolf_env.analysis.metrics import GameRecord
-from werewolf_env.core.inert_text import terminal_safe
-from werewolf_env.engine.log import read_log
+from werewolf_env.analysis import GameRecord
+from werewolf_env.core import terminal_safe
+from werewolf_env.engine import read_log
 
 
 def tournament_command(args: argparse.Namespace) -> int:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO, TypeVar
 
-from werewolf_env.core.inert_text import terminal_safe
+from werewolf_env.core import terminal_safe
 
 __all__ = ["Bar", "format_duration", "terminal_columns", "track"]
 

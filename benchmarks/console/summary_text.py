@@ -23,8 +23,8 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
-from werewolf_env.core.inert_text import terminal_safe
-from werewolf_env.engine.log import ReplayResult
+from werewolf_env.core import terminal_safe
+from werewolf_env.engine import ReplayResult
 
 WIDTH = 100
 _NBSP = "\xa0"

@@ -23,7 +23,7 @@ from werewolf_deception.agents.llm import (
 )
 from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
 from werewolf_env import GameConfig
-from werewolf_env.core.inert_text import terminal_safe
+from werewolf_env.core import terminal_safe
 
 __all__ = ["BASELINE_GAMES", "COUNT", "GAMES", "IN_FLIGHT", "MAX_CONCURRENCY", "MAX_GAMES", "MAX_RESAMPLES",
            "MAX_SEED", "MAX_WORKERS", "RESAMPLES", "RULE_FLAGS", "SEED", "WORKERS", "field_bounds", "game_config_of",

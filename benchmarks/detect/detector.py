@@ -30,12 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_env.analysis.logistic import best_threshold, fit_logistic, sigmoid
-from werewolf_env.analysis.metrics import GameRecord
-from werewolf_env.core.names import name_key
-from werewolf_env.core.state import GameState, Statement
-from werewolf_env.counterfactual.signs import CounterfactualValuer, Proposal, ProposalValue, extract_proposals
-from werewolf_env.engine.log import game_of_header, read_log, replayed_actions
+from werewolf_env.analysis import GameRecord, best_threshold, fit_logistic, sigmoid
+from werewolf_env.core import GameState, Statement, name_key
+from werewolf_env.counterfactual import CounterfactualValuer, Proposal, ProposalValue, extract_proposals
+from werewolf_env.engine import game_of_header, read_log, replayed_actions
 
 Rows = list[dict[str, Any]]  # statement rows (``statement_rows``), what every detector fits on and predicts
 TEXT_BUCKETS = 128

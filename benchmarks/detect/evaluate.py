@@ -27,7 +27,7 @@ from werewolf_deception.benchmarks.detect.registry import DEFAULT
 from werewolf_deception.benchmarks.detect.table import detector_table
 from werewolf_deception.benchmarks.runs import Job, Progress, RunDir, play_run
 from werewolf_env import GameConfig
-from werewolf_env.counterfactual.signs import CounterfactualValuer
+from werewolf_env.counterfactual import CounterfactualValuer
 
 HELD_OUT_OFFSET = 1_000_000
 

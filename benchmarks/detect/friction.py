@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from werewolf_deception.benchmarks.detect.detector import LogisticModel, StatementFeaturizer
-from werewolf_env.counterfactual.signs import CounterfactualValuer, extract_proposals
+from werewolf_env.counterfactual import CounterfactualValuer, extract_proposals
 
 RULE_THRESHOLD = 0.2  # without a detector: warn when bait or switch reaches this
 

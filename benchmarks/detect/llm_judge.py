@@ -34,9 +34,8 @@ from werewolf_deception.agents.llm import (
     validate_options,
 )
 from werewolf_deception.benchmarks.detect.detector import Rows, replayed_statements
-from werewolf_env.engine.log import game_of_header, read_log
-from werewolf_env.observe.text import Section
-from werewolf_env.observe.transcript import Transcript
+from werewolf_env.engine import game_of_header, read_log
+from werewolf_env.observe import Section, Transcript
 
 KIND = "self_analysis"  # the seats' analysis schema, without a suspicion score (a spectator scores no player)
 JUDGE_RULES = (

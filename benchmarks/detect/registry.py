@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from werewolf_deception.benchmarks.detect.detector import TEXT_FEATURES, VALUE_FEATURES, LogisticModel, Rows, fit
-from werewolf_env.analysis.logistic import best_threshold
+from werewolf_env.analysis import best_threshold
 
 METHODS = ("fit", "predict", "save", "load")
 

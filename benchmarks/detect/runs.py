@@ -19,7 +19,7 @@ from werewolf_deception.benchmarks.console import Bar
 from werewolf_deception.benchmarks.detect.evaluate import split_features, split_summary
 from werewolf_deception.benchmarks.detect.registry import DEFAULT
 from werewolf_deception.benchmarks.detect.table import detector_table
-from werewolf_env.engine.log import read_log
+from werewolf_env.engine import read_log
 
 
 def run_logs(folder: Path) -> list[Path]:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from werewolf_deception.benchmarks.detect.registry import Rows, decision_threshold, make_detector, probabilities
-from werewolf_env.analysis.stats import Bootstrap
+from werewolf_env.analysis import Bootstrap
 
 TYPE_SHORT = {"fabrication": "fab", "misdirection": "mis", "distortion": "dis", "omission": "omi"}
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from werewolf_deception.benchmarks.diplomacy.peskov import Message
-from werewolf_env.analysis.logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
+from werewolf_env.analysis import Columns, LogisticFit, Sparse, best_threshold, fit_logistic
 
 DETECTORS: dict[str, tuple[str, ...]] = {
     "text": ("text",),

@@ -40,7 +40,7 @@ from werewolf_deception.benchmarks.console import Bar
 from werewolf_deception.benchmarks.diplomacy.models import ALL_DETECTORS, make_detector
 from werewolf_deception.benchmarks.diplomacy.peskov import Message, read_split
 from werewolf_deception.benchmarks.shared_data import diplomacy_dir
-from werewolf_env.analysis.stats import Bootstrap
+from werewolf_env.analysis import Bootstrap
 
 MIN_GAME_CLUSTERS = 5
 BASELINES = ("random", "all-lie")

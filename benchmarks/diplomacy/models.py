@@ -44,7 +44,7 @@ from werewolf_deception.benchmarks.diplomacy.detectors import (
     inner_folds,
 )
 from werewolf_deception.benchmarks.diplomacy.peskov import Message
-from werewolf_env.analysis.logistic import LogisticFit, best_threshold, fit_logistic
+from werewolf_env.analysis import LogisticFit, best_threshold, fit_logistic
 
 STACKED: dict[str, tuple[tuple[str, ...], ...]] = {
     "stacked": (("text",), ("surface", "context", "power")),

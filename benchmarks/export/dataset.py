@@ -34,9 +34,9 @@ from werewolf_deception.benchmarks.export.card import dataset_card, licence_text
 from werewolf_deception.benchmarks.export.schema import TABLES, arrow_schema, game_rows
 from werewolf_deception.benchmarks.runs import MAX_RUN_FILE_DEPTH, RunFolderError, check_out_folder, git_commit
 from werewolf_env import __version__
-from werewolf_env.analysis.metrics import GameRecord
-from werewolf_env.core.json_input import loads_bounded
-from werewolf_env.engine.log import read_log
+from werewolf_env.analysis import GameRecord
+from werewolf_env.core import loads_bounded
+from werewolf_env.engine import read_log
 
 EXPORT_MARK = "export.json"
 LICENSE_FILE = "LICENSE.md"

@@ -23,8 +23,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from werewolf_env.analysis.metrics import STATEMENT_FIGURES, GameRecord, Label, statement_figures
-from werewolf_env.record.persuasion import SEAT_FIGURES, seat_figures
+from werewolf_env.analysis import STATEMENT_FIGURES, GameRecord, Label, statement_figures
+from werewolf_env.record import SEAT_FIGURES, seat_figures
 
 HIDDEN_PREFIX = "hidden_"
 

@@ -27,11 +27,12 @@ from werewolf_deception.agents.llm import build_messages
 from werewolf_deception.agents.training import new_text_since
 from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS, EXIT_STORAGE
 from werewolf_deception.benchmarks.runs import find_logs
-from werewolf_env.analysis.rewards import RewardWeights, reward, rewards
-from werewolf_env.core.config import GameConfig
-from werewolf_env.engine.log import ReplayError, read_log_checked
-from werewolf_env.envs.aec import raw_env
-from werewolf_env.record.game_record import GameRecord
+from werewolf_env.analysis import RewardWeights, reward
+from werewolf_env.analysis.rewards import rewards
+from werewolf_env.core import GameConfig
+from werewolf_env.engine import ReplayError, read_log_checked
+from werewolf_env.envs import raw_env
+from werewolf_env.record import GameRecord
 
 
 def seat_trajectories(

@@ -61,7 +61,7 @@ from werewolf_deception.agents.llm import (
     useless_answer,
 )
 from werewolf_env import GameConfig
-from werewolf_env.core.config import Role, Team
+from werewolf_env.core import Role, Team
 
 DETECT_MARKER = "WEREWOLF DETECTION TASK"
 SCRIPTED = "werewolf_scripted"
@@ -205,9 +205,10 @@ def check_model_roles(bound: list[str], config: GameConfig) -> None:
             )
 
 
-def binding_for(bound: set[str], agent: str, role: Role) -> str | None:
-    """The model role a seat plays under: its seat's, else its role's, else its team's, else None."""
-    for name in (agent, role.value, role.team.value):
+def binding_for(bound: set[str], agent: str, role: Role, team: Team | None = None) -> str | None:
+    """The model role a seat plays under: its seat's, else its role's, else its team's (default: the built-in
+    role's), else None."""
+    for name in (agent, role.value, (team or role.team).value):
         if name in bound:
             return name
     return None

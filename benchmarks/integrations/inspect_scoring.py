@@ -35,8 +35,8 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from werewolf_env.actions.parse import as_object
-from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.actions import as_object
+from werewolf_env.analysis import GameRecord
 
 NAN = float("nan")
 GAME_KEYS = ("village_win", "lie_rate", "deception_success", "detection_precision", "detection_recall",

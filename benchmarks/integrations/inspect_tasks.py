@@ -50,8 +50,8 @@ from werewolf_deception.benchmarks.integrations.inspect_models import (
 )
 from werewolf_deception.benchmarks.integrations.inspect_scoring import detect_scorer, werewolf_scorer
 from werewolf_env import GameConfig
-from werewolf_env.analysis.metrics import GameRecord
-from werewolf_env.engine.log import read_log
+from werewolf_env.analysis import GameRecord
+from werewolf_env.engine import read_log
 
 OTHERS = ("model", "heuristic", "random")
 
@@ -148,7 +148,7 @@ def play_werewolf(
                 await gate_of(model, breaker).preflight(model)
 
         def make(seat: Seat) -> Policy:
-            name = binding_for(bound, seat.agent, seat.role)
+            name = binding_for(bound, seat.agent, seat.role, seat.team)
             if name is None and others != "model":
                 return make_policy(AgentSpec(kind=others), seat.seed)
             model = get_model(role=name) if name is not None else get_model()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from werewolf_env.claims.model import claim_key
+from werewolf_env.claims import claim_key
 
 Claims = list[dict[str, Any]]
 

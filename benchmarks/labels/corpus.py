@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.benchmarks.shared_data import transcripts_corpus
-from werewolf_env.claims.judge import Knowledge
-from werewolf_env.core.roles import ROLE_SPECS, Role
+from werewolf_env.claims import Knowledge
+from werewolf_env.core import ROLE_SPECS, Role
 
 DEFAULT_CORPUS = transcripts_corpus()  # $WEREWOLF_SHARED_DATA, else ../shared/data
 
@@ -131,7 +131,7 @@ def claimed_roles(item: dict[str, Any], games: dict[str, dict[str, Any]] | None 
 def _claimed_before(
     game_id: str, event_i: int, players: tuple[str, ...], games: dict[str, dict[str, Any]]
 ) -> tuple[tuple[int, str], ...]:
-    from werewolf_env.claims.model import public_role_claims
+    from werewolf_env.claims import public_role_claims
 
     said = _said_in(game_id, players, games)
     return public_role_claims((speaker, claims) for i, speaker, claims in said if i < event_i)
@@ -144,7 +144,7 @@ def _said_in(
     game_id: str, players: tuple[str, ...], games: dict[str, dict[str, Any]]
 ) -> list[tuple[int, int, list[dict[str, Any]]]]:
     """(event index, speaker seat, claims read) of every statement of a game, read once per game."""
-    from werewolf_env.claims.text import extractor_for
+    from werewolf_env.claims import extractor_for
 
     key = (game_id, players)
     if key not in _SAID:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, read_jsonl
-from werewolf_env.core.names import seat_finder
+from werewolf_env.core import seat_finder
 
 
 def seat_of(item: dict[str, Any], name: Any) -> int | None:

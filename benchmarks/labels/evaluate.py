@@ -67,8 +67,7 @@ from werewolf_deception.benchmarks.labels.labelers import (
     regex_labeler,
     union_claims,
 )
-from werewolf_env.claims.judge import judge_claims
-from werewolf_env.claims.model import CLAIM_KINDS, claim_key
+from werewolf_env.claims import CLAIM_KINDS, claim_key, judge_claims
 
 BOOTSTRAP = 1000
 
@@ -387,7 +386,7 @@ def make_labeler(args: argparse.Namespace, games: dict[str, Any] | None) -> Labe
         return regex
     if args.labeler == "learned":
         from werewolf_deception.benchmarks.labels import train as claims_train
-        from werewolf_env.claims.learned import MODEL_PATH, LearnedStage
+        from werewolf_env.claims import MODEL_PATH, LearnedStage
 
         if not MODEL_PATH.is_file():
             raise ValueError(f"no trained model at {MODEL_PATH}: python -m werewolf_deception.benchmarks.labels.train")

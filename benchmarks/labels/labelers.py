@@ -43,11 +43,9 @@ from werewolf_deception.agents.llm import (
 from werewolf_deception.agents.play import ProbeResult, probe
 from werewolf_deception.benchmarks.labels.corpus import claimed_roles, known_roles
 from werewolf_deception.benchmarks.labels.dev import seat_of
-from werewolf_env.actions.parse import as_object
-from werewolf_env.claims.model import CLAIM_KINDS, claim_key, normalize_claims
-from werewolf_env.claims.text import extractor_for
-from werewolf_env.core.names import seat_finder
-from werewolf_env.core.roles import ROLE_SPECS, Role
+from werewolf_env.actions import as_object
+from werewolf_env.claims import CLAIM_KINDS, claim_key, extractor_for, normalize_claims
+from werewolf_env.core import ROLE_SPECS, Role, seat_finder
 
 __all__ = [
     "MARKER",

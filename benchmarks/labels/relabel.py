@@ -54,7 +54,6 @@ from werewolf_deception.benchmarks.console import (
 )
 from werewolf_deception.benchmarks.labels.agreement import agreement
 from werewolf_deception.benchmarks.labels.corpus import games_by_id, knowledge_of, read_jsonl, with_reveals
-from werewolf_deception.benchmarks.labels.evaluate import score
 from werewolf_deception.benchmarks.labels.labelers import (
     Labels,
     LLMLabeler,
@@ -64,9 +63,8 @@ from werewolf_deception.benchmarks.labels.labelers import (
     union_labels,
 )
 from werewolf_deception.benchmarks.runs import find_logs
-from werewolf_env.claims.judge import Knowledge, judge_claims
-from werewolf_env.claims.model import public_role_claims
-from werewolf_env.engine.log import ReplayError, game_of_header, read_log, replayed_actions
+from werewolf_env.claims import Knowledge, judge_claims, public_role_claims
+from werewolf_env.engine import ReplayError, game_of_header, read_log, replayed_actions
 
 # Its exit codes (their meanings for relabel: werewolf_deception.benchmarks.console.exit_codes.COMMANDS["relabel"]).
 EXIT_NOTHING = EXIT_FAILED_GAMES
@@ -294,6 +292,10 @@ def relabel_jsonl(path: Path, name: str, labeler: Any, out: Path, corpus: Path) 
         if name != "regex" else None,
     }  # fmt: skip
     if any("claims" in item for item in items):
+        # Deferred: evaluate is a module one runs (python -m); the package's face, which loads this module, must
+        # not load it too, or runpy finds it imported before it runs.
+        from werewolf_deception.benchmarks.labels.evaluate import score
+
         kept = [i for i, claims in enumerate(labels) if claims is not None]
         on = [items[i] for i in kept]
         scores: dict[str, Any] = {}

@@ -28,8 +28,8 @@ from werewolf_deception.agents.llm import EndpointDownError, EndpointPool
 from werewolf_deception.agents.play import Lineup, load_lineup, make_policy, seat_seed
 from werewolf_deception.benchmarks.runs import find_logs
 from werewolf_env import GameConfig
-from werewolf_env.engine.log import read_log
-from werewolf_env.envs.aec import raw_env
+from werewolf_env.engine import read_log
+from werewolf_env.envs import raw_env
 
 ANALYSES = ("self_analysis", "peer_analysis")
 

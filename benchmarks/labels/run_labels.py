@@ -26,9 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from werewolf_env.analysis.metrics import GameRecord, StatementRecord
-from werewolf_env.core.json_input import loads_bounded
-from werewolf_env.engine.log import MAX_LOG_DEPTH
+from werewolf_env.analysis import GameRecord, StatementRecord
+from werewolf_env.core import loads_bounded
+from werewolf_env.engine import MAX_LOG_DEPTH
 
 LABELERS = ("regex", "llm", "union")
 DEFAULT_LABELER = "regex"

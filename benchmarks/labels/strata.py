@@ -35,7 +35,7 @@ from typing import Any
 
 from werewolf_deception.benchmarks.labels import sample as claims_sample
 from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, item_id, load_all_games, load_games
-from werewolf_env.claims.model import claim_key
+from werewolf_env.claims import claim_key
 
 SEED = 2027
 LABELS = Path(__file__).resolve().parent / "data" / "transcript_claims_strata.json"

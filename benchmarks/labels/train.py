@@ -22,7 +22,7 @@ import numpy as np
 
 from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, claimed_roles, games_by_id, known_roles
 from werewolf_deception.benchmarks.labels.dev import dev_sets, gold_claims, seat_of
-from werewolf_env.claims.learned import (
+from werewolf_env.claims import (
     CLASSES,
     DIMENSIONS,
     HEDGE_HEAD,
@@ -31,11 +31,11 @@ from werewolf_env.claims.learned import (
     LearnedStage,
     candidate_features,
     class_of,
+    extractor_for,
     hashed,
     label,
 )
-from werewolf_env.claims.text import extractor_for
-from werewolf_env.core.roles import ROLE_SPECS
+from werewolf_env.core import ROLE_SPECS
 
 HEADS = [label(*c) for c in CLASSES] + [HEDGE_HEAD]
 ROLE_NAMES = [str(role.value) for role in ROLE_SPECS]

@@ -23,12 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-try:  # the extractor's home since the real-speech reader; older checkouts keep it in claims.py
-    from werewolf_env.claims.text import ClaimExtractor
-except ImportError:  # pragma: no cover - only for before/after comparisons on old checkouts
-    from werewolf_env.claims.model import ClaimExtractor  # type: ignore[attr-defined,no-redef]
-
 from werewolf_deception.benchmarks.shared_data import transcripts_corpus
+from werewolf_env.claims import ClaimExtractor
 
 CORPUS = transcripts_corpus() / "games.jsonl"
 

@@ -31,7 +31,7 @@ if __package__ in (None, ""):
 from werewolf_deception.agents import play_game_sync
 from werewolf_deception.benchmarks.detect import statement_rows
 from werewolf_deception.benchmarks.report.memory import machine
-from werewolf_env.counterfactual.signs import CounterfactualValuer
+from werewolf_env.counterfactual import CounterfactualValuer
 
 
 def score(logs: list[Path], valuer: CounterfactualValuer) -> tuple[list[float], list[list[dict[str, Any]]]]:

@@ -57,10 +57,10 @@ from werewolf_deception.benchmarks.report.tables import TABLES, write_tables
 from werewolf_deception.benchmarks.report.tokens import priced, run_prices
 from werewolf_deception.benchmarks.runs import find_logs, game_validity, natural_key
 from werewolf_env import GameConfig, __version__
-from werewolf_env.analysis.coverage import ClaimsCoverage
-from werewolf_env.analysis.metrics import METRICS_SCHEMA_VERSION, GameRecord, aggregate
-from werewolf_env.engine.log import read_log, replay
-from werewolf_env.record.token_usage import Price
+from werewolf_env.analysis import METRICS_SCHEMA_VERSION, ClaimsCoverage, GameRecord
+from werewolf_env.analysis.metrics import aggregate
+from werewolf_env.engine import read_log, replay
+from werewolf_env.record import Price
 
 BASELINES = ("heuristic", "random")
 __all__ = [

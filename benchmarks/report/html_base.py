@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from werewolf_env.core.inert_text import visible_controls
+from werewolf_env.core import visible_controls
 
 if TYPE_CHECKING:
     from typing_extensions import LiteralString

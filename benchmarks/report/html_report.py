@@ -26,7 +26,7 @@ from werewolf_deception.benchmarks.report.html_sections import (
     validity_section,
 )
 from werewolf_deception.benchmarks.report.html_viewer import write_viewer_page, write_viewer_pages
-from werewolf_env.analysis.metrics import LIE_TYPES, GameRecord
+from werewolf_env.analysis import LIE_TYPES, GameRecord
 
 __all__ = ["write_report", "write_run_report", "write_viewer_page", "write_viewer_pages"]
 

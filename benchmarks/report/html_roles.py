@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from werewolf_deception.benchmarks.report.html_base import Html, fmt, join, name, render, trusted
-from werewolf_env.analysis.role_figures import cause_notes, cause_order, last_acts
+from werewolf_env.analysis import cause_notes, cause_order, last_acts
 
 
 def _roles_table(metrics: dict[str, Any]) -> Html:

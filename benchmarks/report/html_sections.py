@@ -8,9 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from werewolf_deception.benchmarks.report.html_base import Html, fmt, join, name, render, trusted
-from werewolf_env.analysis.coverage import shown_kinds
-from werewolf_env.analysis.role_figures import action_kinds_of
-from werewolf_env.claims.model import CLAIM_KINDS
+from werewolf_env.analysis import action_kinds_of, shown_kinds
+from werewolf_env.claims import CLAIM_KINDS
 
 UNVERIFIED_SHOWN = 20  # logs listed by name; metrics.json lists every one
 

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.benchmarks.report.html_base import Html, esc, figure, join, name, page, render, trusted
-from werewolf_env.analysis.metrics import GameRecord, StatementRecord
-from werewolf_env.analysis.role_figures import acting_role, role_kinds
+from werewolf_env.analysis import GameRecord, StatementRecord, acting_role, role_kinds
 
 _TOGGLE = trusted("""<label><input type="checkbox" id="hide-hidden"> hide hidden information (what no player saw)</label>
 <script>

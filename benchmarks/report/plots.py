@@ -30,10 +30,8 @@ import numpy as np
 from matplotlib.patches import Patch
 
 from werewolf_deception.benchmarks.console import lineup_itself
-from werewolf_env.analysis.metrics import GameRecord, suspicion_by_round
-from werewolf_env.analysis.role_figures import cause_order
-from werewolf_env.core.inert_text import visible_controls
-from werewolf_env.core.roles import Team
+from werewolf_env.analysis import GameRecord, cause_order, suspicion_by_round
+from werewolf_env.core import Team, visible_controls
 
 Plotter = TypeVar("Plotter", bound=Callable[..., Any])
 

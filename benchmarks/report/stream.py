@@ -29,9 +29,8 @@ from werewolf_deception.benchmarks.labels import (
 )
 from werewolf_deception.benchmarks.report.tables import TableWriter
 from werewolf_deception.benchmarks.runs import game_validity, run_validity
-from werewolf_env.analysis.coverage import ClaimsCoverage
-from werewolf_env.analysis.metrics import GameOverview, GameRecord, RunAggregator
-from werewolf_env.engine.log import read_log
+from werewolf_env.analysis import ClaimsCoverage, GameOverview, GameRecord, RunAggregator
+from werewolf_env.engine import read_log
 
 
 class RunLabeling:

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from werewolf_env.analysis.metrics import GameRecord
+from werewolf_env.analysis import GameRecord
 
 # What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"), and the escape itself.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -19,9 +19,8 @@ from pydantic import ValidationError
 
 from werewolf_deception.benchmarks.console import WIDTH, fit, pack, table
 from werewolf_deception.benchmarks.runs import MAX_RUN_FILE_DEPTH
-from werewolf_env.core.inert_text import terminal_safe
-from werewolf_env.core.json_input import TooDeepError, loads_bounded
-from werewolf_env.record.token_usage import CHARS_PER_TOKEN, COUNTS, Price, cost_usd, tiktoken_status
+from werewolf_env.core import TooDeepError, loads_bounded, terminal_safe
+from werewolf_env.record import CHARS_PER_TOKEN, COUNTS, Price, cost_usd, tiktoken_status
 
 PRICE_UNIT = "USD per million tokens"
 

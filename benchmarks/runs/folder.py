@@ -35,8 +35,7 @@ from typing import Any
 from werewolf_deception.agents.credentials import redacted
 from werewolf_deception.benchmarks.console import failed_file
 from werewolf_env import __version__
-from werewolf_env.core.config import without_new_defaults
-from werewolf_env.core.json_input import loads_bounded
+from werewolf_env.core import loads_bounded, without_new_defaults
 
 try:
     import fcntl

@@ -53,12 +53,10 @@ from werewolf_deception.agents.play import AgentSpec, Lineup, read_settings_file
 from werewolf_deception.benchmarks.console import MAX_GAMES, MAX_SEED, game_config_of
 from werewolf_deception.benchmarks.runs.loop import Job
 from werewolf_env import GameConfig
-from werewolf_env.analysis.logistic import fit_logistic
-from werewolf_env.analysis.metrics import GameRecord
-from werewolf_env.analysis.stats import Bootstrap
-from werewolf_env.core.config import Role
-from werewolf_env.engine.log import read_log
-from werewolf_env.record.token_usage import Price, cost_usd
+from werewolf_env.analysis import Bootstrap, GameRecord, fit_logistic
+from werewolf_env.core import Role
+from werewolf_env.engine import read_log
+from werewolf_env.record import Price, cost_usd
 
 ELO_SCALE = 400 / math.log(10)
 # The tournament's name is the folder runs/<name>: letters, digits, spaces and - _ . +, at most 100, starting

@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from werewolf_deception.benchmarks.console import WIDTH, pack, table
-from werewolf_env.analysis.metrics import GameRecord, Label
-from werewolf_env.engine.log import read_log
+from werewolf_env.analysis import GameRecord, Label
+from werewolf_env.engine import read_log
 
 OUTCOMES = ("answered", "repaired", "invalid", "unanswered")
 ANALYSIS_KINDS = ("self_analysis", "peer_analysis")

@@ -25,7 +25,7 @@ from werewolf_deception.agents import play_game_sync
 from werewolf_deception.benchmarks.console import game_option
 from werewolf_deception.benchmarks.runs import worker_pool
 from werewolf_deception.benchmarks.studies.heuristic_winrates import wilson
-from werewolf_env.core.roles import Role
+from werewolf_env.core import Role
 
 # The roles each set adds to the default game, each in place of a villager.
 ROLE_SETS: dict[str, tuple[Role, ...]] = {

@@ -25,8 +25,8 @@ from typing import Any
 from werewolf_deception.agents.llm import MODEL_NAME, LocalModelServer
 from werewolf_deception.benchmarks.console import game_option
 from werewolf_deception.benchmarks.runs import run_validity
-from werewolf_env.actions.parse import echoes_template
-from werewolf_env.engine.log import read_log
+from werewolf_env.actions import echoes_template
+from werewolf_env.engine import read_log
 
 
 def call_stats(logs: list[Path]) -> dict[str, Any]:

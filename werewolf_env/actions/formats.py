@@ -8,8 +8,7 @@ import re
 from functools import lru_cache
 
 from werewolf_env.actions.specs import ACTION_SPECS
-from werewolf_env.core.names import fold
-from werewolf_env.core.roles import ActionKind
+from werewolf_env.core import ActionKind, fold
 
 # The JSON object a player must answer with, per kind (``answer_format`` fills in ``{max_bid}``): each
 # spec's ``answer_format``. The ``<...>`` placeholders there are also what ``echoes_template`` looks for.

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from werewolf_env.claims.model import DeceptionType
+from werewolf_env.claims import DeceptionType
 
 
 def _notes_field() -> Any:

@@ -34,20 +34,21 @@ from werewolf_env.actions.specs import (
     KINDS_WITH_TARGETS,
     TARGET_KEYS,
 )
-from werewolf_env.claims.model import SELF_WORDS, normalize_claims
-from werewolf_env.claims.text import extractor_for
-from werewolf_env.core.json_input import (
+from werewolf_env.claims import SELF_WORDS, extractor_for, normalize_claims
+from werewolf_env.core import (
     BYTES_KEY,
     BYTES_REPAIR,
     UNSUPPORTED_KEY,
+    ActionKind,
+    GameState,
+    Turn,
     as_object,
     marker_reason,
     marker_text,
+    name_key,
     short_repr,
     to_jsonable,
 )
-from werewolf_env.core.names import name_key
-from werewolf_env.core.state import ActionKind, GameState, Turn
 
 __all__ = [  # answer_format, echoes_template, placeholder_reason, as_object, to_jsonable: imported from here
     "ACTION_MODELS", "NO_TARGET_WORDS", "ParseResult", "UnknownPlayerError", "answer_format", "as_object",
@@ -72,7 +73,7 @@ class ParseResult:
 
 def resolver(state: GameState) -> Callable[[Any], int | None]:
     """``resolve(name)``: the seat of a player's name or agent id (compared by ``name_key``), else None."""
-    extractor = extractor_for(state.names)
+    extractor = extractor_for(state.names, state.config.ruleset)
 
     def resolve(name: Any) -> int | None:
         if not isinstance(name, str):
@@ -282,7 +283,7 @@ def _subject_scores(raw: Any, subjects: list[int], state: GameState, repairs: li
             repairs.append("suspicion_of: missing; no score of " + ", ".join(state.names[p] for p in subjects))
         return []
     scores: dict[int, float] = {}
-    seat_of = extractor_for(state.names).seat
+    seat_of = extractor_for(state.names, state.config.ruleset).seat
     for key, value in raw.items():
         seat = seat_of(key) if isinstance(key, str) else None
         score = _unit(value)
@@ -350,7 +351,7 @@ def _poll_tie(value: Any, state: GameState, turn: Turn) -> list[int]:
     if not isinstance(value, list) or len(value) > len(state.names):
         return []
     legal = set(legal_targets(state, turn))
-    reader = extractor_for(state.names)
+    reader = extractor_for(state.names, state.config.ruleset)
     seats = {reader.seat(name) for name in value if isinstance(name, str)}
     tied = sorted(s for s in seats if s is not None and s in legal)
     return tied if len(tied) >= 2 else []

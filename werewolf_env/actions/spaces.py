@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from gymnasium.spaces import Space
 
-from werewolf_env.claims.model import LIE_TYPES
+from werewolf_env.claims import LIE_TYPES
 
 _PRINTABLE = np.array(list(string.printable))
 _DECEPTION_TYPES = LIE_TYPES

@@ -27,8 +27,7 @@ from werewolf_env.actions.models import (
     TargetAction,
     VoteAction,
 )
-from werewolf_env.core.roles import ActionKind, Role
-from werewolf_env.core.state import GameState
+from werewolf_env.core import ActionKind, GameState, Role
 
 Refusal = Callable[[GameState, int, int], "str | None"]  # (state, actor, seat) -> why not, or None
 

@@ -48,8 +48,7 @@ from werewolf_env.analysis.suspicion import (
     suspicion_by_round,
     suspicion_trend,
 )
-from werewolf_env.record.game_record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord
-from werewolf_env.record.token_usage import TokenTally
+from werewolf_env.record import LIE_TYPES, TEAMS_AND_UNDECIDED, GameRecord, TokenTally
 
 # 2: detection figures from answered analyses only, with coverage and no_valid_predictions per group.
 # 3: an analysis's ``confidence`` is the stated probability that the statement is deceptive (Brier, ECE,

@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from werewolf_env.analysis.stats import Bootstrap
-from werewolf_env.claims.model import CLAIM_KINDS
-from werewolf_env.core.roles import ActionKind
+from werewolf_env.claims import CLAIM_KINDS
+from werewolf_env.core import ActionKind
 
 if TYPE_CHECKING:
-    from werewolf_env.record.game_record import GameRecord
+    from werewolf_env.record import GameRecord
 
 # The night actions a claim kind reports on (the kinds not named are about any game: roles, teams). Which roles
 # take them comes from the role table (``werewolf_env.core.roles``), so a game says "poisoned" only with a poisoner.

@@ -140,15 +140,18 @@ from werewolf_env.analysis.aggregate import (
 from werewolf_env.analysis.coverage import claims_coverage, format_claims_coverage
 from werewolf_env.analysis.persuasion_figures import PersuasionFigures
 from werewolf_env.analysis.suspicion import GameOverview
-from werewolf_env.record.game_record import (
+from werewolf_env.record import (
     LIE_TYPES,
     ROLE_TEAM,
+    STATEMENT_FIGURES,
     TEAMS_AND_UNDECIDED,
     GameRecord,
     Label,
     StatementRecord,
+    accused,
+    claim_push,
+    statement_figures,
 )
-from werewolf_env.record.persuasion import STATEMENT_FIGURES, accused, claim_push, statement_figures
 
 __all__ = [
     "LIE_TYPES", "METRICS_SCHEMA_VERSION", "ROLE_TEAM", "STATEMENT_FIGURES", "TEAMS_AND_UNDECIDED", "GameOverview",

@@ -36,7 +36,7 @@ import numpy as np
 
 from werewolf_env.analysis.columns import TableColumns, coverage, grouped, unit_keys
 from werewolf_env.analysis.stats import Bootstrap
-from werewolf_env.record.persuasion import VILLAGE
+from werewolf_env.record import VILLAGE
 
 SPEAKER_COLUMNS = (
     "lie", "peers", "peers_answered", "shift_fallbacks", "shift_speaker", "subjects_asked", "subjects_reported",

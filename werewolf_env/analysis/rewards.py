@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from werewolf_env.record.game_record import GameRecord
+from werewolf_env.record import GameRecord
 
 REWARDS = ("win", "detection", "honesty", "deception_success", "validity")
 

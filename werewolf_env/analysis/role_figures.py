@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from werewolf_env.analysis.stats import Bootstrap
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role, Team
+from werewolf_env.core import DEFAULT_RULESET, ActionKind, Ruleset, Team
 
 if TYPE_CHECKING:
-    from werewolf_env.record.game_record import GameRecord
+    from werewolf_env.record import GameRecord
 
 # Causes in the order they are listed (any other cause a log holds follows, sorted).
 DEATH_CAUSES = ("night", "poison", "exile", "shot")
@@ -40,31 +40,31 @@ SAVES = {ActionKind.PROTECT.value: "protected", ActionKind.HEAL.value: "healed"}
 KILLS = {ActionKind.ELIMINATE.value: "night", ActionKind.POISON.value: "poison", ActionKind.SHOOT.value: "shot"}
 
 
-def role_kinds() -> tuple[str, ...]:
-    """The kinds some registered role takes as its own (its night actions, its action on death), in
+def role_kinds(ruleset: Ruleset = DEFAULT_RULESET) -> tuple[str, ...]:
+    """The kinds some role of ``ruleset`` takes as its own (its night actions, its action on death), in
     ``ActionKind`` order."""
     kinds: set[ActionKind] = set()
-    for spec in ROLE_SPECS.values():
+    for spec in ruleset.specs.values():
         kinds.update(spec.night_kinds)
         if spec.on_death is not None:
             kinds.add(spec.on_death)
     return tuple(kind.value for kind in ActionKind if kind in kinds)
 
 
-def acting_role(kind: str | ActionKind) -> str:
+def acting_role(kind: str | ActionKind, ruleset: Ruleset = DEFAULT_RULESET) -> str:
     """The role that takes ``kind`` (at night or on its death), from the role table: "witch" for heal; the
     kind itself when no registered role takes it."""
     kind = ActionKind(kind)
-    for role, spec in ROLE_SPECS.items():
+    for role, spec in ruleset.specs.items():
         if kind in spec.night_kinds or spec.on_death is kind:
             return role.value
     return kind.value
 
 
-def role_order(roles: Any) -> list[str]:
+def role_order(roles: Any, ruleset: Ruleset = DEFAULT_RULESET) -> list[str]:
     """``roles`` (names) in the role table's order, names no registered role has after them, sorted."""
     given = set(roles)
-    known = [role.value for role in Role if role.value in given]
+    known = [role.value for role in ruleset.roles if role.value in given]
     return known + sorted(given - set(known))
 
 
@@ -73,19 +73,19 @@ def cause_order(causes: Any) -> list[str]:
     return [c for c in DEATH_CAUSES if c in given] + sorted(given - set(DEATH_CAUSES))
 
 
-def action_kinds_of(roles: Any) -> set[str]:
+def action_kinds_of(roles: Any, ruleset: Ruleset = DEFAULT_RULESET) -> set[str]:
     """The night and death action kinds (values) the named roles take, from the role table (unknown names: none)."""
     kinds: set[str] = set()
     for name in roles:
-        if name in Role:
-            spec = Role(name).spec
+        if name in ruleset:
+            spec = ruleset.spec(name)
             kinds.update(kind.value for kind in spec.night_kinds)
             if spec.on_death is not None:
                 kinds.add(spec.on_death.value)
     return kinds
 
 
-def cause_notes(causes: Any, roles: Any) -> list[str]:
+def cause_notes(causes: Any, roles: Any, ruleset: Ruleset = DEFAULT_RULESET) -> list[str]:
     """What the role-specific death causes among ``causes`` mean, worded from the role table, for the roles of
     ``roles`` only (the games' roles): "poison: a witch's, announced as a night death", "shot: a hunter's,
     on its death". The pack's kill and exile need no note; a game without a witch gets no word of poison."""
@@ -93,10 +93,10 @@ def cause_notes(causes: Any, roles: Any) -> list[str]:
     notes = []
     for cause in cause_order(causes):
         kind = next((k for k, c in KILLS.items() if c == cause), None)
-        role = acting_role(kind) if kind is not None else None
-        if role is None or role not in present or role not in Role:
+        role = acting_role(kind, ruleset) if kind is not None else None
+        if role is None or role not in present or role not in ruleset:
             continue
-        spec = Role(role).spec
+        spec = ruleset.spec(role)
         if spec.team is Team.WEREWOLF:
             continue
         when = "on its death" if spec.on_death is ActionKind(kind) else "announced as a night death"
@@ -104,11 +104,11 @@ def cause_notes(causes: Any, roles: Any) -> list[str]:
     return notes
 
 
-def last_acts(roles: Any) -> list[str]:
+def last_acts(roles: Any, ruleset: Ruleset = DEFAULT_RULESET) -> list[str]:
     """The actions on death of the roles of ``roles``, as words ("hunters' last shots"), from the role table."""
     out = []
-    for name in role_order({str(r) for r in roles}):
-        spec = Role(name).spec if name in Role else None
+    for name in role_order({str(r) for r in roles}, ruleset):
+        spec = ruleset.spec(name) if name in ruleset else None
         if spec is not None and spec.on_death is not None:
             what = KILLS.get(spec.on_death.value)
             out.append(f"{spec.plural}' last {what}s" if what else f"{spec.plural}' {spec.on_death.value} on death")

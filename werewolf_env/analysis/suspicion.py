@@ -19,7 +19,7 @@ import numpy as np
 from werewolf_env.analysis.stats import theil_sen
 
 if TYPE_CHECKING:
-    from werewolf_env.record.game_record import GameRecord
+    from werewolf_env.record import GameRecord
 
 SUBJECT_TEAMS = ("werewolf", "village")
 RoundMeans = dict[str, dict[int, float]]  # subject team -> round -> mean suspicion

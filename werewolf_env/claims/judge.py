@@ -39,9 +39,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from werewolf_env.core.roles import ActionKind, Role, Team, on_roles_changed, role_of
-from werewolf_env.core.state import GameState
-from werewolf_env.core.visibility import all_roles_mask, knowledge_masks, role_bit, team_mask
+from werewolf_env.core import (
+    DEFAULT_RULESET,
+    ActionKind,
+    GameState,
+    Role,
+    Ruleset,
+    Team,
+    all_roles_mask,
+    knowledge_masks,
+    role_bit,
+    team_mask,
+)
 
 LIE_PRECEDENCE: tuple[str, ...] = ("fabrication", "misdirection", "distortion")
 
@@ -65,6 +74,7 @@ class Knowledge:
     checks_known: bool = True
     seer_learns_role: bool = False
     poisoned: frozenset[int] = frozenset()  # whom the speaker poisoned (a witch)
+    ruleset: Ruleset = DEFAULT_RULESET  # the game's roles: what a role claim and a role bit mean
 
     @classmethod
     def of_state(cls, state: GameState, speaker: int) -> Knowledge:
@@ -84,6 +94,7 @@ class Knowledge:
             protected=protected,
             seer_learns_role=state.config.seer_learns_role,
             poisoned=frozenset([t for _, t in poisoned_by]) if poisoned_by else _NOBODY,
+            ruleset=state.config.ruleset,
         )
 
     @classmethod
@@ -97,24 +108,30 @@ class Knowledge:
         checks_known: bool = False,
         protected: Iterable[str] = (),
         revealed: Mapping[str, str] | None = None,
+        ruleset: Ruleset = DEFAULT_RULESET,
     ) -> Knowledge:
         """Knowledge from a transcript: names, project role names ("werewolf", "seer", ...) or role words.
 
-        A role word is the role the claim reader reads it as (``roles.role_of``: "medic" is the doctor).
+        A role word is the role the claim reader reads it as (``ruleset.role_of``: "medic" is the doctor).
 
         A werewolf knows its pack (the other werewolves in ``roles``) and that everyone else is
         village; others know only their own role, their checks and public reveals. The game's role
         counts are not used: transcripts come from many rule sets.
         """
         seat = {name: i for i, name in enumerate(players)}
+        role_of, everything = ruleset.role_of, all_roles_mask(ruleset)
+
+        def role_bit(role: Role) -> int:
+            return 1 << ruleset.index[role]
+
         true_roles = tuple(role_of(roles.get(p, "villager")) for p in players)
         me = seat[speaker]
         own = role_of(own_role)
-        wolf, village = team_mask(Team.WEREWOLF), team_mask(Team.VILLAGE)
-        if own.spec.knows_fellows:
-            possible = [role_bit(own) if r is own else all_roles_mask() & ~role_bit(own) for r in true_roles]
+        wolf, village = team_mask(Team.WEREWOLF, ruleset), team_mask(Team.VILLAGE, ruleset)
+        if ruleset.specs[own].knows_fellows:
+            possible = [role_bit(own) if r is own else everything & ~role_bit(own) for r in true_roles]
         else:
-            possible = [all_roles_mask()] * len(players)
+            possible = [everything] * len(players)
         possible[me] = role_bit(own)
         seat_checks: dict[int, str] = {}
         for name, result in (checks or {}).items():
@@ -138,42 +155,48 @@ class Knowledge:
             protected=frozenset(seat[p] for p in protected if p in seat),
             checks_known=checks_known,
             seer_learns_role=any(r not in ("werewolf", "village") for r in (checks or {}).values()),
+            ruleset=ruleset,
         )
 
 
-def asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
+def asserted_mask(
+    role_name: str | None, team_name: str | None, negated: bool, ruleset: Ruleset = DEFAULT_RULESET
+) -> int:
     """The roles a role/team claim says the subject may have, as a bitmask (0: no such claim)."""
     if type(negated) is not bool or type(role_name) not in _NAME_TYPES or type(team_name) not in _NAME_TYPES:
-        return _asserted_mask(role_name, team_name, negated)  # not a claim's usual values: not memoised
-    key = (role_name, team_name, negated)
+        return _asserted_mask(role_name, team_name, negated, ruleset)  # not a claim's usual values: not memoised
+    key = (role_name, team_name, negated, ruleset)
     found = _ASSERTED.get(key)
     if found is None:
-        found = _ASSERTED[key] = _asserted_mask(role_name, team_name, negated)
+        if len(_ASSERTED) > 4096:  # a handful of keys per ruleset; bounded however many rulesets a process sees
+            _ASSERTED.clear()
+        found = _ASSERTED[key] = _asserted_mask(role_name, team_name, negated, ruleset)
     return found
 
 
-# ``asserted_mask`` per (role, team, negated): a handful of keys, asked for every claim judged. Masks follow the
-# registered roles, so registering one clears it.
-_ASSERTED: dict[tuple[str | None, str | None, bool], int] = {}
+# ``asserted_mask`` per (role, team, negated, ruleset): a handful of keys, asked for every claim judged.
+_ASSERTED: dict[tuple[str | None, str | None, bool, Ruleset], int] = {}
 _NAME_TYPES = (str, type(None))
 _NOBODY: frozenset[int] = frozenset()
-on_roles_changed(_ASSERTED.clear)
 
 
-def _asserted_mask(role_name: str | None, team_name: str | None, negated: bool) -> int:
+def _asserted_mask(
+    role_name: str | None, team_name: str | None, negated: bool, ruleset: Ruleset = DEFAULT_RULESET
+) -> int:
     if role_name is not None:
-        bit = role_bit(role_of(role_name))
-        return all_roles_mask() & ~bit if negated else bit
+        bit = role_bit(ruleset.role_of(role_name), ruleset)
+        return all_roles_mask(ruleset) & ~bit if negated else bit
     if team_name is not None:
         wolf = Team(team_name) is Team.WEREWOLF
-        return team_mask(Team.WEREWOLF) if wolf != negated else team_mask(Team.VILLAGE)
+        return team_mask(Team.WEREWOLF, ruleset) if wolf != negated else team_mask(Team.VILLAGE, ruleset)
     return 0
 
 
 def judge_claims(know: Knowledge, claims: list[dict[str, Any]]) -> dict[str, Any]:
     """Verdicts for ``claims`` (seat form) and the statement's label."""
-    own_kinds = know.roles[know.speaker].spec.night_kinds
-    wolf = team_mask(Team.WEREWOLF)
+    ruleset = know.ruleset
+    own_kinds = ruleset.specs[know.roles[know.speaker]].night_kinds
+    wolf = team_mask(Team.WEREWOLF, ruleset)
     verdicts = []
     worst = worst_strict = len(LIE_PRECEDENCE)
     for claim in claims:
@@ -193,8 +216,8 @@ def judge_claims(know: Knowledge, claims: list[dict[str, Any]]) -> dict[str, Any
             known_false = not true
             lie_type = "fabrication" if known_false else "none"
         else:
-            asserted = asserted_mask(claim["role"], claim["team"], claim["negated"])
-            true = bool(role_bit(know.roles[subject]) & asserted)
+            asserted = asserted_mask(claim["role"], claim["team"], claim["negated"], ruleset)
+            true = bool(role_bit(know.roles[subject], ruleset) & asserted)
             known_false = not (know.possible[subject] & asserted)
             if known_false:
                 if subject == know.speaker:
@@ -225,22 +248,22 @@ def judge(state: GameState, speaker: int, claims: list[dict[str, Any]]) -> dict[
 
 def _seer_result_true(know: Knowledge, claim: dict[str, Any]) -> bool:
     """A seer-result claim is honest only from a seer who checked that player with that result."""
-    if ActionKind.UNMASK not in know.roles[know.speaker].spec.night_kinds:
+    if ActionKind.UNMASK not in know.ruleset.specs[know.roles[know.speaker]].night_kinds:
         return False
     actual = know.roles[claim["player"]]
     if claim["player"] not in know.checks:
         # Without a night log the seer gets the benefit of the doubt: honest when it matches the truth.
-        return not know.checks_known and _matches(claim, actual, exact=True)
-    return _matches(claim, actual, exact=know.seer_learns_role)
+        return not know.checks_known and _matches(claim, actual, exact=True, ruleset=know.ruleset)
+    return _matches(claim, actual, exact=know.seer_learns_role, ruleset=know.ruleset)
 
 
-def _matches(claim: dict[str, Any], actual: Role, exact: bool) -> bool:
+def _matches(claim: dict[str, Any], actual: Role, exact: bool, ruleset: Ruleset) -> bool:
     if claim["role"] is not None:
         # With team-only results the seer knows no exact village role: an exact role is a stretch
         # only when the team is wrong.
-        claimed = role_of(claim["role"])
-        return actual is claimed if exact else claimed.team is actual.team
+        claimed = ruleset.role_of(claim["role"])
+        return actual == claimed if exact else ruleset.specs[claimed].team is ruleset.specs[actual].team
     team = Team(claim["team"]) if claim["team"] else None
     if claim.get("negated") and team is not None:
         team = Team.VILLAGE if team is Team.WEREWOLF else Team.WEREWOLF
-    return team is actual.team
+    return team is ruleset.specs[actual].team

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from werewolf_env.claims import tokens as claim_tokens
-from werewolf_env.core.names import name_key
+from werewolf_env.core import name_key
 
 DIMENSIONS = 1 << 18
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "claim_model.npz"

@@ -30,9 +30,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from werewolf_env.core.json_input import short_repr
-from werewolf_env.core.names import name_key
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role, Team, on_roles_changed
+from werewolf_env.core import DEFAULT_RULESET, ActionKind, Role, Ruleset, Team, name_key, short_repr
 
 # "protected": the speaker saved the player at night (a doctor's protection, a witch's heal); "poisoned": the
 # speaker poisoned the player (a witch). Night-result claims are about the speaker's own night actions.
@@ -98,17 +96,21 @@ def public_role_claims(statements: Iterable[tuple[int, list[dict[str, Any]]]]) -
     return tuple(sorted(claimed.items()))
 
 
-def add_role_claims(claimed: dict[int, str], speaker: int, claims: Iterable[dict[str, Any]]) -> None:
+def add_role_claims(
+    claimed: dict[int, str], speaker: int, claims: Iterable[dict[str, Any]], ruleset: Ruleset = DEFAULT_RULESET
+) -> None:
     """``public_role_claims`` one statement at a time: ``claimed`` (seat -> role) updated with ``claims``."""
     for claim in claims:
         kind = claim["kind"]
         if kind == "team" or claim.get("hedged"):
             continue
         acting = ROLE_OF_RESULT.get(kind)
+        if acting is not None and ruleset is not DEFAULT_RULESET:  # the first role of the game acting so
+            acting = next(iter(roles_acting(kind, ruleset)), acting)
         if acting is not None and kind != "seer_result" and claim.get("negated"):
             continue  # "I never poisoned Bob" claims no potion
         if acting is not None:
-            if claimed.get(speaker) not in roles_acting(kind):  # "I'm the witch. I healed Bob": the witch
+            if claimed.get(speaker) not in roles_acting(kind, ruleset):  # "I'm the witch. I healed Bob": the witch
                 claimed[speaker] = acting
         elif kind == "role" and claim["player"] == speaker and claim.get("role"):
             if not claim.get("negated"):
@@ -125,14 +127,13 @@ _RESULT_ACTIONS: dict[str, frozenset[ActionKind]] = {
 }
 
 
-@lru_cache(maxsize=16)
-def roles_acting(kind: str) -> tuple[str, ...]:
-    """The registered roles whose night action a night-result claim of ``kind`` reports (protected: doctor, witch)."""
+@lru_cache(maxsize=64)
+def roles_acting(kind: str, ruleset: Ruleset = DEFAULT_RULESET) -> tuple[str, ...]:
+    """The roles of ``ruleset`` whose night action a night-result claim of ``kind`` reports (protected: doctor,
+    witch)."""
     actions = _RESULT_ACTIONS.get(kind, frozenset())
-    return tuple(role.value for role, spec in ROLE_SPECS.items() if actions.intersection(spec.night_kinds))
+    return tuple(role.value for role, spec in ruleset.specs.items() if actions.intersection(spec.night_kinds))
 
-
-on_roles_changed(roles_acting.cache_clear)
 
 # The role a night-result claim makes its speaker claim (the first built-in role whose night action it reports:
 # seer, doctor, witch), unless the speaker claimed another role whose night action it is (``roles_acting``).

@@ -59,22 +59,24 @@ from werewolf_env.claims import patterns as cp
 from werewolf_env.claims import tokens as ct
 from werewolf_env.claims import words as cw
 from werewolf_env.claims.reader import Reader
-from werewolf_env.core.names import fold_with_positions, name_key
+from werewolf_env.core import DEFAULT_RULESET, Ruleset, fold_with_positions, name_key
 
 KnownRoles = tuple[tuple[str, int], ...]  # (role, seat) known to everyone, e.g. revealed on death
 ClaimedRoles = tuple[tuple[int, str], ...]  # (seat, role) each player claimed in public before the statement
 
 
 @lru_cache(maxsize=64)
-def extractor_for(names: tuple[str, ...]) -> ClaimExtractor:
-    return ClaimExtractor(names)
+def extractor_for(names: tuple[str, ...], ruleset: Ruleset = DEFAULT_RULESET) -> ClaimExtractor:
+    """The claim reader of a game with these players and roles (memoised: its memo of what was read is kept)."""
+    return ClaimExtractor(names, ruleset)
 
 
 class ClaimExtractor:
     """Deterministic reader of the claims the benchmark grounds (see the module docstring)."""
 
-    def __init__(self, names: tuple[str, ...]) -> None:
+    def __init__(self, names: tuple[str, ...], ruleset: Ruleset = DEFAULT_RULESET) -> None:
         self.names = names
+        self.ruleset = ruleset  # whose role words are read (``words.using``)
         self._memo: dict[tuple[str, int, KnownRoles, ClaimedRoles], tuple[list[dict[str, Any]], frozenset[int]]] = {}
         self._plain: dict[tuple[str, int], tuple[list[dict[str, Any]], frozenset[int]]] = {}  # read without context
         lookup: dict[str, int] = {}
@@ -90,8 +92,8 @@ class ClaimExtractor:
             if names and all(numbered)
             else {}
         )
-        self._version = cw.VERSION  # the vocabulary the memo and ``_cased`` were made with
-        self._cased = frozenset(n for n in lookup if n in cw.COMMON_WORDS)
+        with cw.using(ruleset):
+            self._cased = frozenset(n for n in lookup if n in cw.COMMON_WORDS)
         alts = sorted(lookup, key=len, reverse=True)
         name = r"(?:" + "|".join(re.escape(a) for a in alts) + r")"
         # Searched in folded text (``_name_hits``), case-sensitive: about twice as fast as IGNORECASE.
@@ -157,18 +159,17 @@ class ClaimExtractor:
         Two memos: most statements are read without looking at ``known`` or ``claimed`` (the reader records
         whether it did), and those are remembered by text and speaker alone, whatever the context.
         """
-        if self._version != cw.VERSION:  # the roles changed: what was read with the old words goes
-            self._version = cw.VERSION
-            self._memo.clear()
-            self._plain.clear()
-            self._cased = frozenset(n for n in self.lookup if n in cw.COMMON_WORDS)
         found = self._plain.get((text, speaker))
         if found is None:
             known, claimed = context()
             key = (text, speaker, known, claimed)
             found = self._memo.get(key)
             if found is None:
-                found, used_context = self._scan(text, speaker, known, claimed)
+                if self.ruleset is cw.ACTIVE:
+                    found, used_context = self._scan(text, speaker, known, claimed)
+                else:
+                    with cw.using(self.ruleset):
+                        found, used_context = self._scan(text, speaker, known, claimed)
                 memo = self._memo if used_context else self._plain
                 if len(memo) >= ct.MEMO_SIZE:
                     memo.clear()

@@ -1,27 +1,34 @@
-"""The claim reader's vocabulary: the role table's words (``roles.ROLE_SPECS``) and the reader's own.
+"""The claim reader's vocabulary: a ruleset's role words (``Ruleset.specs``) and the reader's own.
 
 Role words come from ``RoleSpec.words`` (and ``RoleSpec.plural`` of a role with many holders) only, each
-read as the one role ``roles.role_words`` gives it (the judge's mapping too): a role registered at run
-time (``roles.register_role``) is read like a built-in one, and an unregistered role is no longer read.
+read as the one role ``ruleset.words`` gives it (the judge's mapping too): a custom role of a game's ruleset
+(``DEFAULT_RULESET.with_role``) is read like a built-in one by that game's reader, and by no other.
 The reader adds the words no role owns: team words ("innocent", "town", "killer"), hedged forms ("wolfy"),
 sides ("the village team"). The pack's words (the role named like its team: "werewolf", "wolf", "mafia")
 make *team* claims, every other role's words role claims.
 
-Every pattern module builds its patterns from the tables here, once at import and again whenever the
-set of roles changes: ``rebuild`` (subscribed to ``roles.on_roles_changed``) recomputes the tables and
-then calls every builder registered with ``on_words_changed``, in registration order (the word tables
-first, then the patterns that use them). Readers look the tables up as module attributes
-(``cw.PREDICATES``) at call time, so a rebuild is seen at once; ``VERSION`` counts rebuilds, so that
-caches of what was read (``claim_text``) know when to forget it.
+Every pattern module builds its patterns from the tables here: ``rebuild(ruleset)`` recomputes the tables
+and then calls every builder registered with ``on_words_changed``, in registration order (the word tables
+first, then the patterns that use them). Readers look the tables up as module attributes (``cw.PREDICATES``)
+at call time. The module attributes hold one ruleset's vocabulary at a time (``DEFAULT_RULESET``'s unless a
+reader asks for another): ``using(ruleset)`` swaps a ruleset's vocabulary in for the duration of a read
+(built once per ruleset, then kept: ``_VOCABULARIES``) and puts the previous one back, so readers of games
+with different rulesets interleave safely in one thread. (What is left to do: a vocabulary object passed to
+the pattern functions instead of module attributes, which would also make reads from several threads with
+different rulesets safe.)
 """
 
 from __future__ import annotations
 
+import dis
 import re
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Any
 
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role, RoleSpec, on_roles_changed, role_words
+from werewolf_env.core import DEFAULT_RULESET, ActionKind, Role, RoleSpec, Ruleset
 
 # ---------------------------------------------------------------------------------------- the reader's own words
 
@@ -52,9 +59,9 @@ def alternation(words: Iterable[str]) -> str:
     return "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in set(words)), key=len, reverse=True))
 
 
-def is_pack(role: Role) -> bool:
+def is_pack(role: Role, ruleset: Ruleset = DEFAULT_RULESET) -> bool:
     """The role named like its team (the werewolf): its words say which team, as "wolf" does."""
-    return role.value == ROLE_SPECS[role].team.value
+    return role.value == ruleset.specs[role].team.value
 
 
 def _singular(spec: RoleSpec) -> list[str]:
@@ -80,18 +87,74 @@ SUBJECT_AFTER_WORDS: frozenset[str] = frozenset()
 CHECKER_WORD = "seer"  # the name of the role whose night action checks a player ("X can't have checked anyone")
 COMMON_WORDS: frozenset[str] = frozenset()
 VERSION = 0  # rebuilds so far
+ACTIVE: Ruleset = DEFAULT_RULESET  # the ruleset whose vocabulary the module attributes hold
 
+# The pattern modules' builders (at import), and the module attributes each sets (its ``global`` names).
 _builders: list[Callable[[], None]] = []
+_built: list[tuple[dict[str, Any], tuple[str, ...]]] = []
+# Each ruleset's vocabulary once built: the values of every built attribute, in ``_built`` order.
+_VOCABULARIES: dict[Ruleset, list[tuple[Any, ...]]] = {}
+_MAX_VOCABULARIES = 32
+
+
+def _globals_set(function: Callable[..., Any]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(i.argval for i in dis.get_instructions(function) if i.opname == "STORE_GLOBAL"))
 
 
 def on_words_changed(builder: Callable[[], None]) -> None:
-    """Call ``builder`` now and after every rebuild of the tables (pattern modules recompile)."""
+    """Register a pattern module's builder: called now and whenever a ruleset's vocabulary is built."""
     _builders.append(builder)
+    _built.append((sys.modules[builder.__module__].__dict__, _globals_set(builder)))
     builder()
+    _VOCABULARIES.clear()  # the default vocabulary is snapshotted again, with this module's patterns
+    _VOCABULARIES[ACTIVE] = _snapshot()
 
 
-def rebuild() -> None:
-    """Recompute every table from ``ROLE_SPECS``, then run the registered builders."""
+def _snapshot() -> list[tuple[Any, ...]]:
+    return [tuple(namespace[name] for name in names) for namespace, names in _built]
+
+
+def _restore(values: list[tuple[Any, ...]]) -> None:
+    for (namespace, names), row in zip(_built, values, strict=True):
+        namespace.update(zip(names, row, strict=True))
+    predicate.cache_clear()
+
+
+def use(ruleset: Ruleset) -> Ruleset:
+    """Make the module attributes hold ``ruleset``'s vocabulary (built the first time); the previous ruleset."""
+    global ACTIVE
+    previous = ACTIVE
+    if ruleset is previous or ruleset == previous:
+        return previous
+    values = _VOCABULARIES.get(ruleset)
+    if values is None:
+        rebuild(ruleset)
+        values = _snapshot()
+        if len(_VOCABULARIES) >= _MAX_VOCABULARIES:
+            for stale in [r for r in _VOCABULARIES if r != DEFAULT_RULESET]:
+                del _VOCABULARIES[stale]
+        _VOCABULARIES[ruleset] = values
+    else:
+        _restore(values)
+    ACTIVE = ruleset
+    return previous
+
+
+@contextmanager
+def using(ruleset: Ruleset) -> Iterator[None]:
+    """``ruleset``'s vocabulary for the duration of the block; the previous one back after."""
+    previous = use(ruleset)
+    try:
+        yield
+    finally:
+        use(previous)
+
+
+_built.append((globals(), ()))  # filled in below, once ``rebuild``'s attributes are known
+
+
+def rebuild(ruleset: Ruleset = DEFAULT_RULESET) -> None:
+    """Recompute every table from ``ruleset``, then run the registered builders."""
     global PREDICATES, PRED_ALT, PRED_WORDS, PACK_ALT, LABEL_ALT, LABEL_WORDS, CLAIMABLE_ALT, UNIQUE_ALT
     global SUBJECT_AFTER_ALT, SUBJECT_AFTER_WORDS, CHECKER_WORD, COMMON_WORDS, VERSION
     predicates: dict[str, tuple[str, str, bool]] = {}
@@ -101,15 +164,15 @@ def rebuild() -> None:
     unique: list[str] = []
     spoken_words: list[str] = []
     checker = ""
-    owner = role_words()  # the one mapping of words to roles, the judge's too: no word is read as two roles
-    for role, spec in ROLE_SPECS.items():
+    owner = ruleset.words  # the one mapping of words to roles, the judge's too: no word is read as two roles
+    for role, spec in ruleset.specs.items():
         # A role with one holder has no plural in claims ("Takumi and May can't both be seers" says no one's role).
         spoken = [w.lower() for w in spec.words] + ([] if spec.unique else [spec.plural.lower()])
         words = [w for w in dict.fromkeys(spoken) if owner.get(" ".join(w.split())) is role]
         singular = _singular(spec)
         spoken_words += words
         labels += [w for w in singular if w not in NOT_LABELS]
-        if is_pack(role):
+        if is_pack(role, ruleset):
             pack += words
             meaning = ("team", spec.team.value, False)
         else:
@@ -160,5 +223,5 @@ def predicate(word: str) -> tuple[str, str, bool]:
     return PREDICATES[" ".join(word.split())]
 
 
+_built[0] = (globals(), tuple(name for name in _globals_set(rebuild) if name != "VERSION"))
 rebuild()
-on_roles_changed(rebuild)

@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from werewolf_env.core.names import DEAD_MARK, SELF_MARK, name_key
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role, Team, default_werewolves, generation
+from werewolf_env.core.roles import DEFAULT_RULESET, ActionKind, Role, Ruleset, Team, default_werewolves
 
 MIN_PLAYERS = 5
 MAX_PLAYERS = 16
@@ -33,7 +33,8 @@ CHARS_PER_STATEMENT_WORD = 20
 
 
 __all__ = [
-    "DEFAULT_NAMES", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "GameConfig", "Role", "Team", "reserved_names",
+    "DEFAULT_NAMES", "DEFAULT_RULESET", "MAX_PLAYERS", "MIN_PLAYERS", "ActionKind", "GameConfig", "Role", "Ruleset",
+    "Team", "reserved_names",
     "statement_char_limit", "without_new_defaults",
 ]  # fmt: skip
 
@@ -50,9 +51,10 @@ _RESERVED_WORDS = frozenset(
 )  # fmt: skip
 
 
-def reserved_names() -> frozenset[str]:
+@lru_cache(maxsize=64)
+def reserved_names(ruleset: Ruleset = DEFAULT_RULESET) -> frozenset[str]:
     """Words a player name may not be: pronouns and answers ("none", "abstain"), and every role's name and plural."""
-    return _RESERVED_WORDS | {w for spec in ROLE_SPECS.values() for w in (spec.role, spec.plural)}
+    return _RESERVED_WORDS | {w for spec in ruleset.specs.values() for w in (spec.role, spec.plural)}
 
 
 # Fields added since the first logs: left out of a config's JSON at their default, so a game that does not
@@ -70,7 +72,14 @@ class GameConfig(BaseModel):
     """All rules of one game. Defaults follow the design paper, "Multi-Agent Social Deduction Benchmark
     for LLM Deception" (8 players, 2 werewolves)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    ruleset: Ruleset = Field(
+        DEFAULT_RULESET,
+        description="The game's roles (``roles.Ruleset``): the built-in six unless a variant adds its own. Left "
+        "out of the config's JSON when it is the default; a custom one is written (each role's spec) so replay "
+        "rebuilds it.",
+    )
 
     num_players: int = Field(8, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="Seats (5-16).")
     num_werewolves: int = Field(
@@ -149,6 +158,14 @@ class GameConfig(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        ruleset = data.get("ruleset")
+        if ruleset is None:
+            data.pop("ruleset", None)
+            ruleset = DEFAULT_RULESET
+        else:
+            ruleset = data["ruleset"] = Ruleset.from_json(ruleset)
+        if isinstance(data.get("roles"), (list, tuple)):
+            data["roles"] = tuple(ruleset.role(r) for r in data["roles"])  # the ruleset's roles, or ValueError
         counts = data.get("role_counts")
         if counts is not None:
             if isinstance(counts, (list, tuple)):  # (role, count) pairs, as the config keeps them
@@ -160,8 +177,8 @@ class GameConfig(BaseModel):
                 raise ValueError("role_counts must map role names to seat counts")
             counts = dict(counts)
             for key in counts:
-                if key not in Role:
-                    raise ValueError(f"role_counts: {key!r} is not a role (roles: {', '.join(map(str, Role))})")
+                if key not in ruleset:
+                    raise ValueError(f"role_counts: {key!r} is not a role (roles: {', '.join(ruleset.roles)})")
             for role, field in _SHORTHANDS.items():
                 if role.value in counts:
                     given = counts.pop(role.value)
@@ -178,9 +195,15 @@ class GameConfig(BaseModel):
     def _counts_as_mapping(self, counts: tuple[tuple[str, int], ...] | None) -> dict[str, int] | None:
         return dict(counts) if counts is not None else None
 
+    @field_serializer("ruleset")
+    def _ruleset_json(self, ruleset: Ruleset) -> dict[str, Any] | None:
+        return None if ruleset == DEFAULT_RULESET else ruleset.to_json(self.num_players)
+
     @model_serializer(mode="wrap")
     def _omit_new_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
+        if out.get("ruleset", 0) is None:  # the default ruleset: logs stay as they were before rulesets
+            del out["ruleset"]
         for key in _NEW_FIELDS_AT_DEFAULT_OMITTED:
             if key in out and out[key] == GameConfig.model_fields[key].default:
                 del out[key]
@@ -206,7 +229,7 @@ class GameConfig(BaseModel):
             key = name_key(name)  # how names in answers and speech are matched to seats
             if not key:
                 raise ValueError("player names must not be empty")
-            if key in reserved_names():
+            if key in reserved_names():  # the default roles' words (a custom ruleset's: checked after)
                 raise ValueError(f"{name!r} cannot be a player name: it is a reserved word")
             if key.startswith("player_"):
                 raise ValueError(f"{name!r} cannot be a player name: it looks like an agent id")
@@ -235,20 +258,25 @@ class GameConfig(BaseModel):
             )
         specials = {r: c for r, c in self._special_counts().items() if c}
         if sum(specials.values()) > n:
-            listed = " + ".join(f"{c} {ROLE_SPECS[r].plural if c > 1 else r.value}" for r, c in specials.items())
+            specs = self.ruleset.specs
+            listed = " + ".join(f"{c} {specs[r].plural if c > 1 else r.value}" for r, c in specials.items())
             raise ValueError(f"{listed} = {sum(specials.values())} special roles do not fit in {n} players")
         if self.num_werewolves >= n - self.num_werewolves:
             raise ValueError(
                 f"{self.num_werewolves} werewolves among {n} players would win at once: "
                 f"werewolves must be fewer than the other players (at most {(n - 1) // 2})"
             )
+        if self.names is not None and self.ruleset != DEFAULT_RULESET:
+            for name in self.names:
+                if name_key(name) in reserved_names(self.ruleset):
+                    raise ValueError(f"{name!r} cannot be a player name: it is a reserved word")
         if self.names is not None and len(self.names) != n:
             raise ValueError(f"names has {len(self.names)} entries but num_players is {n}")
         if self.roles is not None:
             if len(self.roles) != n:
                 raise ValueError(f"roles has {len(self.roles)} entries but num_players is {n}")
             counts = self.seat_counts()
-            given = {role: self.roles.count(role) for role in Role}
+            given = {role: self.roles.count(role) for role in self.ruleset.roles}
             if given != counts:
                 raise ValueError(f"roles {given} do not match the configured role counts {counts}")
         return self
@@ -260,7 +288,7 @@ class GameConfig(BaseModel):
         n = self.num_players
         return {
             role: shorthand[role] if role in shorthand else int(given.get(role.value, spec.default_count(n)))
-            for role, spec in ROLE_SPECS.items()
+            for role, spec in self.ruleset.specs.items()
             if role is not Role.VILLAGER
         }
 
@@ -269,19 +297,19 @@ class GameConfig(BaseModel):
         return self.num_players - sum(self._special_counts().values())
 
     def seat_counts(self) -> dict[Role, int]:
-        """Seats per role (every registered role, in role order; villagers fill the rest)."""
-        return dict(_derived(self, generation())[0])
+        """Seats per role (every role of the ruleset, in role order; villagers fill the rest)."""
+        return dict(_derived(self)[0])
 
     def roles_in_game(self) -> frozenset[Role]:
-        return _derived(self, generation())[1]
+        return _derived(self)[1]
 
     def acts(self, kind: ActionKind) -> bool:
         """Some role of this game is asked for ``kind`` (a game without a witch has no poison)."""
-        return kind in _derived(self, generation())[2]
+        return kind in _derived(self)[2]
 
     def kinds_in_game(self) -> frozenset[ActionKind]:
         """The night and death actions some role of this game takes."""
-        return _derived(self, generation())[2]
+        return _derived(self)[2]
 
     @property
     def statement_char_limit(self) -> int:
@@ -301,18 +329,17 @@ class GameConfig(BaseModel):
 
 
 @lru_cache(maxsize=256)
-def _derived(
-    config: GameConfig, roles_generation: int
-) -> tuple[dict[Role, int], frozenset[Role], frozenset[ActionKind]]:
+def _derived(config: GameConfig) -> tuple[dict[Role, int], frozenset[Role], frozenset[ActionKind]]:
     """(seats per role, the roles in the game, the night and death actions they take) of ``config``: asked on
-    every turn, so memoised per config and per state of the role registry (``roles.generation``)."""
+    every turn, so memoised per config (its ruleset is part of it)."""
     specials = config._special_counts()
-    counts = {role: specials[role] if role in specials else config.num_villagers for role in Role}
+    counts = {role: specials[role] if role in specials else config.num_villagers for role in config.ruleset.roles}
+    specs = config.ruleset.specs
     in_game = frozenset(role for role, count in counts.items() if count)
     kinds: set[ActionKind] = set()
     for role in in_game:
-        kinds.update(ROLE_SPECS[role].night_kinds)
-        on_death = ROLE_SPECS[role].on_death
+        kinds.update(specs[role].night_kinds)
+        on_death = specs[role].on_death
         if on_death is not None:
             kinds.add(on_death)
     return counts, in_game, frozenset(kinds)
@@ -349,6 +376,8 @@ _MISSING = object()
 
 
 def _at_default(key: str, value: Any) -> bool:
+    if key == "ruleset":  # written only when it is not the default
+        return value is None
     default = GameConfig.model_fields[key].get_default(call_default_factory=True)
     return bool(value == json.loads(json.dumps(default)))
 

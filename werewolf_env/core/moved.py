@@ -15,10 +15,11 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 
@@ -26,7 +27,9 @@ class ModuleMovedWarning(DeprecationWarning):
     """An old module name was imported; the warning names the new one."""
 
 
-class _AliasLoader(importlib.abc.Loader):
+class _AliasLoader(importlib.abc.InspectLoader):
+    """Loads an old name as the new module itself (``import``), or runs the new module's code (``python -m``)."""
+
     def __init__(self, new_name: str) -> None:
         self.new_name = new_name
 
@@ -36,10 +39,33 @@ class _AliasLoader(importlib.abc.Loader):
             ModuleMovedWarning,
             stacklevel=2,
         )
-        return importlib.import_module(self.new_name)
+        module = importlib.import_module(self.new_name)
+        self._real_spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """The module is the new one, already executed."""
+        """The module is the new one, already executed: it keeps its own spec (the import system gave it the
+        old name's), so that ``importlib.reload`` and pickling see the module as it is."""
+        module.__spec__ = self._real_spec
+        module.__loader__ = self._real_spec.loader if self._real_spec is not None else None
+
+    def get_source(self, fullname: str) -> str | None:
+        loader = self._new_loader()
+        return loader.get_source(self.new_name) if isinstance(loader, importlib.abc.InspectLoader) else None
+
+    def get_code(self, fullname: str) -> CodeType | None:
+        """What ``python -m old.name`` runs: the new module's code (with the warning)."""
+        message = f"{fullname} moved to {self.new_name}; run it as python -m {self.new_name}"
+        warnings.warn(message, ModuleMovedWarning, stacklevel=2)
+        loader = self._new_loader()
+        return loader.get_code(self.new_name) if isinstance(loader, importlib.abc.InspectLoader) else None
+
+    def is_package(self, fullname: str) -> bool:
+        return False
+
+    def _new_loader(self) -> object:
+        spec = importlib.util.find_spec(self.new_name)
+        return spec.loader if spec is not None else None
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):

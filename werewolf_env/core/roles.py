@@ -1,19 +1,21 @@
 """What the game's roles are: one ``RoleSpec`` per role, the one place every other module reads.
 
-A role is declared once, in ``ROLE_SPECS`` (the built-in six) or with ``register_role`` (a
-variant's own role, even inside a test): its team, the action it takes each night or when it dies,
-whether it knows its fellows, its role card, the words players use for it, how many seats it takes
-by default, whether werewolves may pretend to hold it, and how the rules text sums up its power.
-Everything that depends on the set of roles is derived from the table: role counts and the config
-(``config``), who acts at night (``rules``), the knowledge model and the judge (``visibility``,
-``judge``), observation text and vectors (``observe``), the claim reader's vocabulary
-(``claim_words``), the heuristic agent's fake claims, the reports.
+A role is declared once, as a ``RoleSpec`` in a ``Ruleset`` (``DEFAULT_RULESET``: the built-in six;
+``DEFAULT_RULESET.with_role(spec)``: a variant's own role, even inside a test): its team, the action it
+takes each night or when it dies, whether it knows its fellows, its role card, the words players use for
+it, how many seats it takes by default, whether werewolves may pretend to hold it, and how the rules text
+sums up its power. Everything that depends on the set of roles is derived from the game's ruleset
+(``GameConfig.ruleset``): role counts and the config (``config``), who acts at night (``rules``), the
+knowledge model and the judge (``visibility``, ``judge``), observation text and vectors (``observe``), the
+claim reader's vocabulary (``claims.words``), the heuristic agent's fake claims, the reports.
 
-``Role`` is a registered name, not an ``Enum``, so that a role can be added without editing this
-file: ``Role("seer")`` is the one instance of the seer (``is`` compares roles), ``tuple(Role)``
-lists the roles in registration order (the order of bitmasks and vectors), ``Role.SEER`` names the
-built-ins. Modules that keep tables derived from the set of roles subscribe with
-``on_roles_changed``; a registration after import updates them.
+``Role`` is a role's name, not an ``Enum``, so that a role can be added without editing this file:
+``Role("seer")`` is the one instance of that name (``is`` compares roles; names are interned like
+``sys.intern``, they carry no facts), ``Role.SEER`` names the built-ins. What a role *is* (team, words,
+night action, slot in masks and vectors) is read from a ruleset: ``ruleset.spec(role)``,
+``ruleset.index[role]``, ``ruleset.roles`` (the order of bitmasks and vectors). ``role.spec``,
+``role.team``, ``role.index`` and ``tuple(Role)`` read ``DEFAULT_RULESET`` (built-in roles only). There is
+no global role state: two games with different rulesets share a process safely.
 
 How the roles *interact* (the witch's heal against the pack's kill, the hunter's last shot) stays
 code, in ``rules``; the table says who does what, the rules say in which order.
@@ -21,14 +23,16 @@ code, in ``rules``; the table says who does what, the rules say in which order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from pydantic_core import core_schema
 
-MAX_ROLES = 8  # room for roles in the numeric observation (a registered role must fit: ``register_role``)
+MIN_ROLE_SLOTS = 8  # role slots of the numeric observation: max(MIN_ROLE_SLOTS, len(ruleset)) (``observe.layout``)
+MAX_ROLES = MIN_ROLE_SLOTS  # the old name: a ruleset may hold more roles (its layout grows)
 
 
 class Team(str, Enum):
@@ -54,24 +58,25 @@ class ActionKind(str, Enum):
     POLL = "poll"  # a private vote poll (``config.vote_polls``): last, so the other kinds keep their index
 
 
-class _Registry(type):
-    """``tuple(Role)``, ``len(Role)`` and ``"seer" in Role`` read the registered roles, in order."""
+class _DefaultRoles(type):
+    """``tuple(Role)``, ``len(Role)`` and ``"seer" in Role`` read ``DEFAULT_RULESET`` (the built-in roles, in order);
+    a game's own roles are ``config.ruleset.roles``."""
 
     def __iter__(cls) -> Iterator[Role]:
-        return iter(tuple(Role._members.values()))
+        return iter(DEFAULT_RULESET.roles)
 
     def __len__(cls) -> int:
-        return len(Role._members)
+        return len(DEFAULT_RULESET.roles)
 
     def __contains__(cls, value: object) -> bool:
-        return isinstance(value, str) and value in Role._members
+        return value in DEFAULT_RULESET
 
 
-class Role(str, metaclass=_Registry):
-    """A registered role name: ``Role("seer") is Role.SEER``; unknown names raise ValueError."""
+class Role(str, metaclass=_DefaultRoles):
+    """A role's name: ``Role("seer") is Role.SEER``. The facts of a role are a ruleset's (``Ruleset.spec``)."""
 
     __slots__ = ()
-    _members: ClassVar[dict[str, Role]] = {}
+    _interned: ClassVar[dict[str, Role]] = {}  # names only (like ``sys.intern``): no facts, so no role state
     WEREWOLF: ClassVar[Role]
     SEER: ClassVar[Role]
     DOCTOR: ClassVar[Role]
@@ -82,15 +87,13 @@ class Role(str, metaclass=_Registry):
     def __new__(cls, value: object) -> Role:
         if type(value) is cls:
             return value
-        member = cls._members.get(value) if isinstance(value, str) else None
+        if not isinstance(value, str):
+            raise ValueError(f"{value!r} is not a role name")
+        member = cls._interned.get(value)
         if member is None:
-            raise ValueError(f"{value!r} is not a role (roles: {', '.join(cls._members)})")
-        return member
-
-    @classmethod
-    def _add(cls, name: str) -> Role:
-        member = str.__new__(cls, name)
-        cls._members[name] = member
+            if not value.strip() or value != value.strip().lower():
+                raise ValueError(f"{value!r} is not a role name (lowercase, e.g. 'seer')")
+            member = cls._interned.setdefault(value, str.__new__(cls, value))
         return member
 
     @property
@@ -101,20 +104,31 @@ class Role(str, metaclass=_Registry):
     def name(self) -> str:
         return self.value.upper()
 
+    def _default(self) -> RoleSpec:
+        spec = DEFAULT_RULESET.specs.get(self)
+        if spec is None:
+            raise KeyError(
+                f"{self.value!r} is not a built-in role: read its facts from the game's ruleset "
+                "(config.ruleset.spec(role), config.ruleset.index[role])"
+            )
+        return spec
+
     @property
     def spec(self) -> RoleSpec:
-        return ROLE_SPECS[self]
+        """The built-in role's spec (``DEFAULT_RULESET``); a game's roles: ``config.ruleset.spec(role)``."""
+        return self._default()
 
     @property
     def team(self) -> Team:
-        return ROLE_SPECS[self].team
+        return self._default().team
 
-    # str.index (a method) is shadowed on purpose: Role.index, the registration slot, is read all over
+    # str.index (a method) is shadowed on purpose: Role.index, the role's slot, is read all over
     # the code base; a role's text is never searched with .index.
     @property
     def index(self) -> int:  # type: ignore[override]
-        """The role's place in registration order: its bit in knowledge masks, its slot in vectors."""
-        return _INDEX[self]
+        """The built-in role's slot (``DEFAULT_RULESET``); a game's roles: ``config.ruleset.index[role]``."""
+        self._default()
+        return DEFAULT_RULESET.index[self]
 
     def __repr__(self) -> str:
         return f"Role.{self.name}"
@@ -123,7 +137,7 @@ class Role(str, metaclass=_Registry):
         return self.value
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
-        return (Role, (self.value,))  # unpickled as the registered instance, never a copy
+        return (Role, (self.value,))  # unpickled as the interned instance, never a copy
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
@@ -179,109 +193,6 @@ class RoleSpec:
         object.__setattr__(self, "night_kinds", kinds)  # a frozen dataclass sets its derived field so
 
 
-ROLE_SPECS: dict[Role, RoleSpec] = {}  # each role's spec, its words only those no other role took over
-_DECLARED: dict[Role, RoleSpec] = {}  # each role's spec as registered, every word it declared
-_TAKEN: dict[Role, frozenset[str]] = {}  # the words each role took over, in the order taken
-_WORDS: dict[str, Role] = {}  # every role word and the one role it names (``role_words``)
-_INDEX: dict[Role, int] = {}
-_listeners: list[Callable[[], None]] = []
-_generation = 0  # counts changes to the roles: caches of tables derived from them compare it
-
-
-def generation() -> int:
-    """How many times the set of roles changed (tables derived from it are stale when it moved)."""
-    return _generation
-
-
-def _changed() -> None:
-    global _generation
-    _generation += 1
-    for listener in list(_listeners):
-        listener()
-
-
-def register_role(spec: RoleSpec, *, takes_over: Iterable[str] = ()) -> Role:
-    """Add a role to the game (a variant's, or a test's): every table derived from the roles follows.
-
-    Roles without a night action need nothing else; a night or death action is one of the existing
-    ``ActionKind``s (new kinds of action are rules code). Registering an existing name replaces its spec
-    (its index stays), so a test may redefine a role it added.
-
-    A word (or plural) of the role that another role already uses is refused, naming both roles and the
-    word, unless the role takes it over: ``takes_over`` lists such words, which then name this role only
-    (the bodyguard takes "bodyguard" and "guard" from the doctor) until it is unregistered. Another role's
-    own name cannot be taken.
-    """
-    if not spec.words or spec.words[0] != spec.role:
-        raise ValueError(f"role {spec.role!r}: its words must start with its own name")
-    spoken = _spoken(spec)
-    taken = frozenset(_word_key(word) for word in takes_over)
-    unknown = sorted(taken - set(spoken))
-    if unknown:
-        raise ValueError(f"role {spec.role!r} takes over {unknown[0]!r}, which is not one of its words or its plural")
-    for word in spoken:
-        holder = _WORDS.get(word)
-        if holder is None or holder.value == spec.role:
-            continue
-        if word == holder.value:
-            raise ValueError(f"role {spec.role!r}: {word!r} is the name of role {holder.value!r}; it cannot be taken")
-        if word not in taken:
-            raise ValueError(
-                f"role {spec.role!r}: the word {word!r} already names role {holder.value!r}; "
-                f"rename it, or take it over with register_role(..., takes_over=({word!r},))"
-            )
-    if spec.role in Role._members:
-        role = Role(spec.role)
-    else:
-        if len(Role._members) >= MAX_ROLES:
-            raise ValueError(f"at most {MAX_ROLES} roles fit the numeric observation")
-        role = Role._add(spec.role)
-        _INDEX[role] = len(_INDEX)
-    _DECLARED[role] = spec
-    _TAKEN.pop(role, None)  # a role's take-overs count from its latest registration
-    if taken:
-        _TAKEN[role] = taken
-    _assign_words()
-    _changed()
-    return role
-
-
-def unregister_role(name: str) -> None:
-    """Remove a role added by ``register_role`` (tests clean up after themselves); built-ins stay.
-
-    The words it took over go back to the roles that had them.
-    """
-    role = Role._members.get(name)
-    if role is None or role in _BUILT_IN:
-        return
-    del Role._members[name]
-    del ROLE_SPECS[role], _DECLARED[role]
-    _TAKEN.pop(role, None)
-    _INDEX.clear()
-    _INDEX.update({r: i for i, r in enumerate(Role._members.values())})
-    _assign_words()
-    _changed()
-
-
-def on_roles_changed(listener: Callable[[], None]) -> None:
-    """Call ``listener`` after every registration (modules that derive tables from the roles rebuild them)."""
-    _listeners.append(listener)
-
-
-def role_words() -> dict[str, Role]:
-    """Every word for a role (its words and plural, lowercase) and the one role it names.
-
-    The one mapping of words to roles: the claim reader reads with it and the judge resolves role names with it.
-    """
-    return dict(_WORDS)
-
-
-def role_of(word: str) -> Role:
-    """The role ``word`` names: a role's name or any of its words ("medic": the doctor); ValueError for none."""
-    role = _WORDS.get(_word_key(word)) if isinstance(word, str) else None
-    return role if role is not None else Role(word)
-
-
 def _word_key(word: str) -> str:
     return " ".join(word.lower().split())
 
@@ -291,23 +202,255 @@ def _spoken(spec: RoleSpec) -> list[str]:
     return list(dict.fromkeys(_word_key(word) for word in (*spec.words, spec.plural)))
 
 
-def _assign_words() -> None:
-    """Give each word to one role, and each role's spec only its own words (``ROLE_SPECS``).
+@dataclass(frozen=True, slots=True)
+class FixedCount:
+    """A role's default seat count that does not depend on the players (a logged role's: ``Ruleset.from_json``)."""
 
-    A word belongs to the first role registered with it, unless a later role took it over (the latest
-    take-over wins); the specs as declared are kept, so that an unregistered role's words go back.
+    count: int
+
+    def __call__(self, num_players: int) -> int:
+        return self.count
+
+
+@dataclass(frozen=True, eq=False)
+class Ruleset:
+    """The roles of a game, as one immutable value: the role specs in order and the words some roles took over.
+
+    Every table derived from the roles is built once, here (``specs``: each role's spec with only the words
+    it owns; ``words``: word -> role; ``index``: each role's slot in masks and vectors), and every module
+    reads the game's ruleset (``GameConfig.ruleset``) instead of global state: two games with different
+    roles share a process safely. ``DEFAULT_RULESET`` holds the six built-in roles; ``with_role`` adds one,
+    returning a new ruleset. Equal rulesets (same specs, same take-overs) hash alike, so derived tables are
+    cached per ruleset (``functools.lru_cache``).
     """
-    owner: dict[str, Role] = {}
-    for role, spec in _DECLARED.items():
-        for word in _spoken(spec):
-            owner.setdefault(word, role)
-    for role, taken in _TAKEN.items():
-        owner.update(dict.fromkeys(taken, role))
-    _WORDS.clear()
-    _WORDS.update(owner)
-    for role, spec in _DECLARED.items():
-        own = tuple(word for word in spec.words if owner[_word_key(word)] is role)
-        ROLE_SPECS[role] = spec if own == spec.words else replace(spec, words=own)
+
+    declared: tuple[RoleSpec, ...]
+    taken: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (role, the words it took over), in the order taken
+    roles: tuple[Role, ...] = field(init=False)
+    specs: Mapping[Role, RoleSpec] = field(init=False, repr=False)  # each role's spec, only its own words
+    words: Mapping[str, Role] = field(init=False, repr=False)  # every role word and the one role it names
+    index: Mapping[Role, int] = field(init=False, repr=False)  # a role's bit in knowledge masks, slot in vectors
+    _hash: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        names = [spec.role for spec in self.declared]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a ruleset names each role once: {names}")
+        missing = [name for name in ("werewolf", "villager") if name not in names]
+        if missing:  # the pack, and the role that fills the seats left: the rules need both
+            raise ValueError(f"a ruleset needs the {' and the '.join(missing)} (roles: {', '.join(names)})")
+        roles = tuple(Role(name) for name in names)
+        by_name = dict(zip(names, roles, strict=True))
+        owner: dict[str, Role] = {}
+        for role, spec in zip(roles, self.declared, strict=True):
+            for word in _spoken(spec):
+                owner.setdefault(word, role)
+        for name, taken in self.taken:
+            owner.update(dict.fromkeys(taken, by_name[name]))
+        specs: dict[Role, RoleSpec] = {}
+        for role, spec in zip(roles, self.declared, strict=True):
+            own = tuple(word for word in spec.words if owner[_word_key(word)] is role)
+            specs[role] = spec if own == spec.words else replace(spec, words=own)
+        set_ = object.__setattr__  # a frozen dataclass sets its derived fields so
+        set_(self, "roles", roles)
+        set_(self, "specs", MappingProxyType(specs))
+        set_(self, "words", MappingProxyType(owner))
+        set_(self, "index", MappingProxyType({role: i for i, role in enumerate(roles)}))
+        set_(self, "_hash", hash((self.declared, self.taken)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __copy__(self) -> Ruleset:
+        return self  # immutable
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ruleset:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self == DEFAULT_RULESET:
+            return (_default_ruleset, ())  # unpickled as the one default ruleset
+        return (Ruleset, (self.declared, self.taken))
+
+    def __repr__(self) -> str:
+        return "DEFAULT_RULESET" if self is DEFAULT_RULESET else f"Ruleset(roles={self.roles!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Ruleset):
+            return NotImplemented
+        return self._hash == other._hash and self.declared == other.declared and self.taken == other.taken
+
+    def __iter__(self) -> Iterator[Role]:
+        return iter(self.roles)
+
+    def __len__(self) -> int:
+        return len(self.roles)
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and value in self.index
+
+    def role(self, value: object) -> Role:
+        """This ruleset's ``Role`` named ``value`` (the one instance: ``is`` compares roles); ValueError for none."""
+        if isinstance(value, str):
+            for role in self.roles:
+                if role == value:
+                    return role
+        raise ValueError(f"{value!r} is not a role (roles: {', '.join(self.roles)})")
+
+    def spec(self, role: str) -> RoleSpec:
+        """The spec of ``role`` (its words only those no other role took over)."""
+        return self.specs[self.role(role)] if not isinstance(role, Role) else self.specs[role]
+
+    def team(self, role: str) -> Team:
+        return self.spec(role).team
+
+    def role_of(self, word: str) -> Role:
+        """The role ``word`` names: a role's name or any of its words ("medic": the doctor); ValueError for none."""
+        role = self.words.get(_word_key(word)) if isinstance(word, str) else None
+        return role if role is not None else self.role(word)
+
+    def with_role(self, spec: RoleSpec, *, takes_over: Iterable[str] = ()) -> Ruleset:
+        """A new ruleset with ``spec`` added (or, for a role it has, replacing that role's spec in its place).
+
+        Roles without a night action need nothing else; a night or death action is one of the existing
+        ``ActionKind``s (new kinds of action are rules code). A word (or plural) of the role that another role
+        already uses is refused, naming both roles and the word, unless the role takes it over: ``takes_over``
+        lists such words, which then name this role only (the bodyguard takes "bodyguard" and "guard" from the
+        doctor). Another role's own name cannot be taken.
+        """
+        if not spec.words or spec.words[0] != spec.role:
+            raise ValueError(f"role {spec.role!r}: its words must start with its own name")
+        spoken = _spoken(spec)
+        taken = tuple(dict.fromkeys(_word_key(word) for word in takes_over))
+        unknown = sorted(set(taken) - set(spoken))
+        if unknown:
+            raise ValueError(
+                f"role {spec.role!r} takes over {unknown[0]!r}, which is not one of its words or its plural"
+            )
+        for word in spoken:
+            holder = self.words.get(word)
+            if holder is None or holder == spec.role:
+                continue
+            if word == holder:
+                raise ValueError(
+                    f"role {spec.role!r}: {word!r} is the name of role {holder.value!r}; it cannot be taken"
+                )
+            if word not in taken:
+                raise ValueError(
+                    f"role {spec.role!r}: the word {word!r} already names role {holder.value!r}; "
+                    f"rename it, or take it over with with_role(..., takes_over=({word!r},))"
+                )
+        declared = [s for s in self.declared]
+        names = [s.role for s in declared]
+        if spec.role in names:
+            declared[names.index(spec.role)] = spec
+        else:
+            declared.append(spec)
+        kept = tuple((name, words) for name, words in self.taken if name != spec.role)
+        return Ruleset(tuple(declared), kept + (((spec.role, taken),) if taken else ()))
+
+    def without_role(self, name: str) -> Ruleset:
+        """A new ruleset without role ``name``; the words it took over go back to the roles that had them."""
+        return Ruleset(
+            tuple(s for s in self.declared if s.role != name), tuple((n, w) for n, w in self.taken if n != name)
+        )
+
+    # ------------------------------------------------------------------ logged form (a custom ruleset's)
+    def to_json(self, num_players: int) -> dict[str, Any]:
+        """The ruleset as plain JSON, for a game of ``num_players`` (each default count is written as its value)."""
+        return {
+            "roles": [_spec_json(spec, num_players) for spec in self.declared],
+            "takes_over": {name: list(words) for name, words in self.taken},
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Ruleset:
+        """The ruleset ``to_json`` wrote (the built-in roles come back as they are, so equal to the default's)."""
+        if isinstance(data, Ruleset):
+            return data
+        if not isinstance(data, dict) or not isinstance(data.get("roles"), list):
+            raise ValueError("ruleset: expected {'roles': [role specs...], 'takes_over': {role: [words]}}")
+        specs = tuple(_spec_of_json(item) for item in data["roles"])
+        taken = data.get("takes_over") or {}
+        if not isinstance(taken, dict):
+            raise ValueError("ruleset: takes_over must map role names to words")
+        return cls(specs, tuple((str(name), tuple(map(str, words))) for name, words in taken.items()))
+
+
+_SPEC_FIELDS = ("role", "team", "card", "words", "plural", "night", "on_death", "knows_fellows", "unique",
+                "fake_claim", "power")  # fmt: skip
+
+
+def _spec_json(spec: RoleSpec, num_players: int) -> dict[str, Any]:
+    built_in = _BUILT_IN_BY_NAME.get(spec.role)
+    if built_in is not None and built_in == spec:
+        return {"role": spec.role, "built_in": True}
+    out: dict[str, Any] = {}
+    for key in _SPEC_FIELDS:
+        value = getattr(spec, key)
+        if isinstance(value, Enum):
+            value = value.value
+        elif isinstance(value, tuple):
+            value = [v.value if isinstance(v, Enum) else v for v in value]
+        out[key] = value
+    out["default_count"] = spec.default_count(num_players)
+    return out
+
+
+def _spec_of_json(item: Any) -> RoleSpec:
+    if not isinstance(item, dict) or not isinstance(item.get("role"), str):
+        raise ValueError(f"ruleset: a role spec must be an object naming its role, not {item!r}")
+    if item.get("built_in"):
+        built_in = _BUILT_IN_BY_NAME.get(item["role"])
+        if built_in is None:
+            raise ValueError(f"ruleset: {item['role']!r} is not a built-in role")
+        return built_in
+    night = item.get("night")
+    kinds = (
+        None if night is None else tuple(ActionKind(k) for k in night) if isinstance(night, list) else ActionKind(night)
+    )
+    return RoleSpec(
+        role=item["role"],
+        team=Team(item["team"]),
+        card=str(item["card"]),
+        words=tuple(map(str, item["words"])),
+        plural=str(item["plural"]),
+        night=kinds,
+        on_death=None if item.get("on_death") is None else ActionKind(item["on_death"]),
+        knows_fellows=bool(item.get("knows_fellows", False)),
+        default_count=FixedCount(int(item.get("default_count", 0))),
+        unique=bool(item.get("unique", True)),
+        fake_claim=bool(item.get("fake_claim", False)),
+        power=str(item.get("power", "")),
+    )
+
+
+def _default_ruleset() -> Ruleset:
+    return DEFAULT_RULESET
+
+
+def _removed(name: str, instead: str) -> Callable[..., Any]:
+    def removed(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            f"roles.{name} was removed: roles are no longer global state. {instead} (see docs/rules.md, adding a role)"
+        )
+
+    removed.__name__ = name
+    return removed
+
+
+register_role = _removed(
+    "register_role",
+    "Build a ruleset instead: DEFAULT_RULESET.with_role(spec, takes_over=...), and play it with "
+    "GameConfig(ruleset=...)",
+)
+unregister_role = _removed(
+    "unregister_role", "Use the ruleset without the role (Ruleset.without_role), or DEFAULT_RULESET"
+)
+on_roles_changed = _removed("on_roles_changed", "Rulesets are immutable: cache tables per ruleset (it is hashable)")
+generation = _removed("generation", "Rulesets are immutable: cache tables per ruleset (it is hashable)")
 
 
 # ---------------------------------------------------------------------------------------- the built-in roles
@@ -376,9 +519,23 @@ _BUILT_IN_SPECS = (
     ),
 )  # fmt: skip
 
-for _spec in _BUILT_IN_SPECS:
-    register_role(_spec)
+
+_BUILT_IN_BY_NAME: Mapping[str, RoleSpec] = MappingProxyType({spec.role: spec for spec in _BUILT_IN_SPECS})
+DEFAULT_RULESET = Ruleset(_BUILT_IN_SPECS)  # the six built-in roles: every game's unless its config says otherwise
 # By name, not by position: a spec added to ``_BUILT_IN_SPECS`` above leaves these six as they are.
 Role.WEREWOLF, Role.SEER, Role.DOCTOR = Role("werewolf"), Role("seer"), Role("doctor")
 Role.VILLAGER, Role.WITCH, Role.HUNTER = Role("villager"), Role("witch"), Role("hunter")
-_BUILT_IN = frozenset(Role)
+ROLE_SPECS: Mapping[Role, RoleSpec] = DEFAULT_RULESET.specs  # the built-in roles' specs (read only)
+
+
+def role_words(ruleset: Ruleset = DEFAULT_RULESET) -> dict[str, Role]:
+    """Every word for a role of ``ruleset`` (its words and plural, lowercase) and the one role it names.
+
+    The one mapping of words to roles: the claim reader reads with it and the judge resolves role names with it.
+    """
+    return dict(ruleset.words)
+
+
+def role_of(word: str, ruleset: Ruleset = DEFAULT_RULESET) -> Role:
+    """The role ``word`` names in ``ruleset``: a role's name or any of its words ("medic": the doctor)."""
+    return ruleset.role_of(word)

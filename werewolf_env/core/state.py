@@ -194,7 +194,7 @@ class GameState:
         return [p for p, up in enumerate(self.alive) if up and self.roles[p] is role]
 
     def team_of(self, seat: int) -> Team:
-        return self.roles[seat].team
+        return self.config.ruleset.specs[self.roles[seat]].team
 
     def emit(self, type_: str, actor: int | None, audience: Audience, **data: Any) -> Event:
         event = Event(len(self.events), self.round, self.phase, type_, actor, audience, data)

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from werewolf_env.core.config import GameConfig
-from werewolf_env.core.roles import ActionKind, Role, Team, on_roles_changed
+from werewolf_env.core.roles import DEFAULT_RULESET, ActionKind, Role, Ruleset, Team
 from werewolf_env.core.state import Event, GameState
 
 
@@ -40,42 +40,28 @@ def visible(event: Event, seat: int) -> bool:
     return event.audience is None or seat in event.audience
 
 
-# Role bitmasks: bit ``role.index`` (registration order, ``roles``). Tables derived from the set of roles are
-# rebuilt when a role is registered (``_roles_changed``).
-def role_bit(role: Role) -> int:
+# Role bitmasks: bit ``ruleset.index[role]`` (the ruleset's role order). Tables derived from the roles are cached
+# per ruleset (a ruleset is immutable and hashable).
+def role_bit(role: Role, ruleset: Ruleset = DEFAULT_RULESET) -> int:
     """The bit of ``role`` in the masks of ``knowledge_masks``."""
-    return 1 << role.index
+    return 1 << ruleset.index[role]
 
 
-_TEAM_MASKS: dict[Team, int] = {}
-
-
-def team_mask(team: Team) -> int:
+@lru_cache(maxsize=64)
+def team_mask(team: Team, ruleset: Ruleset = DEFAULT_RULESET) -> int:
     """The roles of ``team``, as a mask."""
-    found = _TEAM_MASKS.get(team)
-    if found is None:
-        found = _TEAM_MASKS[team] = sum(role_bit(r) for r in Role if r.team is team)
-    return found
+    return sum(1 << i for i, r in enumerate(ruleset.roles) if ruleset.specs[r].team is team)
 
 
-def all_roles_mask() -> int:
-    return team_mask(Team.WEREWOLF) | team_mask(Team.VILLAGE)
+@lru_cache(maxsize=64)
+def all_roles_mask(ruleset: Ruleset = DEFAULT_RULESET) -> int:
+    return (1 << len(ruleset.roles)) - 1
 
 
 @lru_cache(maxsize=1 << 8)
-def mask_roles(mask: int) -> frozenset[Role]:
+def mask_roles(mask: int, ruleset: Ruleset = DEFAULT_RULESET) -> frozenset[Role]:
     """The roles a mask allows."""
-    return frozenset(r for r in Role if mask & role_bit(r))
-
-
-def _roles_changed() -> None:
-    _TEAM_MASKS.clear()
-    mask_roles.cache_clear()
-    _present_masks.cache_clear()
-    _propagation_map.cache_clear()
-
-
-_WOLF = role_bit(Role.WEREWOLF)
+    return frozenset(r for i, r in enumerate(ruleset.roles) if mask >> i & 1)
 
 
 def knowledge(state: GameState, seat: int) -> list[frozenset[Role]]:
@@ -84,7 +70,8 @@ def knowledge(state: GameState, seat: int) -> list[frozenset[Role]]:
     It changes only with this seat's seer results, revealed roles and night deaths, so it is
     memoised on the state (the claim judge and the observation renderer both ask often).
     """
-    return [mask_roles(m) for m in knowledge_masks(state, seat)]
+    ruleset = state.config.ruleset
+    return [mask_roles(m, ruleset) for m in knowledge_masks(state, seat)]
 
 
 def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
@@ -102,67 +89,74 @@ def knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
 
 def _knowledge_masks(state: GameState, seat: int) -> tuple[int, ...]:
     counts = state.counts_in_role_order
-    present, village = _present_masks(counts)
+    ruleset = state.config.ruleset
+    index = ruleset.index
+    present, village = _present_masks(counts, ruleset)
     roles = state.roles
     own = roles[seat]
-    bit = role_bit(own)
-    if own.spec.knows_fellows:  # the pack: its fellows, and that nobody else holds its role
+    bit = 1 << index[own]
+    wolf = 1 << index[Role.WEREWOLF]
+    knows_fellows = ruleset.specs[own].knows_fellows
+    if knows_fellows:  # the pack: its fellows, and that nobody else holds its role
         possible = [bit if r is own else present & ~bit for r in roles]
     else:
         possible = [present] * len(roles)
     possible[seat] = bit
     for _round, target, result in state.seer_results.get(seat, ()):
         if result == "werewolf":
-            possible[target] &= team_mask(Team.WEREWOLF)
+            possible[target] &= team_mask(Team.WEREWOLF, ruleset)
         elif result == "village":
             possible[target] &= village
         else:
-            possible[target] = role_bit(Role(result))
+            possible[target] = 1 << index[Role(result)]
     for p, role in state.revealed.items():
-        possible[p] = role_bit(role)
+        possible[p] = 1 << index[role]
     # The pack never attacks a werewolf. Who its victims were is public unless a witch's poison also kills at
     # night (the deaths are announced alike); the witch is told each night's victim herself.
-    if ActionKind.POISON not in state.kinds_in_game or own.spec.knows_fellows:
+    if ActionKind.POISON not in state.kinds_in_game or knows_fellows:
         for _round, victim in state.night_deaths:
             if victim is not None:
-                possible[victim] &= ~_WOLF
+                possible[victim] &= ~wolf
     for _round, victim in state.attacks_seen.get(seat, ()):
         if victim is not None:
-            possible[victim] &= ~_WOLF
-    return _propagated(tuple(possible), counts)
+            possible[victim] &= ~wolf
+    return _propagated(tuple(possible), counts, ruleset)
 
 
 @lru_cache(maxsize=64)
-def _present_masks(counts: tuple[int, ...]) -> tuple[int, int]:
+def _present_masks(counts: tuple[int, ...], ruleset: Ruleset = DEFAULT_RULESET) -> tuple[int, int]:
     """(roles in the game, village roles in the game) as masks, for role counts in role order."""
     present = 0
-    for role, count in zip(Role, counts, strict=True):
+    for i, count in enumerate(counts):
         if count:
-            present |= role_bit(role)
-    return present, present & team_mask(Team.VILLAGE)
+            present |= 1 << i
+    return present, present & team_mask(Team.VILLAGE, ruleset)
 
 
-def _propagated(possible: tuple[int, ...], counts: tuple[int, ...]) -> tuple[int, ...]:
+def _propagated(
+    possible: tuple[int, ...], counts: tuple[int, ...], ruleset: Ruleset = DEFAULT_RULESET
+) -> tuple[int, ...]:
     """``_propagate_counts`` as a pure function, memoised. The rules change a seat's mask according
     to its mask and the multiset of all masks only, so the memo keys on the sorted multiset (the
     same few patterns recur game after game, in any seat order) and maps each mask to its result."""
-    mapping = _propagation_map(tuple(sorted(possible)), counts)
+    mapping = _propagation_map(tuple(sorted(possible)), counts, len(ruleset.roles))
     # (``counts`` is per role, in role order: ``GameConfig.seat_counts``.)
     return tuple([mapping[mask] for mask in possible])
 
 
 @lru_cache(maxsize=1 << 12)
-def _propagation_map(multiset: tuple[int, ...], counts: tuple[int, ...]) -> dict[int, int]:
+def _propagation_map(multiset: tuple[int, ...], counts: tuple[int, ...], num_roles: int) -> dict[int, int]:
+    # Only bits and counts matter (bit i: the i-th role of the ruleset), not which roles they are.
     result = list(multiset)
-    _propagate_counts(result, dict(zip(Role, counts, strict=True)))
+    _propagate_counts(result, dict(zip(range(num_roles), counts, strict=True)))
     return dict(zip(multiset, result, strict=True))
 
 
-def _propagate_counts(possible: list[int], counts: dict[Role, int]) -> None:
+def _propagate_counts(possible: list[int], counts: dict[int, int]) -> None:
     """Role counts are public: a role whose seats are all known is impossible elsewhere, and a role
     with exactly as many candidates as seats is certain for them. Applied until nothing changes
     (each rule only removes possibilities, so the order does not change the result)."""
-    rules = [(role_bit(role), count) for role, count in counts.items()]
+    rules = [(1 << i, count) for i, count in counts.items()]
     changed = True
     while changed:
         changed = False
@@ -178,6 +172,3 @@ def _propagate_counts(possible: list[int], counts: dict[Role, int]) -> None:
                 continue
             changed = True
             break  # recount
-
-
-on_roles_changed(_roles_changed)

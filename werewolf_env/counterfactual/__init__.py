@@ -1,19 +1,16 @@
 """Counterfactual deception signs (CTRL-D's bait, switch and edge) and the rollouts behind them.
 
-``werewolf_env.counterfactual`` also gives the public names of ``werewolf_env.counterfactual.signs``,
-loaded on first use (so that importing a sibling module does not load that one).
+The names other packages use, from the modules that define them.
 """
 
 from __future__ import annotations
 
-from werewolf_env.core.moved import reexport
+from werewolf_env.counterfactual.signs import CounterfactualValuer, Proposal, ProposalValue, Sign, extract_proposals
 
-__getattr__, __dir__ = reexport(
-    __name__,
-    "werewolf_env.counterfactual.signs",
-    (
-        "CounterfactualValuer",
-        "ProposalValue",
-        "Sign",
-    ),
-)
+__all__ = [
+    "CounterfactualValuer",
+    "Proposal",
+    "ProposalValue",
+    "Sign",
+    "extract_proposals",
+]

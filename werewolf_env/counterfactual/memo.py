@@ -23,11 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from werewolf_env.core.roles import Role
-from werewolf_env.core.state import GameState
+from werewolf_env.core import GameState, Role
 from werewolf_env.counterfactual.rollouts import RolloutPolicy, counts_as_forced, force_votes, fork, play_out, rollout
-from werewolf_env.engine.rules import open_vote
-from werewolf_env.engine.rules_base import count_choices
+from werewolf_env.engine import count_choices, open_vote
 
 
 class SharedFork:

@@ -17,13 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_env.actions.parse import legal_targets
-from werewolf_env.actions.specs import TARGET_KEYS
-from werewolf_env.core.roles import ActionKind, Role, Team
-from werewolf_env.core.state import GameState, Turn
-from werewolf_env.core.visibility import knowledge_masks, role_bit
+from werewolf_env.actions import TARGET_KEYS, legal_targets
+from werewolf_env.core import ActionKind, GameState, Role, Team, Turn, knowledge_masks, role_bit
+from werewolf_env.engine import open_vote
 from werewolf_env.engine.graph import advance
-from werewolf_env.engine.rules import open_vote
 
 # ---------------------------------------------------------------------- determinizations
 
@@ -37,7 +34,8 @@ def determinize(state: GameState, listener: int, rng: np.random.Generator, tries
     """
     masks = knowledge_masks(state, listener)
     counts = state.config.seat_counts()
-    bits = {role: role_bit(role) for role in Role}
+    ruleset = state.config.ruleset
+    bits = {role: role_bit(role, ruleset) for role in ruleset.roles}
     roles: list[Role | None] = [None] * len(masks)
     pool: list[Role] = []
     remaining = dict(counts)
@@ -63,7 +61,8 @@ def determinize(state: GameState, listener: int, rng: np.random.Generator, tries
 def consistent(state: GameState, listener: int, roles: list[Role]) -> bool:
     """Does this assignment agree with everything ``listener`` knows (and with the role counts)?"""
     masks = knowledge_masks(state, listener)
-    bits = {role: role_bit(role) for role in Role}
+    ruleset = state.config.ruleset
+    bits = {role: role_bit(role, ruleset) for role in ruleset.roles}
     counts = state.config.seat_counts()
     if any(roles.count(role) != count for role, count in counts.items()):
         return False
@@ -114,13 +113,13 @@ def fork(state: GameState, roles: list[Role], seed: int, keep_memory_of: int | N
     )
     copy.rollout = True  # no debate in a rollout: the night is followed by the vote (``graph``)
     if keep_memory_of is not None:  # the memories the listener's night actions left it
-        own_kinds = roles[keep_memory_of].spec.night_kinds
+        own_kinds = state.config.ruleset.specs[roles[keep_memory_of]].night_kinds
         if ActionKind.UNMASK in own_kinds and own_checks:
             copy.seer_results[keep_memory_of] = list(own_checks)
         if ActionKind.PROTECT in own_kinds:
             copy.last_protected[keep_memory_of] = own_guard
     for seat, role in enumerate(roles):  # a witch's potions: her own as she knows them, anyone else's unknown: full
-        if ActionKind.HEAL in role.spec.night_kinds:
+        if ActionKind.HEAL in state.config.ruleset.specs[role].night_kinds:
             known = state.potions.get(seat) if seat == keep_memory_of and state.roles[seat] is role else None
             copy.potions[seat] = set(known) if known is not None else {"heal", "poison"}
     return copy
@@ -161,7 +160,8 @@ class RolloutPolicy:
         self.state = state
         self.rng: RolloutRandom = state.rng  # type: ignore[assignment]
         self.scores = scores if scores is not None else public_scores(state)
-        self.wolves = [role.team is Team.WEREWOLF for role in state.roles]  # the roles of a fork never change
+        specs = state.config.ruleset.specs
+        self.wolves = [specs[role].team is Team.WEREWOLF for role in state.roles]  # the roles of a fork never change
 
     def choice(self, options: list[int]) -> int | None:
         return options[self.rng.randrange(len(options))] if options else None

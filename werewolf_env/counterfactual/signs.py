@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_env.core.state import GameState
+from werewolf_env.core import GameState
 from werewolf_env.counterfactual.memo import WorldRollouts
 from werewolf_env.counterfactual.rollouts import (
     RolloutPolicy,
@@ -45,7 +45,7 @@ from werewolf_env.counterfactual.rollouts import (
     public_scores,
     rollout,
 )
-from werewolf_env.record.proposals import Proposal, extract_proposals
+from werewolf_env.record import Proposal, extract_proposals
 
 __all__ = [
     "CounterfactualValuer", "Proposal", "ProposalValue", "RolloutPolicy", "RolloutRandom", "Sign", "consistent",
@@ -172,8 +172,9 @@ class CounterfactualValuer:
         for _ in range(self.determinizations):
             roles = list(state.roles) if self.oracle else determinize(state, listener, rng)
             seeds = [int(x) for x in rng.integers(2**31 - 1, size=self.rollouts)]
-            team_i = roles[listener].team.value
-            team_j = roles[j].team.value
+            specs = state.config.ruleset.specs
+            team_i = specs[roles[listener]].team.value
+            team_j = specs[roles[j]].team.value
 
             world = WorldRollouts(state, roles, listener, j, public, memo=self.memo)
             play = world.play

@@ -1,18 +1,42 @@
 """The rules engine: ``Game``, one handler per phase-graph node, and the NDJSON log and replay.
 
-``werewolf_env.engine`` also gives the public names of ``werewolf_env.engine.game``,
-loaded on first use (so that importing a sibling module does not load that one).
+The names other packages use, from the modules that define them.
 """
 
 from __future__ import annotations
 
-from werewolf_env.core.moved import reexport
-
-__getattr__, __dir__ = reexport(
-    __name__,
-    "werewolf_env.engine.game",
-    (
-        "Game",
-        "GameOverError",
-    ),
+from werewolf_env.engine.game import Game, GameOverError
+from werewolf_env.engine.log import (
+    MAX_LOG_DEPTH,
+    SCHEMA_VERSION,
+    EventLog,
+    ReplayError,
+    ReplayResult,
+    dumps,
+    game_of_header,
+    read_log,
+    read_log_checked,
+    replay,
+    replayed_actions,
 )
+from werewolf_env.engine.rules import night_deaths, open_vote
+from werewolf_env.engine.rules_base import count_choices
+
+__all__ = [
+    "MAX_LOG_DEPTH",
+    "SCHEMA_VERSION",
+    "EventLog",
+    "Game",
+    "GameOverError",
+    "ReplayError",
+    "ReplayResult",
+    "count_choices",
+    "dumps",
+    "game_of_header",
+    "night_deaths",
+    "open_vote",
+    "read_log",
+    "read_log_checked",
+    "replay",
+    "replayed_actions",
+]

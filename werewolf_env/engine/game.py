@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_env.actions.parse import ParseResult, legal_targets, parse, to_jsonable
-from werewolf_env.actions.specs import KIND_PHASE, UNSEEN_KINDS
-from werewolf_env.core.config import GameConfig
-from werewolf_env.core.state import KIND_NAME, Event, GameState, Turn
+from werewolf_env.actions import KIND_PHASE, UNSEEN_KINDS, ParseResult, legal_targets, to_jsonable
+from werewolf_env.actions.parse import parse
+from werewolf_env.core import KIND_NAME, Event, GameConfig, GameState, Turn
 from werewolf_env.engine.graph import advance
 from werewolf_env.engine.rules import rewards, start_game
 

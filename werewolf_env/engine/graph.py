@@ -27,8 +27,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from werewolf_env.core.roles import ActionKind
-from werewolf_env.core.state import GameState
+from werewolf_env.core import ActionKind, GameState
 from werewolf_env.engine import rules
 
 Guard = Callable[[GameState], bool]

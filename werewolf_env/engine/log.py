@@ -21,9 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from werewolf_env.core.config import GameConfig, without_new_defaults
-from werewolf_env.core.json_input import TooDeepError, loads_bounded
-from werewolf_env.core.version import package_version
+from werewolf_env.core import GameConfig, TooDeepError, loads_bounded, package_version, without_new_defaults
 from werewolf_env.engine.game import Game
 
 SCHEMA_VERSION = 1

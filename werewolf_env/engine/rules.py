@@ -16,10 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from werewolf_env.actions.specs import ACTION_SPECS
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind
-from werewolf_env.core.state import PUBLIC, GameState, NightChoices
-from werewolf_env.core.visibility import public_config
+from werewolf_env.actions import ACTION_SPECS
+from werewolf_env.core import PUBLIC, ActionKind, GameState, NightChoices, public_config
 from werewolf_env.engine.rules_base import (
     acting_seats,
     count_choices,
@@ -58,11 +56,12 @@ def start_game(state: GameState) -> None:
     # Public: the config without a hand-dealt ``roles``; the deal goes to the engine-only event below.
     state.emit("game_start", None, PUBLIC, names=names, config=public_config(state.config))
     state.emit("roles", None, (), roles=[r.value for r in state.roles], seed=state.seed)
+    specs = state.config.ruleset.specs
     for seat, role in enumerate(state.roles):
         data: dict[str, Any] = {"role": role.value}
-        if ROLE_SPECS[role].knows_fellows:  # the pack knows itself
+        if specs[role].knows_fellows:  # the pack knows itself
             data["teammates"] = [p for p, r in enumerate(state.roles) if r is role and p != seat]
-        if ROLE_SPECS[role].night_kinds and ActionKind.HEAL in ROLE_SPECS[role].night_kinds:
+        if specs[role].night_kinds and ActionKind.HEAL in specs[role].night_kinds:
             state.potions[seat] = {"heal", "poison"}
         state.emit("role_assigned", None, (seat,), **data)
 
@@ -93,8 +92,9 @@ def decide_pack(state: GameState) -> None:
         return
     choices = {ActionKind.ELIMINATE: night.proposals, ActionKind.PROTECT: night.protections,
                ActionKind.UNMASK: night.checks}  # fmt: skip
+    specs = state.config.ruleset.specs
     for seat, action in take_answers(state).items():
-        kinds = ROLE_SPECS[state.roles[seat]].night_kinds
+        kinds = specs[state.roles[seat]].night_kinds
         for kind in _NIGHT_GROUP:  # the first of the role's night kinds that the night group asks for
             if kind in kinds:
                 choices[kind][seat] = action.get("target")
@@ -163,7 +163,7 @@ def resolve_night(state: GameState) -> None:
         if checked is None:
             continue
         role = state.roles[checked]
-        result = role.value if state.config.seer_learns_role else role.team.value
+        result = role.value if state.config.seer_learns_role else state.config.ruleset.specs[role].team.value
         state.seer_results.setdefault(seer, []).append((state.round, checked, result))
         state.emit("seer_result", seer, (seer,), target=checked, result=result)
 
@@ -261,4 +261,5 @@ def rewards(state: GameState) -> list[float]:
     """+1 to every member of the winning team, -1 to the others; 0 for all on truncation."""
     if state.winner is None:
         return [0.0] * state.num_players
-    return [1.0 if role.team is state.winner else -1.0 for role in state.roles]
+    specs = state.config.ruleset.specs
+    return [1.0 if specs[role].team is state.winner else -1.0 for role in state.roles]

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from werewolf_env.core.config import MAX_PLAYERS
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Team
-from werewolf_env.core.state import PUBLIC, GameState, Turn
+from werewolf_env.core import MAX_PLAYERS, PUBLIC, ActionKind, GameState, Team, Turn
 
 
 def winner_of(state: GameState) -> Team | None:
     wolves = others = 0
+    specs = state.config.ruleset.specs
     for seat, up in enumerate(state.alive):
         if up:
-            if state.roles[seat].team is Team.WEREWOLF:
+            if specs[state.roles[seat]].team is Team.WEREWOLF:
                 wolves += 1
             else:
                 others += 1
@@ -83,10 +82,11 @@ def die(state: GameState, seat: int, cause: str) -> None:
     death (the hunter) is queued to act before the game goes on."""
     state.kill(seat)
     state.emit("death", None, PUBLIC, victim=seat, cause=cause, **_reveal(state, seat))
-    if ROLE_SPECS[state.roles[seat]].on_death is not None:
+    if state.config.ruleset.specs[state.roles[seat]].on_death is not None:
         state.shooters.append(seat)
 
 
 def acting_seats(state: GameState, kind: ActionKind) -> list[int]:
     """Living seats whose role is asked for ``kind`` at night (the table says who: ``RoleSpec.night``)."""
-    return [p for p in state.living() if kind in ROLE_SPECS[state.roles[p]].night_kinds]
+    specs, roles = state.config.ruleset.specs, state.roles
+    return [p for p in state.living() if kind in specs[roles[p]].night_kinds]

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from werewolf_env.claims import add_role_claims, extractor_for, merge_claims
 from werewolf_env.claims.judge import judge
-from werewolf_env.claims.model import add_role_claims, merge_claims
-from werewolf_env.claims.text import extractor_for
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role
-from werewolf_env.core.state import PUBLIC, GameState, Statement
+from werewolf_env.core import PUBLIC, ActionKind, GameState, Role, Statement
 from werewolf_env.engine.rules_base import count_choices, die, draw_seat, open_turns, take_answers
 
 CONTROL_STREAM = 0xC0  # the control subjects' generators: a stream no other draw of the game uses
@@ -50,7 +48,11 @@ def _publicly_known_roles(state: GameState) -> tuple[tuple[str, int], ...]:
     for seat, role in state.revealed.items():
         holders.setdefault(role, []).append(seat)
     return tuple(
-        sorted((role.value, seats[0]) for role, seats in holders.items() if ROLE_SPECS[role].unique and len(seats) == 1)
+        sorted(
+            (role.value, seats[0])
+            for role, seats in holders.items()
+            if state.config.ruleset.specs[role].unique and len(seats) == 1
+        )
     )
 
 
@@ -60,7 +62,7 @@ def _public_role_claims(state: GameState) -> tuple[tuple[int, str], ...]:
     if done > len(state.statements):  # a state whose statements were replaced: read them all again
         done, claimed = 0, {}
     for st in state.statements[done:]:
-        add_role_claims(claimed, st.speaker, st.claims)
+        add_role_claims(claimed, st.speaker, st.claims, state.config.ruleset)
     state.role_claims_read = (len(state.statements), claimed)
     return tuple(sorted(claimed.items()))
 
@@ -69,7 +71,7 @@ def open_analyses(state: GameState) -> None:
     ((speaker, action),) = take_answers(state).items()
     text = action["statement"]
     # The public context is worked out only if the reader needs it (``ClaimExtractor.scan_with``).
-    extracted, mentioned = extractor_for(state.names).scan_with(
+    extracted, mentioned = extractor_for(state.names, state.config.ruleset).scan_with(
         text, speaker, lambda: (_publicly_known_roles(state), _public_role_claims(state))
     )
     state.debate_turn += 1

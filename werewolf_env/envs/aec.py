@@ -26,9 +26,10 @@ Observation space (per agent): ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32
 ``text`` is everything the player may know, ready to paste into a prompt (role card, rules, players,
 own knowledge, own suspicion scores, public history, own private notes, the current task and the
 exact JSON to answer with). ``observation`` is the numeric encoding for RL (blocks listed in
-``observe.OBS_LAYOUT``; role blocks have room for ``roles.MAX_ROLES`` roles, so registering a role does not
-change its size). Each part is made when first read (``observation.Observation``, a ``dict``): a policy
-that reads only the vector, or only ``info``, never pays for the text. What a part shows is fixed when
+``observe.OBS_LAYOUT``; role blocks have ``max(8, len(config.ruleset))`` role slots, so a ruleset of up to
+eight roles does not change its size: ``observe.layout.layout_of``). Each part is made when first read
+(``observation.Observation``, a ``dict``): a policy that reads only the vector, or only ``info``, never pays
+for the text. What a part shows is fixed when
 the observation is made, so one kept unread (a replay buffer) and read later shows its own step.
 
 Action space: ``JsonActionSpace``: one JSON object (dict or string) whose keys depend on the action
@@ -110,9 +111,8 @@ from typing import Any, ClassVar
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from werewolf_env.actions.parse import legal_targets
-from werewolf_env.core.config import GameConfig, arguments_table
-from werewolf_env.core.state import Turn
+from werewolf_env.actions import legal_targets
+from werewolf_env.core import GameConfig, Turn, arguments_table
 from werewolf_env.envs.base import METADATA, NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
 
 __all__ = ["NO_ACTION", "NUMERIC_INFO_KEYS", "WerewolfBase", "env", "raw_env"]

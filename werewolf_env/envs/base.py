@@ -14,17 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from werewolf_env.actions.parse import answer_format, legal_targets, to_jsonable
-from werewolf_env.actions.spaces import FreeText, JsonActionSpace
-from werewolf_env.actions.specs import KIND_PHASE
-from werewolf_env.core.config import GameConfig
-from werewolf_env.core.state import ACTION_KINDS, KIND_NAME, ActionKind, Turn
-from werewolf_env.core.visibility import visible
-from werewolf_env.engine.game import Game
-from werewolf_env.engine.log import EventLog, dumps
+from werewolf_env.actions import KIND_PHASE, FreeText, JsonActionSpace, answer_format, legal_targets, to_jsonable
+from werewolf_env.core import ACTION_KINDS, KIND_NAME, ActionKind, GameConfig, Turn, visible
+from werewolf_env.engine import EventLog, Game, dumps
 from werewolf_env.envs.parallel_state import global_state, state_space
-from werewolf_env.observe.build import OBS_SIZE, ObservationRenderer, Transcript
-from werewolf_env.observe.layout import KIND_INDEX
+from werewolf_env.observe import KIND_INDEX, ObservationRenderer, Transcript, layout_of
 
 # PettingZoo metadata both envs share (the AEC env adds that it is not parallelizable by conversion).
 METADATA: dict[str, Any] = {"name": "werewolf_v2", "render_modes": ["ansi", "human"]}
@@ -77,17 +71,18 @@ class WerewolfBase:
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
         names = self.config.player_names()
+        obs_size = layout_of(self.config.ruleset).size  # OBS_SIZE unless the ruleset has more than 8 roles
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                    "observation": spaces.Box(0.0, 1.0, (obs_size,), np.float32),
                     "text": FreeText(),
                 }
             )
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: JsonActionSpace(names, self.config.max_bid) for agent in self.possible_agents}
-        self.state_space = state_space()
+        self.state_space = state_space(self.config.ruleset)
         self.game: Game | None = None
         self._log: EventLog | None = None
         self._episode = 0

@@ -59,8 +59,8 @@ from typing import Any, ClassVar
 
 from pettingzoo import ParallelEnv
 
-from werewolf_env.actions.parse import legal_targets
-from werewolf_env.core.config import GameConfig
+from werewolf_env.actions import legal_targets
+from werewolf_env.core import GameConfig
 from werewolf_env.engine.graph import PAUSE_NODES, advance
 from werewolf_env.envs.base import METADATA, NO_ACTION, WerewolfBase
 

@@ -1,15 +1,23 @@
 """Observations: a seat's text and numeric vector, their layout and parts.
 
-``werewolf_env.observe`` also gives the public names of ``werewolf_env.observe.build``,
-loaded on first use (so that importing a sibling module does not load that one).
+The names other packages use, from the modules that define them.
 """
 
 from __future__ import annotations
 
-from werewolf_env.core.moved import reexport
+from werewolf_env.observe.build import OBS_LAYOUT, OBS_SIZE, ObservationRenderer, layout_slices
+from werewolf_env.observe.layout import KIND_INDEX, layout_of, obs_layout
+from werewolf_env.observe.text import Section
+from werewolf_env.observe.transcript import Transcript
 
-__getattr__, __dir__ = reexport(
-    __name__,
-    "werewolf_env.observe.build",
-    ("ObservationRenderer",),
-)
+__all__ = [
+    "KIND_INDEX",
+    "OBS_LAYOUT",
+    "OBS_SIZE",
+    "ObservationRenderer",
+    "Section",
+    "Transcript",
+    "layout_of",
+    "layout_slices",
+    "obs_layout",
+]

@@ -20,21 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_env.core.names import DEAD_MARK, SELF_MARK
-from werewolf_env.core.state import ActionKind, GameState, Turn
-from werewolf_env.core.visibility import knowledge_masks
+from werewolf_env.core import DEAD_MARK, SELF_MARK, ActionKind, GameState, Turn, knowledge_masks
 from werewolf_env.observe.layout import (
-    ALIVE_START,
     KIND_INDEX,
-    KNOWN_START,
     NUM_KINDS,
     NUM_ROLES,
     OBS_LAYOUT,
     OBS_SIZE,
-    OBS_SLICES,
-    PUBLIC_START,
-    ROLE_MASK_ROWS,
-    SUSPICION_START,
+    layout_of,
     layout_slices,
 )
 from werewolf_env.observe.observation import Observation
@@ -101,8 +94,10 @@ class ObservationRenderer:
         self._turn_cache: dict[tuple[Any, ...], tuple[str, TurnRow]] = {}
         self._intros: dict[ActionKind | None, str] = {}
         rules = rules_text(state.config)
+        ruleset = state.config.ruleset
         self._static_text = [
-            f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n{role_card(state.roles[seat])}\n\n{rules}"
+            f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n"
+            f"{role_card(state.roles[seat], ruleset)}\n\n{rules}"
             for seat in range(n)
         ]
         self._labels: list[str] = []  # players as the PLAYERS line shows them, at ``_labels_version``
@@ -113,11 +108,14 @@ class ObservationRenderer:
         self._alive_version = -1
         self._public = PublicBlocks(state)
         self._seats = []
+        ruleset = state.config.ruleset
+        self.layout = layout = layout_of(ruleset)
+        slices = layout.slices
         for seat in range(n):
-            vec = np.zeros(PUBLIC_START, dtype=np.float32)
-            vec[OBS_SLICES["role"][0] + state.roles[seat].index] = 1.0
-            vec[OBS_SLICES["seat"][0] + seat] = 1.0
-            vec[OBS_SLICES["present"][0] : OBS_SLICES["present"][0] + n] = 1.0
+            vec = np.zeros(layout.public_start, dtype=np.float32)
+            vec[slices["role"][0] + ruleset.index[state.roles[seat]]] = 1.0
+            vec[slices["seat"][0] + seat] = 1.0
+            vec[slices["present"][0] : slices["present"][0] + n] = 1.0
             self._seats.append(_Seat(vec))
 
     def observe(self, seat: int, turn: Turn | None, legal: list[int]) -> Observation:
@@ -324,13 +322,13 @@ class ObservationRenderer:
                 if self._alive_version != state.facts_version:
                     self._alive = np.array(state.alive, dtype=np.float32)
                     self._alive_version = state.facts_version
-                start = ALIVE_START
+                start = self.layout.alive_start
                 vec[start : start + n] = self._alive
             cache.sources = head_sources
             cache.head_base = self._head(seat)
         if state.config.show_suspicion:
             if cache.scores_version != state.suspicion_version:  # the block, and "Name 0.50" for every seat
-                start = SUSPICION_START
+                start = self.layout.suspicion_start
                 vec[start : start + n] = state.suspicion[seat]
                 vec[start + seat] = 0.0
                 row = state.suspicion[seat].tolist()
@@ -345,10 +343,11 @@ class ObservationRenderer:
         if masks != cache.masks:
             old_masks = cache.masks or (-1,) * n
             cache.masks = masks
-            start = KNOWN_START
+            layout = self.layout
+            start, slots = layout.known_start, layout.num_roles
             for p in range(n):  # after a night, usually only the victim's row changes
                 if masks[p] != old_masks[p]:
-                    vec[start + p * NUM_ROLES : start + (p + 1) * NUM_ROLES] = ROLE_MASK_ROWS[masks[p]]
+                    vec[start + p * slots : start + (p + 1) * slots] = layout.mask_row(masks[p])
 
     def _public_row(self, turn: Turn | None, legal: list[int]) -> TurnRow:
         """The public blocks (claims, accusations, last votes, clock) and the turn's kind and legal

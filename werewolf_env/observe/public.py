@@ -12,36 +12,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from werewolf_env.claims.model import ROLE_OF_RESULT
-from werewolf_env.core.roles import Role
-from werewolf_env.core.state import GameState
-from werewolf_env.observe.layout import (
-    ACCUSED_START,
-    CLAIMED_START,
-    KIND_START,
-    LEGAL_START,
-    NUM_ROLES,
-    OBS_SIZE,
-    OBS_SLICES,
-    PUBLIC_START,
-    VOTES_START,
-)
+from werewolf_env.claims import ROLE_OF_RESULT, roles_acting
+from werewolf_env.core import GameState, Role
+from werewolf_env.observe.layout import layout_of
 
 # (statements, vote records, round, debate turn): everything the public blocks show, as of one moment.
 PublicKey = tuple[int, int, int, int]
-
-_ROUND = OBS_SLICES["round"][0] - PUBLIC_START
-_DEBATE_TURN = OBS_SLICES["debate_turn"][0] - PUBLIC_START
 
 
 class PublicBlocks:
     """One game's public blocks: the latest built (``base``) and what they show (``key``)."""
 
-    __slots__ = ("_base", "_counts", "_key", "state")
+    __slots__ = ("_base", "_counts", "_key", "layout", "state")
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self._base = np.zeros(OBS_SIZE - PUBLIC_START, dtype=np.float32)  # kind and legal left at 0
+        self.layout = layout = layout_of(state.config.ruleset)
+        self._base = np.zeros(layout.size - layout.public_start, dtype=np.float32)  # kind and legal left at 0
         self._counts = [0] * state.num_players  # public accusations received, as of ``_key``
         self._key: PublicKey | None = None  # nothing built yet
 
@@ -56,7 +43,8 @@ class PublicBlocks:
             return self._base
         done = self._key
         if done is None or key[0] < done[0] or key[1] < done[1]:  # before the latest built: from scratch
-            base, counts = np.zeros(OBS_SIZE - PUBLIC_START, dtype=np.float32), [0] * self.state.num_players
+            size = self.layout.size - self.layout.public_start
+            base, counts = np.zeros(size, dtype=np.float32), [0] * self.state.num_players
             self._bring(base, counts, (0, 0, -1, -1), key)
             if done is not None:
                 return base  # an old row read late: the latest blocks stay as they are
@@ -75,13 +63,16 @@ class PublicBlocks:
         if key[1] != done[1]:
             self._write_votes(base, key[1])
         if key[2:] != done[2:]:
-            base[_ROUND] = min(key[2] / state.config.max_rounds, 1.0)
-            base[_DEBATE_TURN] = key[3] / state.config.max_debate_turns
+            base[self.layout.round_start] = min(key[2] / state.config.max_rounds, 1.0)
+            base[self.layout.debate_turn_start] = key[3] / state.config.max_debate_turns
 
     def _add_claims(self, base: np.ndarray, counts: list[int], start: int, stop: int) -> None:
         """Roles publicly claimed per seat, and public accusations received (normalised), by statements
         ``start`` to ``stop``."""
         accused = False
+        ruleset = self.state.config.ruleset
+        index, layout = ruleset.index, self.layout
+        claimed_start, slots = layout.claimed_start, layout.num_roles
         for st in self.state.statements[start:stop]:
             for claim in st.claims:
                 if claim["negated"]:
@@ -89,16 +80,18 @@ class PublicBlocks:
                 subject = claim["player"]
                 kind = claim["kind"]
                 if kind == "role" and subject == st.speaker:
-                    base[CLAIMED_START + subject * NUM_ROLES + Role(claim["role"]).index] = 1.0
+                    base[claimed_start + subject * slots + index[Role(claim["role"])]] = 1.0
                 elif (kind == "team" or kind == "seer_result") and claim["team"] == "werewolf":
                     counts[subject] += 1
                     accused = True
-                acting = ROLE_OF_RESULT.get(kind)  # a night result claims the role that acts so
-                if acting is not None:
-                    base[CLAIMED_START + st.speaker * NUM_ROLES + Role(acting).index] = 1.0
+                if kind in ROLE_OF_RESULT:  # a night result claims the (first) role of the game that acts so
+                    actors = roles_acting(kind, ruleset)
+                    if actors:
+                        base[claimed_start + st.speaker * slots + index[Role(actors[0])]] = 1.0
         if accused:
             top = max(counts)
-            base[ACCUSED_START : ACCUSED_START + len(counts)] = [c / top for c in counts]
+            start = layout.accused_start
+            base[start : start + len(counts)] = [c / top for c in counts]
 
     def _write_votes(self, base: np.ndarray, records: int) -> None:
         """Share of the votes each seat received in the latest of the first ``records`` vote records."""
@@ -109,7 +102,8 @@ class PublicBlocks:
         block = [0.0] * self.state.num_players
         for target, count in last["tally"].items():
             block[int(target)] = count / voters
-        base[VOTES_START : VOTES_START + len(block)] = block
+        start = self.layout.votes_start
+        base[start : start + len(block)] = block
 
 
 class TurnRow:
@@ -124,8 +118,9 @@ class TurnRow:
     def made(self) -> np.ndarray:
         if self.row is None:
             row = self.blocks.base(self.key).copy()
-            row[KIND_START + self.kind] = 1.0
+            layout = self.blocks.layout
+            row[layout.kind_start + self.kind] = 1.0
             for p in self.legal:
-                row[LEGAL_START + p] = 1.0
+                row[layout.legal_start + p] = 1.0
             self.row = row
         return self.row

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from werewolf_env.actions.formats import ANSWER_PREFIX
-from werewolf_env.actions.parse import answer_format
-from werewolf_env.actions.specs import ACTION_SPECS, NIGHT_PHASES
-from werewolf_env.core.config import GameConfig
-from werewolf_env.core.roles import ROLE_SPECS, ActionKind, Role
-from werewolf_env.core.state import GameState, Turn
+from werewolf_env.actions import ACTION_SPECS, ANSWER_PREFIX, NIGHT_PHASES, answer_format
+from werewolf_env.core import DEFAULT_RULESET, ActionKind, GameConfig, GameState, Role, RoleSpec, Ruleset, Turn
 
 
 class Section:
@@ -29,17 +25,16 @@ class Section:
     TASK = "NOW:"
 
 
-def role_card(role: Role) -> str:
+def role_card(role: Role, ruleset: Ruleset = DEFAULT_RULESET) -> str:
     """The role card a player reads first (``RoleSpec.card``)."""
-    return ROLE_SPECS[role].card
+    return ruleset.specs[role].card
 
 
 _KIND_ORDER = {kind: i for i, kind in enumerate(ActionKind)}
 
 
-def _acting_order(role: Role) -> int:
+def _acting_order(spec: RoleSpec) -> int:
     """Roles in the order their actions come in the night (werewolves, doctor, seer, witch; then the hunter)."""
-    spec = ROLE_SPECS[role]
     kinds = [*spec.night_kinds, *([spec.on_death] if spec.on_death else [])]
     return min((_KIND_ORDER[k] for k in kinds), default=len(_KIND_ORDER))
 
@@ -47,14 +42,15 @@ def _acting_order(role: Role) -> int:
 @lru_cache(maxsize=32)
 def rules_text(config: GameConfig) -> str:
     counts = config.seat_counts()
-    roles = ", ".join(f"{c} {ROLE_SPECS[r].plural if c > 1 else r.value}" for r, c in counts.items() if c)
+    specs = config.ruleset.specs
+    roles = ", ".join(f"{c} {specs[r].plural if c > 1 else r.value}" for r, c in counts.items() if c)
     # What the roles of this game do at night or on death, from the table ("the seer investigates someone").
     powers = [
-        ROLE_SPECS[r].power
-        for r in sorted((r for r, c in counts.items() if c), key=_acting_order)
-        if ROLE_SPECS[r].power
+        specs[r].power
+        for r in sorted((r for r, c in counts.items() if c), key=lambda r: _acting_order(specs[r]))
+        if specs[r].power
     ]
-    protector = any(ActionKind.PROTECT in ROLE_SPECS[r].night_kinds for r, c in counts.items() if c)
+    protector = any(ActionKind.PROTECT in specs[r].night_kinds for r, c in counts.items() if c)
     lines = [
         f"{Section.RULES} {config.num_players} players ({roles}).",
         f"Night: {', '.join(powers)}; the victim dies unless "
@@ -92,9 +88,10 @@ def known_facts(state: GameState, seat: int) -> list[str]:
     names = state.names
     facts = []
     role = state.roles[seat]
-    if ROLE_SPECS[role].knows_fellows:
+    spec = state.config.ruleset.specs[role]
+    if spec.knows_fellows:
         mates = [names[p] for p, r in enumerate(state.roles) if r is role and p != seat]
-        fellows = f"fellow {ROLE_SPECS[role].plural}"
+        fellows = f"fellow {spec.plural}"
         facts.append(f"Your {fellows}: " + (", ".join(mates) if mates else "none (you hunt alone)") + ".")
     for rnd, target, result in state.seer_results.get(seat, ()):
         what = "a werewolf" if result == "werewolf" else "not a werewolf" if result == "village" else f"the {result}"

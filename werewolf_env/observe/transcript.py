@@ -10,12 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from werewolf_env.analysis.role_figures import acting_role
-from werewolf_env.core.names import SELF_MARK
-from werewolf_env.core.roles import ActionKind
-from werewolf_env.core.state import Event
-from werewolf_env.core.visibility import visible
-from werewolf_env.record.game_record import poisoned_deaths
+from werewolf_env.analysis import acting_role
+from werewolf_env.core import SELF_MARK, ActionKind, Event, visible
+from werewolf_env.record import poisoned_deaths
 
 
 def _n(names: tuple[str, ...], seat: int | None, viewer: int | None) -> str:

@@ -26,32 +26,44 @@ analysis as a whole is not the agent's.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from werewolf_env.core.roles import ROLE_SPECS, Role, Team, on_roles_changed
-from werewolf_env.engine.rules import night_deaths
+from werewolf_env.core import DEFAULT_RULESET, Ruleset, Team
+from werewolf_env.engine import night_deaths
 from werewolf_env.record.persuasion import listener_figures, seat_figures, statement_figures
 from werewolf_env.record.statement_record import Label, StatementRecord
 from werewolf_env.record.token_usage import TokenTally
 
 TEAMS_AND_UNDECIDED = (*sorted(team.value for team in Team), "undecided")
 LIE_TYPES = ("fabrication", "misdirection", "distortion")
-# Role name -> team name, from the role table (a role registered later joins it: ``_roles_changed``). A log's
-# role that is not registered now counts as village (``GameRecord.team``).
-ROLE_TEAM: dict[str, str] = {}
+# Role name -> team name, of the built-in roles (``DEFAULT_RULESET``); a game with a ruleset of its own logs it
+# in its config, and its roles' teams are read from there (``role_teams``). A role no ruleset names counts as
+# village (``GameRecord.team``).
+ROLE_TEAM: Mapping[str, str] = MappingProxyType(
+    {role.value: spec.team.value for role, spec in DEFAULT_RULESET.specs.items()}
+)
 
 
-def _roles_changed() -> None:
-    ROLE_TEAM.clear()
-    ROLE_TEAM.update({role.value: spec.team.value for role, spec in ROLE_SPECS.items()})
+def role_teams(config: Mapping[str, Any]) -> Mapping[str, str]:
+    """Role name -> team name of the game whose config (as logged) is ``config``."""
+    logged = config.get("ruleset")
+    if not logged:
+        return ROLE_TEAM
+    return _teams_of(json.dumps(logged, sort_keys=True))
 
 
-_roles_changed()
-on_roles_changed(_roles_changed)
+@lru_cache(maxsize=64)
+def _teams_of(logged: str) -> Mapping[str, str]:
+    ruleset = Ruleset.from_json(json.loads(logged))
+    return MappingProxyType({role.value: spec.team.value for role, spec in ruleset.specs.items()})
 
 
 def poisoned_deaths(night_outcome: dict[str, Any]) -> set[int]:
@@ -98,7 +110,7 @@ class GameRecord:
         return len(self.roles)
 
     def team(self, seat: int) -> str:
-        return ROLE_TEAM.get(self.roles[seat], "village")
+        return role_teams(self.config).get(self.roles[seat], "village")
 
     def alive_at_end(self) -> list[bool]:
         alive = [True] * self.num_players
@@ -355,7 +367,8 @@ def record_rows(record: GameRecord, game: int | str | None = None) -> dict[str, 
     gid = game if game is not None else record.seed
     n = record.num_players
     alive_end = record.alive_at_end()
-    is_wolf = [r in Role and Role(r).team is Team.WEREWOLF for r in record.roles]
+    teams = role_teams(record.config)
+    is_wolf = [teams.get(r) == Team.WEREWOLF.value for r in record.roles]
 
     def seat(prefix: str, s: int) -> dict[str, Any]:
         return {

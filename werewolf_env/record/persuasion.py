@@ -48,7 +48,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from werewolf_env.core.roles import Role, Team
+from werewolf_env.core import DEFAULT_RULESET, Ruleset, Team
 from werewolf_env.record.statement_record import Label, StatementRecord
 
 
@@ -115,9 +115,9 @@ SEAT_FIGURES: tuple[Column, ...] = (
 )
 
 
-def role_team(role: Any) -> str | None:
-    """The team of a role name, from the role table (a registered role too); None for no role."""
-    return Role(role).team.value if isinstance(role, str) and role in Role else None
+def role_team(role: Any, ruleset: Ruleset = DEFAULT_RULESET) -> str | None:
+    """The team of a role name in ``ruleset``; None for no role."""
+    return ruleset.specs[ruleset.role(role)].team.value if isinstance(role, str) and role in ruleset else None
 
 
 def claim_push(claim: dict[str, Any], speaker: int) -> tuple[int, int] | None:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from werewolf_env.core.names import name_key
+from werewolf_env.core import name_key
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,10 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from werewolf_env.actions.specs import ACTION_SPECS, TARGET_KEYS
-from werewolf_env.claims.model import LIE_TYPES, make_claim
-from werewolf_env.core.config import MAX_PLAYERS
-from werewolf_env.core.roles import ROLE_SPECS, Role, Team
-from werewolf_env.core.state import ActionKind
-from werewolf_env.observe.build import OBS_SIZE
+from werewolf_env.actions import ACTION_SPECS, TARGET_KEYS
+from werewolf_env.claims import LIE_TYPES, make_claim
+from werewolf_env.core import MAX_PLAYERS, ROLE_SPECS, ActionKind, Role, Team
+from werewolf_env.observe import layout_of
 
 ABSTAIN = MAX_PLAYERS
 SELF_TYPES = LIE_TYPES
@@ -59,7 +57,7 @@ class DiscreteActions(BaseWrapper):
         self.keep_text = keep_text
         self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, NUM_STATEMENTS, 11)
         obs: dict[str, spaces.Space] = {
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "observation": spaces.Box(0.0, 1.0, (layout_of(base.config.ruleset).size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
         }
         if keep_text:

@@ -24,8 +24,8 @@ from typing import Any
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from werewolf_env.analysis.metrics import GameRecord
-from werewolf_env.engine.log import dumps
+from werewolf_env.analysis import GameRecord
+from werewolf_env.engine import dumps
 
 
 class DeceptionMetrics(BaseWrapper):

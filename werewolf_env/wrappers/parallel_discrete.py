@@ -33,9 +33,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
-from werewolf_env.core.config import MAX_PLAYERS
-from werewolf_env.envs.parallel import WerewolfParallelEnv, parallel_env
-from werewolf_env.observe.build import OBS_SIZE
+from werewolf_env.core import MAX_PLAYERS
+from werewolf_env.envs import WerewolfParallelEnv, parallel_env
 from werewolf_env.wrappers.discrete import NUM_STATEMENTS, DiscreteActions
 
 __all__ = ["NOOP", "ParallelDiscreteActions", "parallel_discrete_env"]
@@ -62,7 +61,7 @@ class ParallelDiscreteActions(BaseParallelWrapper):
         codec.keep_text = False
         self.codec = codec
         obs: dict[str, spaces.Space] = {
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "observation": base.observation_spaces[base.possible_agents[0]]["observation"],
             "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
         }
         if keep_text:
