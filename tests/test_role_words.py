@@ -20,6 +20,7 @@ from werewolf_env.claims import words as cw
 from werewolf_env.claims.judge import Knowledge, judge_claims
 from werewolf_env.claims.model import claim_key, make_claim
 from werewolf_env.claims.text import extractor_for
+from werewolf_env.claims.words import lexicon
 from werewolf_env.core.roles import (
     DEFAULT_RULESET,
     ROLE_SPECS,
@@ -74,7 +75,7 @@ def test_a_word_of_another_role_is_refused_naming_both_roles_and_the_word() -> N
         DEFAULT_RULESET.with_role(BODYGUARD)
     assert "bodyguard" not in DEFAULT_RULESET  # a ruleset never changes
     assert role_words()["bodyguard"] is Role.DOCTOR
-    assert cw.predicate("bodyguard") == ("role", "doctor", False)
+    assert lexicon().predicate("bodyguard") == ("role", "doctor", False)
 
 
 def test_a_clash_between_two_added_roles_is_refused() -> None:
@@ -141,8 +142,7 @@ def test_reading_and_judging_use_one_mapping() -> None:
     """The reader reads each role word as the role ``ruleset.words`` maps it to, and the judge resolves it so."""
     rs = WITH_BOTH
     mapped = role_words(rs)
-    with cw.using(rs):
-        read = {word: value for word, (kind, value, _) in cw.PREDICATES.items() if kind == "role"}
+    read = {word: value for word, (kind, value, _) in lexicon(rs).predicates.items() if kind == "role"}
     assert read and all(mapped[word].value == value for word, value in read.items())
     for role, spec in rs.specs.items():
         assert all(mapped[word] is role for word in spec.words)  # no word names two roles

@@ -171,7 +171,7 @@ def lineup_from_data(data: Any, source: str = "", ruleset: Ruleset = DEFAULT_RUL
                 loc = [*loc[:-2], repr(key)]
             where = ".".join(loc) or "lineup"
             if key is not None and loc[:1] == ["roles"]:
-                problems.append(f"lineup {where}: not a role{suggestion(key, Role)}")
+                problems.append(f"lineup {where}: not a role{suggestion(key, ruleset)}")
             elif err["type"] == "value_error":  # ours: already names the seat and the option
                 problems.append(str(err["ctx"]["error"]))
             elif err["type"] == "extra_forbidden" and loc[:1] == ["prices"]:

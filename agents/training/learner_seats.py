@@ -51,7 +51,7 @@ class LearnerSeats(AECEnv):
         game_config = config if isinstance(config, GameConfig) else GameConfig(**(config or {}))
         self.raw = raw_env(config=game_config, log_dir=log_dir, info_events=True)
         self.discrete = DiscreteActions(self.raw)
-        self.lineup = load_lineup(lineup)
+        self.lineup = load_lineup(lineup, game_config.ruleset)
         self.possible_agents = list(learners or ["player_0"])
         unknown = set(self.possible_agents) - set(self.raw.possible_agents)
         if unknown:

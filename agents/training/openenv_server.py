@@ -70,7 +70,7 @@ def seat_app(
     if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
         raise ValueError(f"max_sessions {max_sessions!r}: a positive number of concurrent sessions")
     game_config = config if isinstance(config, GameConfig) else GameConfig(**dict(config or {}))
-    seat_lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup))
+    seat_lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup), game_config.ruleset)
     reward_weights = weights if isinstance(weights, RewardWeights) else RewardWeights(**dict(weights or {}))
     factory = functools.partial(classes["SeatEnvironment"], game_config, seat_lineup, reward_weights)
     app = create_app(

@@ -98,7 +98,7 @@ class Game:
         game = self.raw.game
         assert game is not None
         self.seats = {f"player_{seat}": seat for seat in seats}
-        rules = load_lineup(lineup)
+        rules = load_lineup(lineup, config.ruleset)
         self.policies: dict[str, Policy] = {
             agent: make_policy(
                 rules.spec_for(agent, game.state.roles[i], game.state.config.ruleset), seat_seed(seed, i)
@@ -224,8 +224,9 @@ class WerewolfEnvConfig(vf.EnvConfig):
     @model_validator(mode="after")
     def _playable(self) -> WerewolfEnvConfig:
         """A game config, lineup or seat that cannot play is refused here, before any rollout."""
-        _check_seats(self.taskset.seats, GameConfig(**self.game).num_players)
-        load_lineup(dict(self.lineup) if isinstance(self.lineup, dict) else self.lineup)
+        config = GameConfig(**self.game)
+        _check_seats(self.taskset.seats, config.num_players)
+        load_lineup(dict(self.lineup) if isinstance(self.lineup, dict) else self.lineup, config.ruleset)
         return self
 
     def model_post_init(self, context: Any) -> None:

@@ -373,8 +373,8 @@ def detect_eval_command(args: argparse.Namespace) -> int:
         settings = judge_settings(args, specs)
         for spec in specs:
             make_detector(spec, **settings)  # an unknown name or a broken module:Class, before any game
-        lineup = load_lineup(args.lineup)
         config = game_config_of({"num_players": args.players})  # the default pack for that many players
+        lineup = load_lineup(args.lineup, config.ruleset)
         lineup.check_seats(config.num_players)
         check_out_folder(args.out, "--out", ("train/manifest.json", "detect_eval.json"))
     except (ValueError, RunFolderError) as exc:  # DetectorError is a ValueError

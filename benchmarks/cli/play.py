@@ -30,7 +30,7 @@ def play_command(args: argparse.Namespace) -> int:
     """One game with a person in ``--seat``; shows the result and where the log is."""
     try:
         config = game_config_of({"num_players": args.players})  # the default pack for that many players
-        lineup = load_lineup(args.lineup or args.agents)
+        lineup = load_lineup(args.lineup or args.agents, config.ruleset)
         lineup.check_seats(config.num_players)
         if args.seat not in [f"player_{i}" for i in range(config.num_players)]:
             raise ValueError(f"--seat must be player_0 ... player_{config.num_players - 1}")

@@ -34,7 +34,8 @@ from werewolf_deception.benchmarks.labels import DEFAULT_LABELER, LABELERS, form
 from werewolf_deception.benchmarks.report import build_report, report_dir, token_lines
 from werewolf_deception.benchmarks.runs import check_out_folder
 from werewolf_env.analysis import action_kinds_of, claims_coverage_lines
-from werewolf_env.core import Role
+from werewolf_env.core import DEFAULT_RULESET, Ruleset
+from werewolf_env.record import ruleset_of_config
 
 # What a folder a report may be written into holds: a run, or an earlier report.
 REPORT_FOLDERS = ("manifest.json", "metrics.json", "report.html")
@@ -129,7 +130,7 @@ def coverage_lines(document: dict[str, Any]) -> list[str]:
     """The ground truth's coverage under each labeler the run has (``claims_coverage_lines``), indented two
     spaces; claim kinds about a night action only when a role of the games takes it."""
     roles = ((document["metrics"].get("deaths") or {}).get("by_role") or {}).keys()
-    acting = action_kinds_of(roles)
+    acting = action_kinds_of(roles, run_ruleset(document))
     lines = []
     for cov in document["claims_coverage_by_labeler"].values():
         if "error" in cov:
@@ -177,7 +178,7 @@ def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]
             ],
             indent="    ",
         )
-    lines += detection_lines(metrics, baselines)
+    lines += detection_lines(metrics, baselines, run_ruleset(document))
     lines += [f"  {line}" for line in persuasion_lines(metrics)]
     if out is not None:
         lines += pack(
@@ -189,12 +190,19 @@ def report_lines(document: dict[str, Any], out: Path | None = None) -> list[str]
     return lines
 
 
-def knows_partners(role: str) -> bool:
-    """A role whose holders know each other (werewolves: ``RoleSpec.knows_fellows``), from the role table."""
-    return role in Role and Role(role).spec.knows_fellows
+def run_ruleset(document: dict[str, Any]) -> Ruleset:
+    """The roles of the report's games: the ruleset of its logged config (the built-in roles unless it has one)."""
+    return ruleset_of_config((document.get("run") or {}).get("config"))
 
 
-def detection_lines(metrics: dict[str, Any], baselines: dict[str, dict[str, Any]]) -> list[str]:
+def knows_partners(role: str, ruleset: Ruleset = DEFAULT_RULESET) -> bool:
+    """A role whose holders know each other (werewolves: ``RoleSpec.knows_fellows``), from the game's ruleset."""
+    return role in ruleset and ruleset.spec(role).knows_fellows
+
+
+def detection_lines(
+    metrics: dict[str, Any], baselines: dict[str, dict[str, Any]], ruleset: Ruleset = DEFAULT_RULESET
+) -> list[str]:
     """Detection by observer role as a table: F1 with its interval, precision, recall, the analyses answered
     of those expected, and each baseline's F1. Roles that know their partners come apart, below, with why:
     their flags on their partners are knowledge, not detection (a werewolf's recall is 1.00)."""
@@ -222,13 +230,13 @@ def detection_lines(metrics: dict[str, Any], baselines: dict[str, dict[str, Any]
             *base,
         ]
 
-    village = [(role, values) for role, values in by_role.items() if not knows_partners(role)]
-    apart = [(role, values) for role, values in by_role.items() if knows_partners(role)]
+    village = [(role, values) for role, values in by_role.items() if not knows_partners(role, ruleset)]
+    apart = [(role, values) for role, values in by_role.items() if knows_partners(role, ruleset)]
     rows = [header] + [row(r, v) for r, v in village] + [row(r, v) for r, v in apart]
     laid = table(rows, "llrrr" + "r" * len(baselines))
     lines = ["  detection F1 by observer role (flags against the grounded lies; 95% CI):", *laid[: 1 + len(village)]]
     if apart:
-        names = " and ".join(Role(role).spec.plural for role, _ in apart)
+        names = " and ".join(ruleset.spec(role).plural for role, _ in apart)
         lines.append(f"  {names}, apart: they know their partners, so this is not a measure of detection skill:")
         lines += laid[1 + len(village) :]
     return lines + notes

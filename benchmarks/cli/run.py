@@ -83,6 +83,7 @@ from werewolf_deception.benchmarks.runs import (
 )
 from werewolf_env import GameConfig, __version__
 from werewolf_env.analysis import ClaimsCoverage, GameRecord, action_kinds_of, claims_coverage_lines
+from werewolf_env.core import DEFAULT_RULESET, Ruleset
 from werewolf_env.engine import read_log, replay
 from werewolf_env.record import Price, TokenTally
 
@@ -148,17 +149,18 @@ def parse_role_counts(text: str) -> dict[str, int]:
     return counts
 
 
-def run_lineup(args: argparse.Namespace) -> Lineup:
-    """The lineup the flags describe, with the command line's LLM options on every LLM seat."""
+def run_lineup(args: argparse.Namespace, ruleset: Ruleset = DEFAULT_RULESET) -> Lineup:
+    """The lineup the flags describe (its role names the game's, ``ruleset``'s), with the command line's LLM
+    options on every LLM seat."""
     overrides = llm_overrides(args)
     if args.model:
         spec: dict[str, Any] = {"kind": "llm", "model": args.model, **overrides}
         if args.base_url:
             spec["base_url"] = args.base_url
-        return load_lineup({"default": spec})
+        return load_lineup({"default": spec}, ruleset)
     if args.base_url:
         raise ValueError("--base-url goes with --model")
-    given = load_lineup(args.lineup or args.agents or "heuristic")
+    given = load_lineup(args.lineup or args.agents or "heuristic", ruleset)
     lineup = apply_overrides(given, overrides).model_copy(update={"prices": given.prices})  # overrides keep prices
     if overrides and not lineup.llm_sections():
         raise ValueError(f"LLM options ({', '.join(overrides)}) given, but no seat of this lineup is an LLM")
@@ -182,7 +184,7 @@ def plan_run(args: argparse.Namespace) -> RunPlan | int:
     try:
         check_run_flags(args)
         config = game_config(args)
-        lineup = run_lineup(args)
+        lineup = run_lineup(args, config.ruleset)
         lineup.check_seats(config.num_players)
         check_plan_size(args.seed, args.games)
         if args.backend == "ray" and importlib.util.find_spec("ray") is None:

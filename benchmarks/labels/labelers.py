@@ -6,8 +6,10 @@
 
 Items are statements in ``LABELING.md`` form: at least ``speaker``, ``players`` and ``text`` (names);
 an optional ``revealed`` ({name: role}) lists roles every player knows (revealed on death), so that
-"the doctor" can name its holder, and an optional ``claimed`` ({name: role}) the roles players claimed
-in public before the statement, so that "Alice's claim is false" denies the role she claimed. Claims
+"the doctor" can name its holder, an optional ``claimed`` ({name: role}) the roles players claimed
+in public before the statement, so that "Alice's claim is false" denies the role she claimed, and an
+optional ``ruleset`` (a ``Ruleset`` or its JSON, ``Ruleset.to_json``) the game's roles, whose words the
+reader reads and the LLM labeler's prompt and schema name (the built-in roles when left out). Claims
 come back in seat form, canonical, exactly as
 ``werewolf_env.claims.model.make_claim`` builds them, ready for ``werewolf_env.claims.judge.judge_claims``.
 
@@ -45,7 +47,7 @@ from werewolf_deception.benchmarks.labels.corpus import claimed_roles, known_rol
 from werewolf_deception.benchmarks.labels.dev import seat_of
 from werewolf_env.actions import as_object
 from werewolf_env.claims import CLAIM_KINDS, claim_key, extractor_for, normalize_claims
-from werewolf_env.core import ROLE_SPECS, Role, seat_finder
+from werewolf_env.core import DEFAULT_RULESET, Ruleset, seat_finder
 
 __all__ = [
     "MARKER",
@@ -58,6 +60,7 @@ __all__ = [
     "claims_schema",
     "llm_labeler",
     "regex_labeler",
+    "ruleset_of",
     "union_claims",
     "union_labels",
 ]
@@ -71,16 +74,24 @@ MARKER = "CLAIM LABELING TASK"
 _VILLAGE_WORDS = "innocent, town, village, clean, human"  # team words no role owns (as the reader's)
 
 
+def ruleset_of(item: dict[str, Any]) -> Ruleset:
+    """The ruleset of the game an item was said in: its ``ruleset`` (a ``Ruleset`` or its JSON), else the default."""
+    given = item.get("ruleset")
+    return DEFAULT_RULESET if given is None else Ruleset.from_json(given)
+
+
 @lru_cache(maxsize=8)
-def _role_lines(roles: tuple[Role, ...]) -> tuple[str, str, str]:
-    """(the role claim's examples, the role words line, the answer's role values) from the role table."""
-    pack = [w for r in roles if ROLE_SPECS[r].knows_fellows for w in ROLE_SPECS[r].words if w == w.rstrip("s")]
-    named = [r for r in roles if not ROLE_SPECS[r].knows_fellows]
-    holders = ", ".join(f"the {r.value}" if ROLE_SPECS[r].unique else f"a {r.value}" for r in named)
+def _role_lines(ruleset: Ruleset) -> tuple[str, str, str]:
+    """(the role claim's examples, the role words line, the answer's role values) from the game's ruleset."""
+    specs = ruleset.specs
+    roles = ruleset.roles
+    pack = [w for r in roles if specs[r].knows_fellows for w in specs[r].words if w == w.rstrip("s")]
+    named = [r for r in roles if not specs[r].knows_fellows]
+    holders = ", ".join(f"the {r.value}" if specs[r].unique else f"a {r.value}" for r in named)
     synonyms = "; ".join(
-        f'{", ".join(ROLE_SPECS[r].words[1:])} {"are" if len(ROLE_SPECS[r].words) > 2 else "is"} role "{r.value}"'
+        f'{", ".join(specs[r].words[1:])} {"are" if len(specs[r].words) > 2 else "is"} role "{r.value}"'
         for r in named
-        if len(ROLE_SPECS[r].words) > 1 and ROLE_SPECS[r].unique
+        if len(specs[r].words) > 1 and specs[r].unique
     )
     words = (
         f'- Role words: {", ".join(pack)} are team "werewolf"; {_VILLAGE_WORDS} are team "village"; '
@@ -89,9 +100,9 @@ def _role_lines(roles: tuple[Role, ...]) -> tuple[str, str, str]:
     return holders, words, "|".join(r.value for r in roles)
 
 
-def system_prompt() -> str:
-    """The labelling rules; the roles and their words come from the role table (``roles.ROLE_SPECS``)."""
-    holders, words, _values = _role_lines(tuple(Role))
+def system_prompt(ruleset: Ruleset = DEFAULT_RULESET) -> str:
+    """The labelling rules; the roles and their words come from the game's ruleset."""
+    holders, words, _values = _role_lines(ruleset)
     return f"""{MARKER}
 You read one public statement a player made in a game of Werewolf (or Mafia) and list the claims
 it makes. You label what the statement says, true or false; you do not judge whether it is a lie.
@@ -156,8 +167,8 @@ How analytical speech says it (each example with its claims):
 - A statement without claims gets {{"claims": []}}."""
 
 
-def answer_line() -> str:
-    _holders, _words, values = _role_lines(tuple(Role))
+def answer_line(ruleset: Ruleset = DEFAULT_RULESET) -> str:
+    _holders, _words, values = _role_lines(ruleset)
     kinds = "|".join(CLAIM_KINDS)
     return (
         f'Answer with one JSON object and nothing else: {{"claims": [{{"quote": "...", "kind": "{kinds}", '
@@ -173,8 +184,9 @@ class LabelerUnavailableError(RuntimeError):
     """The server cannot label at all (unreachable, key refused, unknown model): nothing was labelled."""
 
 
-def claims_schema(players: Sequence[str]) -> dict[str, Any]:
-    """The strict schema of an answer: every property required, ``player`` one of the names or "me"."""
+def claims_schema(players: Sequence[str], ruleset: Ruleset = DEFAULT_RULESET) -> dict[str, Any]:
+    """The strict schema of an answer: every property required, ``player`` one of the names or "me", ``role`` one
+    of the game's roles."""
 
     def nullable(values: list[str]) -> dict[str, Any]:
         # anyOf, not a type list next to an enum: llama.cpp's grammar converter drops the enum then
@@ -184,7 +196,7 @@ def claims_schema(players: Sequence[str]) -> dict[str, Any]:
         "quote": {"type": "string", "maxLength": 120},
         "kind": {"type": "string", "enum": list(CLAIM_KINDS)},
         "player": {"type": "string", "enum": [*dict.fromkeys(str(p) for p in players), "me"]},
-        "role": nullable([r.value for r in Role]),
+        "role": nullable([r.value for r in ruleset.roles]),
         "team": nullable(TEAMS),
         "negated": {"type": "boolean"},
         "hedged": {"type": "boolean"},
@@ -200,7 +212,8 @@ def claims_schema(players: Sequence[str]) -> dict[str, Any]:
 
 def build_messages(item: dict[str, Any], merge_system: bool = False) -> list[dict[str, str]]:
     """The labelling prompt for one statement; ``merge_system`` puts the rules in the user message
-    (for chat templates that drop system messages)."""
+    (for chat templates that drop system messages). The roles are those of the item's game (``ruleset_of``)."""
+    ruleset = ruleset_of(item)
     lines = [f"Players: {json.dumps(list(item['players']), ensure_ascii=False)}",
              f"Speaker: {json.dumps(item['speaker'], ensure_ascii=False)}"]  # fmt: skip
     revealed = item.get("revealed") or {}
@@ -209,11 +222,11 @@ def build_messages(item: dict[str, Any], merge_system: bool = False) -> list[dic
     claimed = item.get("claimed") or {}
     if claimed:
         lines.append(f"Roles claimed earlier in public: {json.dumps(dict(claimed), ensure_ascii=False)}")
-    lines += ["Statement:", "<<<", str(item["text"]), ">>>", answer_line()]
+    lines += ["Statement:", "<<<", str(item["text"]), ">>>", answer_line(ruleset)]
     user = "\n".join(lines)
     if merge_system:
-        return [{"role": "user", "content": f"{system_prompt()}\n\n{user}"}]
-    return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": user}]
+        return [{"role": "user", "content": f"{system_prompt(ruleset)}\n\n{user}"}]
+    return [{"role": "system", "content": system_prompt(ruleset)}, {"role": "user", "content": user}]
 
 
 def seat_lookup(players: Sequence[str]) -> Callable[[object], int | None]:
@@ -233,7 +246,7 @@ def regex_labeler(games: dict[str, Any] | None = None) -> Labeler:
         out: list[list[dict[str, Any]] | None] = []
         for item in items:
             speaker = seat_of(item, item["speaker"])
-            extractor = extractor_for(tuple(item["players"]))
+            extractor = extractor_for(tuple(item["players"]), ruleset_of(item))
             known = known_roles(item, games)
             claimed = claimed_roles(item, games)
             out.append(extractor.extract(item["text"], speaker if speaker is not None else -1, known, claimed))
@@ -364,7 +377,7 @@ class LLMLabeler:
             reply = await endpoint.complete(
                 options,
                 messages,
-                claims_schema(item["players"]),
+                claims_schema(item["players"], ruleset_of(item)),
                 "claims",
                 rng,
                 seed=options.seed if options.seed is not None else 0,

@@ -64,6 +64,7 @@ from werewolf_deception.benchmarks.labels.labelers import (
 )
 from werewolf_deception.benchmarks.runs import find_logs
 from werewolf_env.claims import Knowledge, judge_claims, public_role_claims
+from werewolf_env.core import DEFAULT_RULESET
 from werewolf_env.engine import ReplayError, game_of_header, read_log, replayed_actions
 
 # Its exit codes (their meanings for relabel: werewolf_deception.benchmarks.console.exit_codes.COMMANDS["relabel"]).
@@ -120,10 +121,17 @@ def logged_statements(path: Path) -> list[Statement]:
             if seen is None or seen["text"] != st.text or judge_claims(know, st.claims) != st.verdict:
                 raise ReplayError(f"statement {st.id}: the replayed statement or its verdict differs from the log")
             names = list(state.names)
-            claimed = public_role_claims((earlier.speaker, earlier.claims) for earlier in state.statements[: st.id])
+            ruleset = state.config.ruleset
+            claimed = public_role_claims(
+                ((earlier.speaker, earlier.claims) for earlier in state.statements[: st.id]),
+                ruleset,
+                state.config.roles_in_game(),
+            )
             item = {"speaker": names[st.speaker], "players": names, "text": st.text,
                     "revealed": {names[s]: role.value for s, role in sorted(state.revealed.items())},
                     "claimed": {names[s]: role for s, role in claimed}}  # fmt: skip
+            if ruleset != DEFAULT_RULESET:  # the game's own roles: the labelers read and ask with them
+                item["ruleset"] = ruleset
             out.append(
                 Statement(
                     path.name,

@@ -88,7 +88,7 @@ async def rescore_game(
     env.reset(seed=seed)
     assert env.game is not None
     roles = env.game.state.roles
-    specs = [lineup.spec_for(agent, roles[seat]) for seat, agent in enumerate(env.possible_agents)]
+    specs = [lineup.spec_for(agent, roles[seat], config.ruleset) for seat, agent in enumerate(env.possible_agents)]
     policies = [make_policy(spec, seat_seed(seed, seat), cache_dir, pool) for seat, spec in enumerate(specs)]
     env.info_events = any(p.needs_events for p in policies)
     env.refresh_infos()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import numpy as np
 
 from werewolf_deception.benchmarks.labels.corpus import DEFAULT_CORPUS, claimed_roles, games_by_id, known_roles
 from werewolf_deception.benchmarks.labels.dev import dev_sets, gold_claims, seat_of
+from werewolf_deception.benchmarks.labels.labelers import ruleset_of
 from werewolf_env.claims import (
     CLASSES,
     DIMENSIONS,
@@ -35,14 +36,28 @@ from werewolf_env.claims import (
     hashed,
     label,
 )
-from werewolf_env.core import ROLE_SPECS
+from werewolf_env.core import DEFAULT_RULESET, Ruleset
 
 HEADS = [label(*c) for c in CLASSES] + [HEDGE_HEAD]
-ROLE_NAMES = [str(role.value) for role in ROLE_SPECS]
-_CONTEXT = ["bias", "is_speaker", "rx:hedged", "rx:firm", *(f"rx:{h}" for h in HEADS[:-1]),
-            *(f"rx:{k}" for k in ("role", "team", "seer_result", "protected")),
-            *(f"{what}:{role}" for what in ("revealed", "claimed") for role in ROLE_NAMES)]  # fmt: skip
-UNPENALISED = np.unique(hashed(_CONTEXT))
+
+
+def role_names(ruleset: Ruleset = DEFAULT_RULESET) -> list[str]:
+    """The role names of the public context's features ("revealed:seer", "claimed:doctor"): the game's roles."""
+    return [str(role.value) for role in ruleset.roles]
+
+
+def unpenalised(rulesets: Iterable[Ruleset] = (DEFAULT_RULESET,)) -> np.ndarray:
+    """The hashed slots of the few general features (the first pass's claims and the public context, of the
+    roles of ``rulesets``): fitted without a penalty (``fit_heads``)."""
+    names = list(dict.fromkeys(name for ruleset in rulesets for name in role_names(ruleset)))
+    context = ["bias", "is_speaker", "rx:hedged", "rx:firm", *(f"rx:{h}" for h in HEADS[:-1]),
+               *(f"rx:{k}" for k in ("role", "team", "seer_result", "protected")),
+               *(f"{what}:{role}" for what in ("revealed", "claimed") for role in names)]  # fmt: skip
+    return np.unique(hashed(context))
+
+
+ROLE_NAMES = role_names()  # the built-in roles' (items of games of their own roles carry a ``ruleset``)
+UNPENALISED = unpenalised()
 ITERATIONS, RATE, L2, THRESHOLD = 300, 0.05, 1e-2, 0.3
 KEEP = 1e-3  # weights smaller than this are left out of the shipped model (they change no decision)
 
@@ -53,7 +68,7 @@ def item_features(item: dict[str, Any], games: dict[str, Any] | None) -> dict[in
     speaker = seat_of(item, item["speaker"])
     speaker = -1 if speaker is None else speaker
     known, claimed = known_roles(item, games), claimed_roles(item, games)
-    first = extractor_for(tuple(item["players"])).extract(item["text"], speaker, known, claimed)
+    first = extractor_for(tuple(item["players"]), ruleset_of(item)).extract(item["text"], speaker, known, claimed)
     context: dict[int, list[str]] = {}
     for claim in first:
         kind, role, team, negated = class_of(claim)
@@ -88,9 +103,11 @@ def rows(
     return features, np.array(targets, dtype=np.float64).reshape(-1, len(HEADS))
 
 
-def fit_heads(features: list[np.ndarray], targets: np.ndarray, l2: float = L2) -> dict[str, Head]:
+def fit_heads(
+    features: list[np.ndarray], targets: np.ndarray, l2: float = L2, free: np.ndarray = UNPENALISED
+) -> dict[str, Head]:
     """Every head at once: logistic regressions on the shared sparse rows (the hedge head only on rows
-    that carry a claim)."""
+    that carry a claim); ``free``: the slots fitted without a penalty (``unpenalised`` of the items' rulesets)."""
     n, heads = targets.shape
     lengths = np.array([len(f) for f in features], dtype=np.int64)
     indices = np.concatenate(features) if features else np.zeros(0, dtype=np.int64)
@@ -99,7 +116,7 @@ def fit_heads(features: list[np.ndarray], targets: np.ndarray, l2: float = L2) -
     used, local = np.unique(indices, return_inverse=True)  # fit only the slots that occur
     # The first pass's claims and the public context are few, general features: unpenalised, so that the
     # many words (penalised) only add to what the pattern reader already says where the labels support it.
-    penalty = l2 * (~np.isin(used, UNPENALISED)).astype(np.float64)[:, None]
+    penalty = l2 * (~np.isin(used, free)).astype(np.float64)[:, None]
     weights = np.zeros((len(used), heads))
     bias = np.zeros(heads)
     mask = np.ones_like(targets)
@@ -138,10 +155,13 @@ def fit(items: Sequence[dict[str, Any]], games: dict[str, Any] | None) -> Learne
     lower than the in-sample one; choosing it by leaving sources out keeps it fitted on ``items`` only."""
     row_source: list[str] = []
     features, targets = rows(items, games, row_source)
-    return LearnedStage(fit_heads(features, targets), choose_threshold(features, targets, row_source))
+    free = unpenalised({ruleset_of(item) for item in items} or {DEFAULT_RULESET})
+    return LearnedStage(fit_heads(features, targets, free=free), choose_threshold(features, targets, row_source, free))
 
 
-def choose_threshold(features: list[np.ndarray], targets: np.ndarray, row_source: list[str]) -> float:
+def choose_threshold(
+    features: list[np.ndarray], targets: np.ndarray, row_source: list[str], free: np.ndarray = UNPENALISED
+) -> float:
     """The threshold in ``THRESHOLDS`` with the best claim F1 over out-of-source probabilities (each source's
     rows scored by heads fitted on the other sources); ``THRESHOLD`` when there are fewer than 3 sources."""
     groups = sorted(set(row_source))
@@ -152,7 +172,7 @@ def choose_threshold(features: list[np.ndarray], targets: np.ndarray, row_source
     for source in groups:
         held = np.flatnonzero(where == source)
         kept = np.flatnonzero(where != source)
-        stage = LearnedStage(fit_heads([features[k] for k in kept], targets[kept]), THRESHOLD)
+        stage = LearnedStage(fit_heads([features[k] for k in kept], targets[kept], free=free), THRESHOLD)
         for k in held:
             p = stage.slot_probabilities(features[k])
             probabilities[k] = [p[name] for name in HEADS[:-1]]
@@ -178,7 +198,9 @@ def labeler(stage: LearnedStage, games: dict[str, Any] | None) -> Callable[[list
             speaker = seat_of(item, item["speaker"])
             speaker = -1 if speaker is None else speaker
             known, claimed = known_roles(item, games), claimed_roles(item, games)
-            first = extractor_for(tuple(item["players"])).extract(item["text"], speaker, known, claimed)
+            first = extractor_for(tuple(item["players"]), ruleset_of(item)).extract(
+                item["text"], speaker, known, claimed
+            )
             claims = [c for c in first if class_of(c) not in modelled]
             for seat, feats in sorted(item_features(item, games).items()):
                 claims += stage.claims(seat, feats)
@@ -211,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     items = [item for group in dev_sets(args.corpus).values() for item in group]
     features, targets = rows(items, games_by_id(args.corpus))
-    heads = fit_heads(features, targets)
+    heads = fit_heads(features, targets, free=unpenalised({ruleset_of(item) for item in items} or {DEFAULT_RULESET}))
     save(heads, args.out)
     kept = sum(len(h.slots) for h in heads.values())
     print(

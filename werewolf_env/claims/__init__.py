@@ -33,6 +33,7 @@ from werewolf_env.claims.model import (
     merge_claims,
     normalize_claims,
     public_role_claims,
+    role_of_result,
     roles_acting,
 )
 from werewolf_env.claims.text import ClaimExtractor, extractor_for
@@ -66,5 +67,6 @@ __all__ = [
     "merge_claims",
     "normalize_claims",
     "public_role_claims",
+    "role_of_result",
     "roles_acting",
 ]

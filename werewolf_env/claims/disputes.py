@@ -5,20 +5,22 @@ Someone else's role claim called false ("Alice's claim is false", "your detectiv
 the role named ("X's seer claim") or, failing that, of the one X claimed earlier in public (the reader's
 ``claimed``). "I retract my seer claim" denies the speaker's own. Play called a werewolf's ("that's classic
 wolf play", "his voting screams wolf") is a hedged accusation of whoever played it. The patterns that name
-roles are rebuilt when the roles change (``claim_words``).
+roles are built from one ruleset's words: one ``DisputePatterns`` per ruleset (``dispute_patterns``, held by
+``claim_patterns.Vocabulary``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from werewolf_env.claims import context as cc
 from werewolf_env.claims import tokens as ct
-from werewolf_env.claims import words as cw
 from werewolf_env.claims.model import make_claim
 from werewolf_env.claims.reading import ReaderView
 from werewolf_env.claims.tokens import SEAT
+from werewolf_env.claims.words import Lexicon
 
 FALSE_STRONG = (
     r"false|fake|bogus|a\s+lie|lies|a\s+fabrication|fabricated|made\s+up|a\s+bluff|untrue|not\s+true|nonsense|"
@@ -59,67 +61,72 @@ TACTIC_WORDS = frozenset(
     "covering protection".split()
 )
 
-# Patterns that name roles, built by ``_build``.
-RETRACT_RE: re.Pattern[str]  # "I retract my earlier Seer claim", "my seer claim was a bluff"
-FALSE_CLAIM_RE: re.Pattern[str]  # "Takumi's seer claim is fake", "Bob's doctor CO is a lie"
-DISPUTED_CLAIM_RE: re.Pattern[str]  # "Alice's claim is false", "Bob's seer story seems off"
-WOLF_PLAY_RE: re.Pattern[str]  # "That's classic wolf play", "his voting screams wolf", "that seems wolf-like"
+
+@dataclass(frozen=True, slots=True)
+class DisputePatterns:
+    """The patterns of disputes that name a ruleset's role words (``dispute_patterns``), and those words."""
+
+    words: Lexicon
+    retract_re: re.Pattern[str]  # "I retract my earlier Seer claim", "my seer claim was a bluff"
+    false_claim_re: re.Pattern[str]  # "Takumi's seer claim is fake", "Bob's doctor CO is a lie"
+    disputed_claim_re: re.Pattern[str]  # "Alice's claim is false", "Bob's seer story seems off"
+    wolf_play_re: re.Pattern[str]  # "That's classic wolf play", "his voting screams wolf", "that seems wolf-like"
 
 
-def _build() -> None:
-    global RETRACT_RE, FALSE_CLAIM_RE, DISPUTED_CLAIM_RE, WOLF_PLAY_RE
-    claimable, pack = cw.CLAIMABLE_ALT, cw.PACK_ALT
-    RETRACT_RE = re.compile(
-        rf"\bi\s+(?:hereby\s+)?(?:retract|withdraw|take\s+back)\s+my\s+(?:\w+\s+)?(?P<pred>{claimable})\s+(?:claim|co)"
-        rf"|\bmy\s+(?:\w+\s+)?(?P<pred2>{claimable})\s+(?:claim|co)\s+(?:was|is)\s+(?:just\s+|only\s+)?"
-        rf"(?:fake|false|a\s+bluff|a\s+lie|a\s+trick)"
+def dispute_patterns(words: Lexicon) -> DisputePatterns:
+    """The patterns of disputes of one ruleset's words."""
+    claimable, pack = words.claimable_alt, words.pack_alt
+    return DisputePatterns(
+        words=words,
+        retract_re=re.compile(
+            rf"\bi\s+(?:hereby\s+)?(?:retract|withdraw|take\s+back)\s+my\s+(?:\w+\s+)?(?P<pred>{claimable})\s+(?:claim|co)"
+            rf"|\bmy\s+(?:\w+\s+)?(?P<pred2>{claimable})\s+(?:claim|co)\s+(?:was|is)\s+(?:just\s+|only\s+)?"
+            rf"(?:fake|false|a\s+bluff|a\s+lie|a\s+trick)"
+        ),
+        false_claim_re=re.compile(
+            rf"(?P<seat>{SEAT})\s*'s\s+(?:(?:fake|false|bogus)\s+)?(?P<pred>{claimable})\s+(?:claim|co|counter-?claim)\s+"
+            rf"(?:is|was|'s)\s+(?:(?:clearly|obviously|definitely|now|just)\s+)?(?:fake|false|bogus|a\s+lie|out|"
+            rf"debunked|disproven|refuted|wrong|fabricated|made\s+up|a\s+bluff|fiction)"
+        ),
+        disputed_claim_re=re.compile(
+            rf"{_CLAIM_OWNER}\s+(?:(?:fake|false|bogus|so-called|latest|new|earlier|first|whole|entire|own|sudden)\s+)*"
+            rf"(?:(?P<pred>{claimable})\s+)?(?:role\s+)?"
+            rf"(?:claim|claims|co|story|counter-?claim)\s+"
+            rf"(?:(?P<cop>is|was|'s|seems?|seemed|feels?|felt|looks?|sounds?|must\s+be|has\s+to\s+be)\s+"
+            rf"(?:(?:clearly|obviously|definitely|now|just|not\s+only|totally|completely|also|so|very|a\s+bit|kind\s+of|"
+            rf"pretty|quite|rather|all|both|simply|absolutely|entirely|likely|probably)\s+)*(?:like\s+)?"
+            rf"(?:(?P<strong>{FALSE_STRONG})|(?P<weak>{FALSE_WEAK}))\b"
+            rf"|(?:isn't|is\s+not|wasn't|was\s+not)\s+(?:\w+\s+)?(?:true|real|believable|credible|genuine|legit|"
+            rf"legitimate|plausible|possible)\b"
+            rf")"
+        ),
+        wolf_play_re=re.compile(
+            rf"\b(?:{pack})(?:-like|\s+like)?\s+(?:play|plays|move|moves|behaviou?r|tactic|tactics|"
+            rf"strategy|teamwork|logic|energy|vibes?|tell|tells|coordination|bussing|pocketing|opportunism|desperation|"
+            rf"playbook|mentality|mindset|instincts?|agenda|ploy|scheme|manipulation|orchestration|deception|hallmarks?)\b"
+            # A werewolf's tactic by name (docs/labeling.md): "Bob's deflection", "Eve keeps deflecting blame".
+            rf"|(?P<tactic>\b(?:deflections?|misdirection|bussing|buddying)\b"
+            rf"|\bdeflect(?:s|ed|ing)?\s+(?:the\s+)?(?:suspicion|attention|blame|scrutiny|heat|pressure)"
+            rf"|\bcover(?:s|ed|ing)?\s+for\s+(?:a\s+|his\s+|her\s+|their\s+)?(?:partner|teammate|buddy)\b"
+            rf"|\bpartner\s+protection\b)"
+            # What a werewolf does, and play denied a villager's: "what a cornered wolf does", "exactly how mafia
+            # respond", "not the play of a real villager".
+            rf"|\bwhat\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+)?(?:{pack})\s+(?:does|do|did|would\s+do)\b"
+            rf"|\bhow\s+(?:an?\s+|the\s+)?(?:{pack})\s+(?:would\s+|usually\s+|typically\s+|always\s+)?(?:acts?|"
+            rf"responds?|plays?|behaves?|operates?|reacts?)\b"
+            rf"|\bnot\s+(?:\w+\s+){{0,2}}?(?:play|move|behaviou?r|logic|instincts?)\s+of\s+an?\s+(?:real\s+|true\s+|"
+            rf"genuine\s+)?(?:villager|townie|town\s+player|innocent|civilian)\b"
+            rf"|\b(?:{pack})-like\b|\bscreams?\s+(?:{pack})\b"
+            rf"|\bsmells?\s+(?:like\s+)?(?:a\s+)?(?:{pack})\b|\breeks?\s+of\s+(?:[a-z]+\s+)?(?:{pack})\b"
+        ),
     )
-    FALSE_CLAIM_RE = re.compile(
-        rf"(?P<seat>{SEAT})\s*'s\s+(?:(?:fake|false|bogus)\s+)?(?P<pred>{claimable})\s+(?:claim|co|counter-?claim)\s+"
-        rf"(?:is|was|'s)\s+(?:(?:clearly|obviously|definitely|now|just)\s+)?(?:fake|false|bogus|a\s+lie|out|"
-        rf"debunked|disproven|refuted|wrong|fabricated|made\s+up|a\s+bluff|fiction)"
-    )
-    DISPUTED_CLAIM_RE = re.compile(
-        rf"{_CLAIM_OWNER}\s+(?:(?:fake|false|bogus|so-called|latest|new|earlier|first|whole|entire|own|sudden)\s+)*"
-        rf"(?:(?P<pred>{claimable})\s+)?(?:role\s+)?"
-        rf"(?:claim|claims|co|story|counter-?claim)\s+"
-        rf"(?:(?P<cop>is|was|'s|seems?|seemed|feels?|felt|looks?|sounds?|must\s+be|has\s+to\s+be)\s+"
-        rf"(?:(?:clearly|obviously|definitely|now|just|not\s+only|totally|completely|also|so|very|a\s+bit|kind\s+of|"
-        rf"pretty|quite|rather|all|both|simply|absolutely|entirely|likely|probably)\s+)*(?:like\s+)?"
-        rf"(?:(?P<strong>{FALSE_STRONG})|(?P<weak>{FALSE_WEAK}))\b"
-        rf"|(?:isn't|is\s+not|wasn't|was\s+not)\s+(?:\w+\s+)?(?:true|real|believable|credible|genuine|legit|"
-        rf"legitimate|plausible|possible)\b"
-        rf")"
-    )
-    WOLF_PLAY_RE = re.compile(
-        rf"\b(?:{pack})(?:-like|\s+like)?\s+(?:play|plays|move|moves|behaviou?r|tactic|tactics|"
-        rf"strategy|teamwork|logic|energy|vibes?|tell|tells|coordination|bussing|pocketing|opportunism|desperation|"
-        rf"playbook|mentality|mindset|instincts?|agenda|ploy|scheme|manipulation|orchestration|deception|hallmarks?)\b"
-        # A werewolf's tactic by name (docs/labeling.md): "Bob's deflection", "Eve keeps deflecting blame".
-        rf"|(?P<tactic>\b(?:deflections?|misdirection|bussing|buddying)\b"
-        rf"|\bdeflect(?:s|ed|ing)?\s+(?:the\s+)?(?:suspicion|attention|blame|scrutiny|heat|pressure)"
-        rf"|\bcover(?:s|ed|ing)?\s+for\s+(?:a\s+|his\s+|her\s+|their\s+)?(?:partner|teammate|buddy)\b"
-        rf"|\bpartner\s+protection\b)"
-        # What a werewolf does, and play denied a villager's: "what a cornered wolf does", "exactly how mafia
-        # respond", "not the play of a real villager".
-        rf"|\bwhat\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+)?(?:{pack})\s+(?:does|do|did|would\s+do)\b"
-        rf"|\bhow\s+(?:an?\s+|the\s+)?(?:{pack})\s+(?:would\s+|usually\s+|typically\s+|always\s+)?(?:acts?|"
-        rf"responds?|plays?|behaves?|operates?|reacts?)\b"
-        rf"|\bnot\s+(?:\w+\s+){{0,2}}?(?:play|move|behaviou?r|logic|instincts?)\s+of\s+an?\s+(?:real\s+|true\s+|"
-        rf"genuine\s+)?(?:villager|townie|town\s+player|innocent|civilian)\b"
-        rf"|\b(?:{pack})-like\b|\bscreams?\s+(?:{pack})\b"
-        rf"|\bsmells?\s+(?:like\s+)?(?:a\s+)?(?:{pack})\b|\breeks?\s+of\s+(?:[a-z]+\s+)?(?:{pack})\b"
-    )
 
 
-cw.on_words_changed(_build)
-
-
-def read_disputes(reader: ReaderView, s: str, words: set[str]) -> None:
+def read_disputes(reader: ReaderView, patterns: DisputePatterns, s: str, words: set[str]) -> None:
     """Someone's role claim called false: a negated claim of the role named, or of the one claimed before."""
     found: list[tuple[int, int, str | None, bool]] = []  # (at, seat, role word, weak)
     if not CLAIM_WORDS.isdisjoint(words):
-        for m in DISPUTED_CLAIM_RE.finditer(s):
+        for m in patterns.disputed_claim_re.finditer(s):
             found.append((m.start(), ct.seats_in(m.group("seat"))[0], m.group("pred"), bool(m.group("weak"))))
     if not LIAR_WORDS.isdisjoint(words) and reader.claimed:  # whose role "lying" denies: one claimed before
         for m in LIAR_RE.finditer(s):
@@ -128,11 +135,12 @@ def read_disputes(reader: ReaderView, s: str, words: set[str]) -> None:
     if ("that" in words or "this" in words) and not FALSE_WORDS.isdisjoint(words) and reader.claimed:
         for m in THAT_IS_FALSE_RE.finditer(s):
             found.append((m.start(), ct.seats_in(m.group("seat"))[0], None, False))
-    if not CHECKED_WORDS.isdisjoint(words):
+    checker = patterns.words.checker_word  # "X can't have checked anyone" denies the role that checks, if any
+    if checker is not None and not CHECKED_WORDS.isdisjoint(words):
         for m in CANNOT_HAVE_CHECKED_RE.finditer(s):
-            found.append((m.start(), ct.seats_in(m.group("seat"))[0], cw.CHECKER_WORD, False))
+            found.append((m.start(), ct.seats_in(m.group("seat"))[0], checker, False))
     for at, seat, word, weak in found:
-        role = cw.predicate(word)[1] if word else reader.claimed.get(seat)
+        role = patterns.words.predicate(word)[1] if word else reader.claimed.get(seat)
         if role is None or seat == reader.speaker or cc.blocked(s, at, disputing=True) or ct.disjunction(s[:at]):
             continue
         hedged = weak or bool(cc.HEDGE_RE.search(s[at : at + 60].split(",")[0]))

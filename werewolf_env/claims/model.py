@@ -24,7 +24,7 @@ The judge (``judge.py``) says which of them the speaker knew to be false.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import Any, Literal, get_args
 
@@ -82,31 +82,38 @@ def claim_key(claim: dict[str, Any]) -> tuple[Any, ...]:
     return (claim["kind"], claim["player"], role, team, negated)
 
 
-def public_role_claims(statements: Iterable[tuple[int, list[dict[str, Any]]]]) -> tuple[tuple[int, str], ...]:
+def public_role_claims(
+    statements: Iterable[tuple[int, list[dict[str, Any]]]],
+    ruleset: Ruleset = DEFAULT_RULESET,
+    seated: Collection[str] = (),
+) -> tuple[tuple[int, str], ...]:
     """(seat, role) each speaker has claimed for itself in public, from (speaker, claims) in the order said.
 
     A plain role claim about oneself counts ("I am the seer", "as the doctor, I ..."), as do one's own night
     results (a seer result: the role whose night action checks; a protection: the doctor, or the witch if the
-    speaker claimed her; a poisoning: the witch); a later denial of that role withdraws it, and a later claim
-    replaces it. The claim reader uses it to read "Alice's claim is false" as a denial of her role.
+    speaker claimed her; a poisoning: the witch: ``role_of_result``, of the game's ruleset and seated roles); a
+    later denial of that role withdraws it, and a later claim replaces it. The claim reader uses it to read
+    "Alice's claim is false" as a denial of her role.
     """
     claimed: dict[int, str] = {}
     for speaker, claims in statements:
-        add_role_claims(claimed, speaker, claims)
+        add_role_claims(claimed, speaker, claims, ruleset, seated)
     return tuple(sorted(claimed.items()))
 
 
 def add_role_claims(
-    claimed: dict[int, str], speaker: int, claims: Iterable[dict[str, Any]], ruleset: Ruleset = DEFAULT_RULESET
+    claimed: dict[int, str],
+    speaker: int,
+    claims: Iterable[dict[str, Any]],
+    ruleset: Ruleset = DEFAULT_RULESET,
+    seated: Collection[str] = (),
 ) -> None:
     """``public_role_claims`` one statement at a time: ``claimed`` (seat -> role) updated with ``claims``."""
     for claim in claims:
         kind = claim["kind"]
         if kind == "team" or claim.get("hedged"):
             continue
-        acting = ROLE_OF_RESULT.get(kind)
-        if acting is not None and ruleset is not DEFAULT_RULESET:  # the first role of the game acting so
-            acting = next(iter(roles_acting(kind, ruleset)), acting)
+        acting = role_of_result(kind, ruleset, seated)
         if acting is not None and kind != "seer_result" and claim.get("negated"):
             continue  # "I never poisoned Bob" claims no potion
         if acting is not None:
@@ -135,9 +142,25 @@ def roles_acting(kind: str, ruleset: Ruleset = DEFAULT_RULESET) -> tuple[str, ..
     return tuple(role.value for role, spec in ruleset.specs.items() if actions.intersection(spec.night_kinds))
 
 
-# The role a night-result claim makes its speaker claim (the first built-in role whose night action it reports:
-# seer, doctor, witch), unless the speaker claimed another role whose night action it is (``roles_acting``).
+# The role a night-result claim makes its speaker claim in a game of the built-in roles (the first built-in role
+# whose night action it reports: seer, doctor, witch), unless the speaker claimed another role whose night action
+# it is (``roles_acting``).
 ROLE_OF_RESULT: dict[str, str] = {kind: roles_acting(kind)[0] for kind in _RESULT_ACTIONS}
+
+
+def role_of_result(kind: str, ruleset: Ruleset = DEFAULT_RULESET, seated: Collection[str] = ()) -> str | None:
+    """The role a night-result claim of ``kind`` makes its speaker claim; None for a kind that is no night result.
+
+    In a game of a ruleset of its own, the first role of the ruleset acting so that the game seats (``seated``:
+    its roles with seats, ``GameConfig.roles_in_game``; the bodyguard, not the doctor, of a game with a
+    bodyguard and no doctor), else the first acting so at all, else None (no role of the ruleset acts so). A
+    game of the built-in roles keeps ``ROLE_OF_RESULT``, as its logs always had it.
+    """
+    acting = ROLE_OF_RESULT.get(kind)
+    if acting is None or ruleset is DEFAULT_RULESET or ruleset == DEFAULT_RULESET:
+        return acting
+    actors = roles_acting(kind, ruleset)
+    return next((role for role in actors if role in seated), actors[0] if actors else None)
 
 
 def normalize_claims(raw: Any, resolve: Any, speaker: int) -> tuple[list[dict[str, Any]], list[str]]:

@@ -5,19 +5,21 @@ Dan, he came up as mafia", "N1: Eve=Human" (read in ``claim_reader``), "I saved 
 Bob", "I used my healing potion on Bob" (``protected``: a doctor's protection or a witch's heal), "I
 poisoned Bob", "my poison went to Bob" (``poisoned``). Someone else's ("Carol said she poisoned Bob"),
 a plan ("I will poison Bob"), a negation ("I never healed Bob") or a conditional ("if I poisoned Bob")
-is no claim. The result patterns hold the role words, so they are rebuilt when the roles change.
+is no claim. The result patterns hold the role words: one ``NightPatterns`` per ruleset (``night_patterns``,
+held by ``claim_patterns.Vocabulary``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from werewolf_env.claims import context as cc
 from werewolf_env.claims import tokens as ct
-from werewolf_env.claims import words as cw
 from werewolf_env.claims.model import make_claim
 from werewolf_env.claims.reading import ReaderView
 from werewolf_env.claims.tokens import GROUP, SEAT
+from werewolf_env.claims.words import Lexicon
 
 # A seer's own check: the player checked is the target of the verb.
 CHECK_VERB = (
@@ -82,62 +84,66 @@ PROTECT_WORDS = frozenset(
 POISON_WORDS = frozenset("poisoned poison".split())
 NIGHT_WORDS = PROTECT_WORDS | POISON_WORDS
 
-# What a check showed, after the check: "... and they came up as Mafia", "... — he's the mafioso" (role words).
-RESULT_RE: re.Pattern[str]
-# "I divined Benjamin HUMAN (day0) and George HUMAN (day1)": results right after the names.
-DIRECT_RESULT_RE: re.Pattern[str]
+
+@dataclass(frozen=True, slots=True)
+class NightPatterns:
+    """The night-result patterns that name a ruleset's role words (``night_patterns``), and those words."""
+
+    words: Lexicon
+    # What a check showed, after the check: "... and they came up as Mafia", "... — he's the mafioso" (role words).
+    result_re: re.Pattern[str]
+    # "I divined Benjamin HUMAN (day0) and George HUMAN (day1)": results right after the names.
+    direct_result_re: re.Pattern[str]
+
+    def result_after(self, reader: ReaderView, s: str, start: int, targets: list[int]) -> None:
+        """The result of a check of ``targets`` said after ``start``: "... he came up as mafia", "Bob HUMAN"."""
+        direct = self.direct_result_re.match(s, start)
+        if direct is not None and len(targets) == 1:
+            # "I divined Benjamin HUMAN (day0) and George HUMAN (day1)"
+            seat, pos = targets[0], start
+            while direct is not None:
+                self.emit_result(reader, seat, direct.group("pred"), bool(direct.group("neg")))
+                pos = direct.end()
+                nxt = NEXT_RESULT_RE.match(s, pos)
+                if nxt is None:
+                    break
+                seat = ct.seats_in(nxt.group("seat"))[0]
+                direct = self.direct_result_re.match(s, nxt.end())
+            return
+        m = self.result_re.match(s, start)
+        if m is None:
+            return
+        others = set(ct.seats_in(m.group("gap"))) - set(targets)
+        if others or ct.GAP_STOP_RE.search(m.group("gap")):
+            return
+        negated = bool(m.group("neg")) or bool(cc.NEGATION_RE.search(m.group("gap")))
+        for seat in targets:
+            self.emit_result(reader, seat, m.group("pred"), negated)
+
+    def emit_result(self, reader: ReaderView, seat: int, pred: str, negated: bool) -> None:
+        kind, value, _ = self.words.predicate(pred)
+        if kind == "team":
+            reader.emit(make_claim("seer_result", seat, None, value, negated))
+        elif value == "villager":
+            reader.emit(make_claim("seer_result", seat, None, "village", negated))
+        else:
+            reader.emit(make_claim("seer_result", seat, value, None, negated))
 
 
-def _build() -> None:
-    global RESULT_RE, DIRECT_RESULT_RE
-    RESULT_RE = re.compile(
-        rf"(?P<gap>[^?]{{0,80}}?)(?:\bcame\s+(?:up|back|out)|\bshowed\s+up|\bturned\s+out|\breturned|\bshowed|"
-        rf"\bshows|\brevealed|\breveals|\bresult\s+(?:was|is|came\s+back)|\bis|\bwas|\bare|\bwere|'s|:|—|=|,|-|"
-        rf"\bas|\bto\s+be|\bfound)"
-        rf"\s*(?:as\s+|to\s+be\s+|that\s+)?(?:(?:a|an|the)\s+)?(?P<neg>not\s+)?(?P<pred>{cw.PRED_ALT})\b"
+def night_patterns(words: Lexicon) -> NightPatterns:
+    """The night-result patterns of one ruleset's words."""
+    return NightPatterns(
+        words=words,
+        result_re=re.compile(
+            rf"(?P<gap>[^?]{{0,80}}?)(?:\bcame\s+(?:up|back|out)|\bshowed\s+up|\bturned\s+out|\breturned|\bshowed|"
+            rf"\bshows|\brevealed|\breveals|\bresult\s+(?:was|is|came\s+back)|\bis|\bwas|\bare|\bwere|'s|:|—|=|,|-|"
+            rf"\bas|\bto\s+be|\bfound)"
+            rf"\s*(?:as\s+|to\s+be\s+|that\s+)?(?:(?:a|an|the)\s+)?(?P<neg>not\s+)?(?P<pred>{words.pred_alt})\b"
+        ),
+        direct_result_re=re.compile(
+            rf"\s*(?:=|:|—|-|→|->)?\s*(?P<neg>not\s+)?(?P<pred>{words.pred_alt})\b(?:\s*\([^)]{{0,20}}\))?"
+        ),
     )
-    DIRECT_RESULT_RE = re.compile(
-        rf"\s*(?:=|:|—|-|→|->)?\s*(?P<neg>not\s+)?(?P<pred>{cw.PRED_ALT})\b(?:\s*\([^)]{{0,20}}\))?"
-    )
-
-
-cw.on_words_changed(_build)
-
-
-def result_after(reader: ReaderView, s: str, start: int, targets: list[int]) -> None:
-    """The result of a check of ``targets`` said after ``start``: "... he came up as mafia", "Bob HUMAN"."""
-    direct = DIRECT_RESULT_RE.match(s, start)
-    if direct is not None and len(targets) == 1:
-        # "I divined Benjamin HUMAN (day0) and George HUMAN (day1)"
-        seat, pos = targets[0], start
-        while direct is not None:
-            emit_result(reader, s, start, seat, direct.group("pred"), bool(direct.group("neg")))
-            pos = direct.end()
-            nxt = NEXT_RESULT_RE.match(s, pos)
-            if nxt is None:
-                break
-            seat = ct.seats_in(nxt.group("seat"))[0]
-            direct = DIRECT_RESULT_RE.match(s, nxt.end())
-        return
-    m = RESULT_RE.match(s, start)
-    if m is None:
-        return
-    others = set(ct.seats_in(m.group("gap"))) - set(targets)
-    if others or ct.GAP_STOP_RE.search(m.group("gap")):
-        return
-    negated = bool(m.group("neg")) or bool(cc.NEGATION_RE.search(m.group("gap")))
-    for seat in targets:
-        emit_result(reader, s, start, seat, m.group("pred"), negated)
-
-
-def emit_result(reader: ReaderView, s: str, at: int, seat: int, pred: str, negated: bool) -> None:
-    kind, value, _ = cw.predicate(pred)
-    if kind == "team":
-        reader.emit(make_claim("seer_result", seat, None, value, negated))
-    elif value == "villager":
-        reader.emit(make_claim("seer_result", seat, None, "village", negated))
-    else:
-        reader.emit(make_claim("seer_result", seat, value, None, negated))
 
 
 def read_night_actions(reader: ReaderView, s: str, words: set[str]) -> None:

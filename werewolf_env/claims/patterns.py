@@ -3,20 +3,24 @@
 Statements are read lowercased, with names as seat tokens ``<i>`` (``<i@>`` when "@"-addressed;
 ``claim_tokens``). What each pattern reads, with examples, is said beside it; the reading order and the
 rules that drop or hedge a match are in ``claim_reader`` and ``claim_context``. The patterns that name roles
-are built from the role table's words (``claim_words``) by ``_build``, again whenever the roles change, and
-read as module attributes (``cp.CLAIM_RE``) so that a rebuild is seen at once. Night results are in
-``claim_night``, disputed claims in ``claim_disputes``.
+are built from one ruleset's words (``claim_words.lexicon``) by ``role_patterns``; ``vocabulary(ruleset)``
+gathers them with those of ``claim_night``, ``claim_disputes`` and ``claim_reads`` into one immutable value,
+built once per ruleset, which the reader passes around (no module attribute changes after import). Night
+results are in ``claim_night``, disputed claims in ``claim_disputes``.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
 from werewolf_env.claims import disputes as cd
 from werewolf_env.claims import night as cn
 from werewolf_env.claims import reads as cr
-from werewolf_env.claims import words as cw
 from werewolf_env.claims.tokens import GROUP, SEAT, SUBJECT, WORD_I
+from werewolf_env.claims.words import Lexicon, lexicon
+from werewolf_env.core import DEFAULT_RULESET, Ruleset
 
 # A role word used as something else: "the seer's target", "a seer claim", "wolf hunter".
 NOT_A_LABEL = (
@@ -128,90 +132,123 @@ _TRIGGERS = (
 )
 
 # ---------------------------------------------------------------------------------------- built from the roles
-PRED: str  # a role or team word, not used as something else ("a seer claim", "a seer or a doctor")
-CLAIM_RE: re.Pattern[str]  # "Bob is a wolf", "I'm the seer", "Eve and Dan are not wolves", "George is the big bad wolf"
-LABEL_BEFORE_RE: re.Pattern[str]  # "Seer Ryuji", "the outed wolf Diana", "our seer Bob", "fake seer Takumi"
-LABEL_AFTER_RE: re.Pattern[str]  # "Sonnet, the Doctor, is dead", "Bob (the seer)", "Eve (wolf)"
-SUBJECT_AFTER_RE: re.Pattern[str]  # "the wolf is Bob", "our seer was Eve", "the last wolves are A and B"
-EQUALS_RE: re.Pattern[str]  # "Bob = Human", "N1: Eve=Werewolf", "Dan: wolf", "checked Dan — clean"
-TELEGRAPHIC_RE: re.Pattern[str]  # after a word of inference: "NK shows Servas not wolf", "so Bob wolf."
-AS_ROLE_RE: re.Pattern[str]  # "As the doctor, I ...", "as a villager, my ...", "as the hunter, if you exile me ..."
-SELF_CO_RE: re.Pattern[str]  # "I CO seer", "I'm coming out as the doctor", "I reveal myself as the seer"
-MY_ROLE_RE: re.Pattern[str]  # "My role is villager", "my role: seer"
-ROLE_REFERENCE_RE: re.Pattern[str]  # a role as its known holder: "the doctor is gone", "the seer's death"
-ROLE_OF_RE: re.Pattern[str]  # "given Charlie's role as seer", "Alice's role was the doctor"
-AS_PREDICATE_RE: re.Pattern[str]  # "rule out Eve being a doctor", "I see Bob as a wolf"
-TRIGGER_WORDS: frozenset[str] = frozenset()
 
 
-def _build() -> None:
-    global PRED, CLAIM_RE, LABEL_BEFORE_RE, LABEL_AFTER_RE, SUBJECT_AFTER_RE, EQUALS_RE, TELEGRAPHIC_RE, AS_ROLE_RE
-    global SELF_CO_RE, MY_ROLE_RE, ROLE_REFERENCE_RE, ROLE_OF_RE, AS_PREDICATE_RE, TRIGGER_WORDS
-    pred_alt, labels = cw.PRED_ALT, cw.LABEL_ALT
-    PRED = rf"(?P<pred>{pred_alt})(?!\w){NOT_A_LABEL}(?!\s+or\b|\s*/)"
+@dataclass(frozen=True, slots=True)
+class RolePatterns:
+    """The patterns of roles and teams that name a ruleset's role words (``role_patterns``)."""
+
+    pred: str  # a role or team word, not used as something else ("a seer claim", "a seer or a doctor")
+    # "Bob is a wolf", "I'm the seer", "Eve and Dan are not wolves", "George is the big bad wolf"
+    claim_re: re.Pattern[str]
+    label_before_re: re.Pattern[str]  # "Seer Ryuji", "the outed wolf Diana", "our seer Bob", "fake seer Takumi"
+    label_after_re: re.Pattern[str]  # "Sonnet, the Doctor, is dead", "Bob (the seer)", "Eve (wolf)"
+    subject_after_re: re.Pattern[str]  # "the wolf is Bob", "our seer was Eve", "the last wolves are A and B"
+    equals_re: re.Pattern[str]  # "Bob = Human", "N1: Eve=Werewolf", "Dan: wolf", "checked Dan — clean"
+    telegraphic_re: re.Pattern[str]  # after a word of inference: "NK shows Servas not wolf", "so Bob wolf."
+    as_role_re: re.Pattern[str]  # "As the doctor, I ...", "as a villager, my ...", "as the hunter, if you exile me ..."
+    self_co_re: re.Pattern[str]  # "I CO seer", "I'm coming out as the doctor", "I reveal myself as the seer"
+    my_role_re: re.Pattern[str]  # "My role is villager", "my role: seer"
+    role_reference_re: re.Pattern[str]  # a role as its known holder: "the doctor is gone", "the seer's death"
+    role_of_re: re.Pattern[str]  # "given Charlie's role as seer", "Alice's role was the doctor"
+    as_predicate_re: re.Pattern[str]  # "rule out Eve being a doctor", "I see Bob as a wolf"
+    trigger_words: frozenset[str]  # a sentence without one of these holds no claim
+
+
+def role_patterns(words: Lexicon) -> RolePatterns:
+    """The patterns of roles and teams of one ruleset's words."""
+    pred_alt, labels = words.pred_alt, words.label_alt
+    pred = rf"(?P<pred>{pred_alt})(?!\w){NOT_A_LABEL}(?!\s+or\b|\s*/)"
     role_ends_clause = (
         rf"(?=\s+(?:{pred_alt})(?!\w)\s*(?:[.,!;:?)—–-]|$|(?:and|but|for\s+sure|too|here|though|then|after\s+all)\b))"
     )
     # A role word is no adjective of another ("I'm a wolf hunter").
     adjective = rf"(?!(?:{pred_alt})\b){_ADJECTIVE}"
-    CLAIM_RE = re.compile(
-        rf"{SUBJECT}(?P<adv>\s+(?:likely|probably|possibly|definitely|clearly|surely|obviously|certainly|actually|"
-        rf"really|also|still|both|all))?{COPULA}{MODIFIERS}(?P<adj>{_AFTER_ARTICLE}(?:\s+{adjective}){{1,2}}?{role_ends_clause})?\s+{PRED}"
+    return RolePatterns(
+        pred=pred,
+        claim_re=re.compile(
+            rf"{SUBJECT}(?P<adv>\s+(?:likely|probably|possibly|definitely|clearly|surely|obviously|certainly|actually|"
+            rf"really|also|still|both|all))?{COPULA}{MODIFIERS}(?P<adj>{_AFTER_ARTICLE}(?:\s+{adjective}){{1,2}}?{role_ends_clause})?\s+{pred}"
+        ),
+        label_before_re=re.compile(
+            rf"\b(?P<pred>{labels})"
+            rf"(?:\s+(?P<seat>{SEAT})|\s*,\s*(?P<seat2>{SEAT})(?=\s*(?:[,.!;:—]|$))){_LABEL_END}"
+        ),
+        label_after_re=re.compile(
+            rf"(?P<seat>{SEAT})\s*(?:,\s*(?:the|our|a|an|another)\s+|\(\s*(?:the\s+|a\s+|our\s+|another\s+)?)"
+            rf"(?P<mods>(?:(?:real|confirmed|outed|dead|fake|late)\s+)?)(?:(?!{labels}|human|{_READ_QUALIFIERS})[a-z-]+\s+)?"
+            rf"(?P<pred>{labels}|human)\s*(?:,|\)|[.!;:]|\s-\s|$)"
+        ),
+        subject_after_re=re.compile(
+            rf"\b(?=[toa])(?P<pre>the|our|one|a)\s+(?:(?:real|true|last|remaining|other|second|only|actual|lone|fake|"
+            rf"confirmed)\s+)?(?P<pred>{words.subject_after_alt})(?:\s+(?:member|player))?\s+(?P<cop>is|are|was|were|"
+            rf"must\s+be|has\s+to\s+be|have\s+to\s+be|could\s+be|might\s+be|is\s+probably|is\s+likely|is\s+definitely|"
+            rf"is\s+clearly|is\s+not|isn't)\s+(?P<either>either\s+)?{GROUP}"
+        ),
+        equals_re=re.compile(
+            rf"(?=[<nd])(?P<night>\b(?:n|night|d|day)\s*\d+\s*[:：]?\s*)?(?P<seat>{SEAT})(?:\s*\([^)]{{0,20}}\))?\s*"
+            rf"(?:=|:|→|->|—|–|\s-\s)\s*(?:(?:a|an|the)\s+)?(?P<neg>not\s+)?{pred}"
+            r"(?=\s*(?:$|[^\w\s']|<|(?:and|but|so|too|also|then|for|confirmed|i|n\d|d\d|day|night|today|tonight|yesterday|"
+            r"last)\b))"
+        ),
+        telegraphic_re=re.compile(
+            rf"\b(?:shows?|showed|means|proves?|proved|so|thus|therefore|hence|confirms?|confirmed)\s+{GROUP}\s+"
+            rf"(?P<neg>not\s+)?(?:(?:a|an|the)\s+)?{pred}(?=\s*(?:[.,!;:?)—–-]|$)|\s+(?:and|but)\b)"
+        ),
+        as_role_re=re.compile(
+            r"(?:^|[,(]\s*|\b(?:and|so|but|speaking|well|now|here)\s+)as\s+(?:(?:the|a|an|your)\s+)?(?:(?:real|actual|"
+            rf"true|only|simple|plain|regular|humble|ordinary|genuine|confirmed)\s+)?(?P<pred>{labels}|guard|human)"
+            r"(?:\s+myself)?(?:\s+(?:on\s+)?(?:the\s+)?(?:first\s+night|last\s+night|night\s+\d|n\d|tonight|today|"
+            r"yesterday))?\s*,?\s+(?=i\b|i'|my\b|me\b|let\s+me|let's|we\b|if\b|when\b|once\b|should\b|exile|vote|lynch|kill)"
+        ),
+        self_co_re=re.compile(
+            r"\bi(?:\s+am|'m)?\s+(?:will\s+)?(?:now\s+)?(?:co|co-ing|coing|come\s+out|coming\s+out|came\s+out|claim|"
+            r"claiming|reveal\s+myself|am\s+revealing\s+myself|revealing\s+myself|hereby\s+claim)\s+(?:as\s+|to\s+be\s+)?"
+            rf"(?:the\s+|a\s+|an\s+)?(?P<pred>{words.claimable_alt})\b"
+        ),
+        my_role_re=re.compile(
+            rf"\bmy\s+(?:real\s+|true\s+|actual\s+)?role\s+(?:is|was|:)\s+(?:(?:a|an|the)\s+)?{pred}"
+        ),
+        role_reference_re=re.compile(
+            r"\b(?:the|our|one)\s+(?:(?:dead|late|poor|real|confirmed|revealed|former)\s+)?"
+            rf"(?P<pred>{words.unique_alt})"
+            r"\b(?!\s*<|'s\s+(?!death|elimination|loss|killing|murder|demise|passing)|\s+(?:claim|claimant|co|role|result))"
+        ),
+        role_of_re=re.compile(
+            rf"(?P<seat>{SEAT})\s*'s\s+(?:(?:true|real|actual|revealed|confirmed)\s+)?role\s+(?:as|was|is|of)\s+"
+            rf"(?:(?:a|an|the)\s+)?{pred}"
+        ),
+        as_predicate_re=re.compile(
+            rf"\b(?P<verb>rule\s+out|ruled\s+out|ruling\s+out|see|view|consider|considering|read|reading|lean\s+towards?|"
+            rf"leaning\s+towards?|leaning\s+on|peg|pegging|mark|marking|count|counting|treat|treating|trust|with|vote|"
+            rf"voting|lynch|lynching|eliminate|execute)\s+{GROUP}\s+"
+            rf"(?:as\s+|being\s+|to\s+be\s+)(?:(?:more|most|very|quite|highly|the\s+most)\s+)?(?:likely\s+)?"
+            rf"(?:to\s+be\s+)?(?:(?:a|an|the|our)\s+)?(?P<neg>not\s+)?{pred}"
+        ),
+        trigger_words=words.pred_words | _TRIGGERS,
     )
-    LABEL_BEFORE_RE = re.compile(
-        rf"\b(?P<pred>{labels})"
-        rf"(?:\s+(?P<seat>{SEAT})|\s*,\s*(?P<seat2>{SEAT})(?=\s*(?:[,.!;:—]|$))){_LABEL_END}"
-    )
-    LABEL_AFTER_RE = re.compile(
-        rf"(?P<seat>{SEAT})\s*(?:,\s*(?:the|our|a|an|another)\s+|\(\s*(?:the\s+|a\s+|our\s+|another\s+)?)"
-        rf"(?P<mods>(?:(?:real|confirmed|outed|dead|fake|late)\s+)?)(?:(?!{labels}|human|{_READ_QUALIFIERS})[a-z-]+\s+)?"
-        rf"(?P<pred>{labels}|human)\s*(?:,|\)|[.!;:]|\s-\s|$)"
-    )
-    SUBJECT_AFTER_RE = re.compile(
-        rf"\b(?=[toa])(?P<pre>the|our|one|a)\s+(?:(?:real|true|last|remaining|other|second|only|actual|lone|fake|"
-        rf"confirmed)\s+)?(?P<pred>{cw.SUBJECT_AFTER_ALT})(?:\s+(?:member|player))?\s+(?P<cop>is|are|was|were|"
-        rf"must\s+be|has\s+to\s+be|have\s+to\s+be|could\s+be|might\s+be|is\s+probably|is\s+likely|is\s+definitely|"
-        rf"is\s+clearly|is\s+not|isn't)\s+(?P<either>either\s+)?{GROUP}"
-    )
-    EQUALS_RE = re.compile(
-        rf"(?=[<nd])(?P<night>\b(?:n|night|d|day)\s*\d+\s*[:：]?\s*)?(?P<seat>{SEAT})(?:\s*\([^)]{{0,20}}\))?\s*"
-        rf"(?:=|:|→|->|—|–|\s-\s)\s*(?:(?:a|an|the)\s+)?(?P<neg>not\s+)?{PRED}"
-        r"(?=\s*(?:$|[^\w\s']|<|(?:and|but|so|too|also|then|for|confirmed|i|n\d|d\d|day|night|today|tonight|yesterday|"
-        r"last)\b))"
-    )
-    TELEGRAPHIC_RE = re.compile(
-        rf"\b(?:shows?|showed|means|proves?|proved|so|thus|therefore|hence|confirms?|confirmed)\s+{GROUP}\s+"
-        rf"(?P<neg>not\s+)?(?:(?:a|an|the)\s+)?{PRED}(?=\s*(?:[.,!;:?)—–-]|$)|\s+(?:and|but)\b)"
-    )
-    AS_ROLE_RE = re.compile(
-        r"(?:^|[,(]\s*|\b(?:and|so|but|speaking|well|now|here)\s+)as\s+(?:(?:the|a|an|your)\s+)?(?:(?:real|actual|"
-        rf"true|only|simple|plain|regular|humble|ordinary|genuine|confirmed)\s+)?(?P<pred>{labels}|guard|human)"
-        r"(?:\s+myself)?(?:\s+(?:on\s+)?(?:the\s+)?(?:first\s+night|last\s+night|night\s+\d|n\d|tonight|today|"
-        r"yesterday))?\s*,?\s+(?=i\b|i'|my\b|me\b|let\s+me|let's|we\b|if\b|when\b|once\b|should\b|exile|vote|lynch|kill)"
-    )
-    SELF_CO_RE = re.compile(
-        r"\bi(?:\s+am|'m)?\s+(?:will\s+)?(?:now\s+)?(?:co|co-ing|coing|come\s+out|coming\s+out|came\s+out|claim|"
-        r"claiming|reveal\s+myself|am\s+revealing\s+myself|revealing\s+myself|hereby\s+claim)\s+(?:as\s+|to\s+be\s+)?"
-        rf"(?:the\s+|a\s+|an\s+)?(?P<pred>{cw.CLAIMABLE_ALT})\b"
-    )
-    MY_ROLE_RE = re.compile(rf"\bmy\s+(?:real\s+|true\s+|actual\s+)?role\s+(?:is|was|:)\s+(?:(?:a|an|the)\s+)?{PRED}")
-    ROLE_REFERENCE_RE = re.compile(
-        r"\b(?:the|our|one)\s+(?:(?:dead|late|poor|real|confirmed|revealed|former)\s+)?"
-        rf"(?P<pred>{cw.UNIQUE_ALT})"
-        r"\b(?!\s*<|'s\s+(?!death|elimination|loss|killing|murder|demise|passing)|\s+(?:claim|claimant|co|role|result))"
-    )
-    ROLE_OF_RE = re.compile(
-        rf"(?P<seat>{SEAT})\s*'s\s+(?:(?:true|real|actual|revealed|confirmed)\s+)?role\s+(?:as|was|is|of)\s+"
-        rf"(?:(?:a|an|the)\s+)?{PRED}"
-    )
-    AS_PREDICATE_RE = re.compile(
-        rf"\b(?P<verb>rule\s+out|ruled\s+out|ruling\s+out|see|view|consider|considering|read|reading|lean\s+towards?|"
-        rf"leaning\s+towards?|leaning\s+on|peg|pegging|mark|marking|count|counting|treat|treating|trust|with|vote|"
-        rf"voting|lynch|lynching|eliminate|execute)\s+{GROUP}\s+"
-        rf"(?:as\s+|being\s+|to\s+be\s+)(?:(?:more|most|very|quite|highly|the\s+most)\s+)?(?:likely\s+)?"
-        rf"(?:to\s+be\s+)?(?:(?:a|an|the|our)\s+)?(?P<neg>not\s+)?{PRED}"
-    )
-    TRIGGER_WORDS = cw.PRED_WORDS | _TRIGGERS
 
 
-cw.on_words_changed(_build)
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """Everything the claim reader reads with that depends on the roles: one ruleset's word tables and the
+    patterns built from them, one immutable value per ruleset (``vocabulary``), passed to every pattern function."""
+
+    words: Lexicon
+    roles: RolePatterns
+    night: cn.NightPatterns
+    disputes: cd.DisputePatterns
+    reads: cr.ReadPatterns
+
+
+@lru_cache(maxsize=32)
+def vocabulary(ruleset: Ruleset = DEFAULT_RULESET) -> Vocabulary:
+    """The claim reader's vocabulary of ``ruleset``, built the first time it is asked for (cached by ruleset)."""
+    words = lexicon(ruleset)
+    return Vocabulary(
+        words=words,
+        roles=role_patterns(words),
+        night=cn.night_patterns(words),
+        disputes=cd.dispute_patterns(words),
+        reads=cr.read_patterns(words),
+    )

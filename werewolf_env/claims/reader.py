@@ -18,7 +18,6 @@ from werewolf_env.claims import night as cn
 from werewolf_env.claims import patterns as cp
 from werewolf_env.claims import reads as cr
 from werewolf_env.claims import tokens as ct
-from werewolf_env.claims import words as cw
 from werewolf_env.claims.model import claim_key, make_claim
 from werewolf_env.claims.pronouns import Pronouns
 
@@ -27,10 +26,16 @@ class Reader(Pronouns):
     """Reads one statement sentence by sentence, keeping what pronouns may refer to."""
 
     def __init__(
-        self, speaker: int, n_seats: int, known: dict[str, int] | None = None, claimed: dict[int, str] | None = None
+        self,
+        speaker: int,
+        n_seats: int,
+        vocab: cp.Vocabulary,
+        known: dict[str, int] | None = None,
+        claimed: dict[int, str] | None = None,
     ) -> None:
         super().__init__(speaker)
         self.n_seats = n_seats
+        self.vocab = vocab  # the game's ruleset's words and patterns (``claim_patterns.vocabulary``)
         self._known = known or {}
         self._claimed = claimed or {}  # seat -> the role it claimed in public before this statement
         # Whether the reading looked at ``known`` or ``claimed`` at all (even at whether they are empty): when it
@@ -56,12 +61,15 @@ class Reader(Pronouns):
 
     def read(self, raw: str) -> None:
         words = set(ct.WORD_RE.findall(raw))
-        if cp.TRIGGER_WORDS.isdisjoint(words) or (
+        vocab = self.vocab
+        if vocab.roles.trigger_words.isdisjoint(words) or (
             # Every claim has a subject: a name, "I" / "my", a pronoun, or a role everyone knows the holder of.
             "<" not in raw
             and ct.SUBJECT_WORDS.isdisjoint(words)
             and not (("the" in words or "our" in words) and self.known)
-            and not (self.named_before and not cd.PLAY_WORDS.isdisjoint(words) and cd.WOLF_PLAY_RE.search(raw))
+            and not (
+                self.named_before and not cd.PLAY_WORDS.isdisjoint(words) and vocab.disputes.wolf_play_re.search(raw)
+            )
         ):
             # Nothing to read here; only what later pronouns may refer to changes.
             if "<" in raw and ct.SEAT_RE.search(raw):
@@ -97,9 +105,9 @@ class Reader(Pronouns):
                 continue
             targets = ct.seats_in(m.group("group"))
             checked.update(targets)
-            cn.result_after(self, sentence, m.end(), targets)
+            vocab.night.result_after(self, sentence, m.end(), targets)
         if self.pending_check:
-            cn.result_after(self, sentence, 0, sorted(self.pending_check))
+            vocab.night.result_after(self, sentence, 0, sorted(self.pending_check))
         if checked and not self.pending_check:
             # "Charlie is the mafioso. I investigated them last night.": the claim just before was the result.
             for claim in self.found[self.sentence_start : found_before]:
@@ -117,22 +125,23 @@ class Reader(Pronouns):
     def _read_patterns(
         self, s: str, words: set[str], check_context: bool, checked: set[int], topics_before: str
     ) -> None:
-        preds = not cw.PRED_WORDS.isdisjoint(words)
-        labels = not cw.LABEL_WORDS.isdisjoint(words)
+        v = self.vocab
+        preds = not v.words.pred_words.isdisjoint(words)
+        labels = not v.words.label_words.isdisjoint(words)
         if labels and not cp.DEATH_WORDS.isdisjoint(words) and self.known:
             # "the doctor is gone", "our late seer": a role everyone knows the holder of names that player. Roles
             # become known on death, so only where the sentence speaks of it: "watch the doctor" means the living one.
-            for m in cp.ROLE_REFERENCE_RE.finditer(s):
-                role = cw.predicate(m.group("pred"))[1]
+            for m in v.roles.role_reference_re.finditer(s):
+                role = v.words.predicate(m.group("pred"))[1]
                 seat = self.known.get(role)
                 if seat is not None and seat != self.speaker and not cc.blocked(s, m.start()):
                     self.emit(make_claim("role", seat, role))
         if "retract" in words or "withdraw" in words or "fake" in words or "bluff" in words:
-            for m in cd.RETRACT_RE.finditer(s):
+            for m in v.disputes.retract_re.finditer(s):
                 if not cc.blocked(s, m.start(), True):
                     pred = m.group("pred") or m.group("pred2")
                     self.add_predicate(s, m.start(), [self.speaker], pred, negated=1)
-        for m in cp.CLAIM_RE.finditer(s) if preds else ():
+        for m in v.roles.claim_re.finditer(s) if preds else ():
             subjects = ct.subject_seats(m.group("subj"), self.speaker)
             if not subjects or cc.blocked(s, m.start(), subjects == [self.speaker]) or ct.disjunction(m.group("subj")):
                 continue
@@ -163,7 +172,7 @@ class Reader(Pronouns):
                 if like:
                     others = ct.seats_in(like.group("group"))
                     self.add_predicate(s, m.start(), others, m.group("pred"), negated=negated, hedged=hedged, fake=fake)
-        for m in cp.LABEL_BEFORE_RE.finditer(s) if labels and "<" in s else ():
+        for m in v.roles.label_before_re.finditer(s) if labels and "<" in s else ():
             if m.start() and (s[m.start() - 1].isalnum() or s[m.start() - 1] == "-"):
                 continue  # inside a word ("werewolf" holds "wolf")
             if cp.PLAY_OF_RE.search(s, max(0, m.start() - 40), m.start()):
@@ -182,13 +191,13 @@ class Reader(Pronouns):
                 fake=pre in ("fake", "false"),
             )
         if labels and ("," in s or "(" in s):
-            for m in cp.LABEL_AFTER_RE.finditer(s):
+            for m in v.roles.label_after_re.finditer(s):
                 if cc.blocked(s, m.start()):
                     continue
                 fake = "fake" in m.group("mods")
                 self.add_predicate(s, m.start(), ct.seats_in(m.group("seat")), m.group("pred"), fake=fake)
-        subject_after = not cw.SUBJECT_AFTER_WORDS.isdisjoint(words) and not cp.SUBJECT_AFTER_PRE.isdisjoint(words)
-        for m in cp.SUBJECT_AFTER_RE.finditer(s) if subject_after and "<" in s else ():
+        subject_after = not v.words.subject_after_words.isdisjoint(words) and not cp.SUBJECT_AFTER_PRE.isdisjoint(words)
+        for m in v.roles.subject_after_re.finditer(s) if subject_after and "<" in s else ():
             if m.group("either") or cc.blocked(s, m.start()) or ct.disjunction(m.group("group")):
                 continue
             negated = cc.count_negations(m.group("cop"))
@@ -205,7 +214,7 @@ class Reader(Pronouns):
                 checked=checked,
             )
         if preds and not cp.EQUALS_CHARS.isdisjoint(s):
-            for m in cp.EQUALS_RE.finditer(s):
+            for m in v.roles.equals_re.finditer(s):
                 if cc.blocked(s, m.start()):
                     continue
                 # "N1: Eve=Werewolf" reports a check, unless the speaker speaks as the medium (executions' results).
@@ -221,11 +230,11 @@ class Reader(Pronouns):
                     checked=checked | set(seats) if as_result else set(),
                 )
         if "'s" in s and ("claim" in s or " co" in s):
-            for m in cd.FALSE_CLAIM_RE.finditer(s):
+            for m in v.disputes.false_claim_re.finditer(s):
                 if not cc.blocked(s, m.start()):
                     self.add_predicate(s, m.start(), ct.seats_in(m.group("seat")), m.group("pred"), negated=1)
         if preds and ("as " in s or "being " in s or "to be " in s):
-            for m in cp.AS_PREDICATE_RE.finditer(s):
+            for m in v.roles.as_predicate_re.finditer(s):
                 if cc.blocked(s, m.start()) or ct.disjunction(m.group("group")):
                     continue
                 verb = m.group("verb")
@@ -236,7 +245,7 @@ class Reader(Pronouns):
                     s, m.start(), ct.seats_in(m.group("group")), m.group("pred"), negated=negated, hedged=hedged
                 )
         if "role" in words and "'s" in s:
-            for m in cp.ROLE_OF_RE.finditer(s):
+            for m in v.roles.role_of_re.finditer(s):
                 if not cc.blocked(s, m.start()):
                     self.add_predicate(s, m.start(), ct.seats_in(m.group("seat")), m.group("pred"))
         if "suspicious" in words:
@@ -252,7 +261,7 @@ class Reader(Pronouns):
                     if seat != self.speaker:
                         self.emit(make_claim("team", seat, None, "werewolf", False, True))
         if preds and "<" in s and not cp.INFERENCE_WORDS.isdisjoint(words):
-            for m in cp.TELEGRAPHIC_RE.finditer(s):
+            for m in v.roles.telegraphic_re.finditer(s):
                 if cc.blocked(s, m.start()) or ct.disjunction(m.group("group")):
                     continue
                 negated = 1 if m.group("neg") else 0
@@ -265,14 +274,14 @@ class Reader(Pronouns):
                 for seat in ct.seats_in(m.group("group")):
                     self.emit(make_claim("team", seat, None, team, False, True))
         if preds and "as " in s:
-            for m in cp.AS_ROLE_RE.finditer(s):
+            for m in v.roles.as_role_re.finditer(s):
                 self.add_predicate(s, m.start(), [self.speaker], m.group("pred"))
         if not cp.SELF_CO_WORDS.isdisjoint(words):
-            for m in cp.SELF_CO_RE.finditer(s):
+            for m in v.roles.self_co_re.finditer(s):
                 if not cc.blocked(s, m.start(), True):
                     self.add_predicate(s, m.start(), [self.speaker], m.group("pred"))
         if "my " in s and "role" in s:
-            for m in cp.MY_ROLE_RE.finditer(s):
+            for m in v.roles.my_role_re.finditer(s):
                 if not cc.blocked(s, m.start()):
                     self.add_predicate(s, m.start(), [self.speaker], m.group("pred"))
         if " no " in s:
@@ -292,11 +301,11 @@ class Reader(Pronouns):
                     if seat != self.speaker:
                         self.emit(make_claim(kind, seat, None, team, False, hedged))
         if not cr.READ_WORDS.isdisjoint(words) or "+" in s:
-            cr.read_reads(self, s, words)
+            cr.read_reads(self, v.reads, s, words)
         if not cd.DISPUTE_WORDS.isdisjoint(words):
-            cd.read_disputes(self, s, words)
+            cd.read_disputes(self, v.disputes, s, words)
         if (preds and not cd.PLAY_WORDS.isdisjoint(words)) or not cd.TACTIC_WORDS.isdisjoint(words):
-            for m in cd.WOLF_PLAY_RE.finditer(s):
+            for m in v.disputes.wolf_play_re.finditer(s):
                 cd.read_wolf_play(self, s, m, topics_before)
         if not cn.NIGHT_WORDS.isdisjoint(words):
             cn.read_night_actions(self, s, words)
@@ -313,7 +322,7 @@ class Reader(Pronouns):
         check_context: bool = False,
         checked: set[int] | frozenset[int] = frozenset(),
     ) -> None:
-        kind, value, word_hedged = cw.predicate(pred)
+        kind, value, word_hedged = self.vocab.words.predicate(pred)
         clause = cc.clause_before(s, at)
         if check_context and "my" in clause:
             # "I investigated last night and my read is that Bob is the mafioso": the read is the check's result.

@@ -9,19 +9,23 @@ a wolf's tactic named as the player's ("X's deflection", "X keeps deflecting bla
 notation are hedged too ("X slight+", "town-read: X", "X reads town"). A team said of a listed group of
 players in passing ("the confirmed mafia members, A and B") is a firm claim on each. ``Reader`` calls
 ``read_reads`` for every sentence holding one of ``READ_WORDS``; the conditional, question and reported-speech
-rules of ``claim_context`` apply as to every other pattern. Nothing here names a role but the pack's words.
+rules of ``claim_context`` apply as to every other pattern. Nothing here names a role but the pack's words
+and the role words of a group's label, filled in per ruleset (``read_patterns``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from werewolf_env.claims import context as cc
 from werewolf_env.claims import tokens as ct
-from werewolf_env.claims import words as cw
 from werewolf_env.claims.model import make_claim
 from werewolf_env.claims.reading import ReaderView
 from werewolf_env.claims.tokens import SEAT, WORD_I
+from werewolf_env.claims.words import Lexicon
 
 # A list of players as written in notes: "A, B and C", "A/B/C", "A + B", "A or B".
 LIST = rf"(?P<group>{SEAT}(?:\s*(?:,\s*and|,|\band\b|&|/|\+|\bor\b)\s*{SEAT}|\s+{SEAT})*)"
@@ -189,21 +193,31 @@ _PACK_ALTERNATIVES = (
     GROUP_APPOSITION_RE,
     PRED_THEN_BRACKETS_RE,
 )
-_built: dict[str, re.Pattern[str]] = {}
 
 
-def _build() -> None:
-    for pattern in _PACK_ALTERNATIVES:
-        _built[pattern.pattern] = re.compile(
-            pattern.pattern.replace("{pack}", cw.PACK_ALT).replace("{pred}", cw.PRED_ALT)
+@dataclass(frozen=True, slots=True)
+class ReadPatterns:
+    """The patterns of reads that name a ruleset's pack or role words (``read_patterns``), by their template."""
+
+    built: Mapping[str, re.Pattern[str]]  # each of ``_PACK_ALTERNATIVES``'s pattern text -> it with the words in
+
+    def __call__(self, pattern: re.Pattern[str]) -> re.Pattern[str]:
+        """``pattern`` (one of ``_PACK_ALTERNATIVES``) with this ruleset's words."""
+        return self.built[pattern.pattern]
+
+
+def read_patterns(words: Lexicon) -> ReadPatterns:
+    """The patterns of reads of one ruleset's words."""
+    return ReadPatterns(
+        MappingProxyType(
+            {
+                pattern.pattern: re.compile(
+                    pattern.pattern.replace("{pack}", words.pack_alt).replace("{pred}", words.pred_alt)
+                )
+                for pattern in _PACK_ALTERNATIVES
+            }
         )
-
-
-cw.on_words_changed(_build)
-
-
-def _pack(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    return _built[pattern.pattern]
+    )
 
 
 def _negated(s: str, at: int, matched: str) -> bool:
@@ -211,7 +225,7 @@ def _negated(s: str, at: int, matched: str) -> bool:
     return bool(cc.count_negations(matched) % 2 or cc.NEGATED_BELIEF_RE.search(cc.clause_before(s, at)))
 
 
-def read_reads(reader: ReaderView, s: str, words: set[str]) -> None:
+def read_reads(reader: ReaderView, patterns: ReadPatterns, s: str, words: set[str]) -> None:
     """The reads of one sentence (in seat-token form), emitted as team claims on the reader."""
     reads: list[tuple[int, str, list[int], str, bool]] = []  # (at, matched text, seats, team, hedged)
     if not words.isdisjoint(_SUSPECT_GATE):
@@ -219,19 +233,19 @@ def read_reads(reader: ReaderView, s: str, words: set[str]) -> None:
             for m in pattern.finditer(s):
                 reads.append((m.start(), m.group(0), ct.seats_in(m.group(0)), "werewolf", True))
     if ":" in s or "=" in s or "(" in s or "-" in s:
-        for m in _pack(LIST_LABEL_RE).finditer(s):
+        for m in patterns(LIST_LABEL_RE).finditer(s):
             reads.append((m.start(), m.group("group"), ct.seats_in(m.group("group")), "werewolf", True))
         for m in SIDE_LIST_RE.finditer(s):
             team = "werewolf" if m.group("side") in ("wolf", "scum", "mafia") else "village"
             reads.append((m.start(), m.group("group"), ct.seats_in(m.group("group")), team, True))
     if not words.isdisjoint(("pair", "duo", "team", "partners", "partnership", "bloc", "trio")):
-        for m in _pack(PACK_GROUP_RE).finditer(s):
+        for m in patterns(PACK_GROUP_RE).finditer(s):
             reads.append((m.start(), m.group("group"), ct.seats_in(m.group("group")), "werewolf", True))
     if "," in s or "(" in s or ":" in s:
-        for m in _pack(PACK_APPOSITION_RE).finditer(s):
+        for m in patterns(PACK_APPOSITION_RE).finditer(s):
             reads.append((m.start(), m.group("group"), ct.seats_in(m.group("group")), "werewolf", False))
     for pattern, gate in ((BRACKETED_RE, "("), (PRED_THEN_BRACKETS_RE, "("), (GROUP_APPOSITION_RE, ",")):
-        for m in _pack(pattern).finditer(s) if gate in s else ():
+        for m in patterns(pattern).finditer(s) if gate in s else ():
             if not cc.blocked(s, m.start()):
                 reader.add_predicate(s, m.start(), ct.seats_in(m.group("group")), m.group("pred"))
     if not words.isdisjoint(("confirmed", "known", "proven", "cleared", "verified", "outed", "revealed")):

@@ -57,7 +57,6 @@ from typing import Any
 
 from werewolf_env.claims import patterns as cp
 from werewolf_env.claims import tokens as ct
-from werewolf_env.claims import words as cw
 from werewolf_env.claims.reader import Reader
 from werewolf_env.core import DEFAULT_RULESET, Ruleset, fold_with_positions, name_key
 
@@ -76,7 +75,8 @@ class ClaimExtractor:
 
     def __init__(self, names: tuple[str, ...], ruleset: Ruleset = DEFAULT_RULESET) -> None:
         self.names = names
-        self.ruleset = ruleset  # whose role words are read (``words.using``)
+        self.ruleset = ruleset
+        self.vocab = cp.vocabulary(ruleset)  # whose role words and patterns are read (immutable, shared per ruleset)
         self._memo: dict[tuple[str, int, KnownRoles, ClaimedRoles], tuple[list[dict[str, Any]], frozenset[int]]] = {}
         self._plain: dict[tuple[str, int], tuple[list[dict[str, Any]], frozenset[int]]] = {}  # read without context
         lookup: dict[str, int] = {}
@@ -92,8 +92,7 @@ class ClaimExtractor:
             if names and all(numbered)
             else {}
         )
-        with cw.using(ruleset):
-            self._cased = frozenset(n for n in lookup if n in cw.COMMON_WORDS)
+        self._cased = frozenset(n for n in lookup if n in self.vocab.words.common_words)
         alts = sorted(lookup, key=len, reverse=True)
         name = r"(?:" + "|".join(re.escape(a) for a in alts) + r")"
         # Searched in folded text (``_name_hits``), case-sensitive: about twice as fast as IGNORECASE.
@@ -165,11 +164,7 @@ class ClaimExtractor:
             key = (text, speaker, known, claimed)
             found = self._memo.get(key)
             if found is None:
-                if self.ruleset is cw.ACTIVE:
-                    found, used_context = self._scan(text, speaker, known, claimed)
-                else:
-                    with cw.using(self.ruleset):
-                        found, used_context = self._scan(text, speaker, known, claimed)
+                found, used_context = self._scan(text, speaker, known, claimed)
                 memo = self._memo if used_context else self._plain
                 if len(memo) >= ct.MEMO_SIZE:
                     memo.clear()
@@ -190,12 +185,13 @@ class ClaimExtractor:
         lowered = text.lower()
         hits = self._name_hits(text, lowered)
         mentioned = frozenset(seat for _, _, seat in hits)
-        if cp.TRIGGER_WORDS.isdisjoint(ct.WORD_RE.findall(lowered)):
+        vocab = self.vocab
+        if vocab.roles.trigger_words.isdisjoint(ct.WORD_RE.findall(lowered)):
             return ([], mentioned), False  # no role, team, check or trust word: nothing to read
         tokens = ct.tokenise(lowered, hits)
-        reader = Reader(speaker, len(self.names), dict(known), dict(claimed))
+        reader = Reader(speaker, len(self.names), vocab, dict(known), dict(claimed))
         bare = tokens.strip(" .!")
-        if bare in cw.PREDICATES and speaker >= 0:
+        if bare in vocab.words.predicates and speaker >= 0:
             # A statement that is a role word and nothing else ("Villager."): the speaker's answer about itself.
             reader.add_predicate(bare, 0, [speaker], bare)
             return (reader.claims(), mentioned), False

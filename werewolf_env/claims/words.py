@@ -7,25 +7,19 @@ The reader adds the words no role owns: team words ("innocent", "town", "killer"
 sides ("the village team"). The pack's words (the role named like its team: "werewolf", "wolf", "mafia")
 make *team* claims, every other role's words role claims.
 
-Every pattern module builds its patterns from the tables here: ``rebuild(ruleset)`` recomputes the tables
-and then calls every builder registered with ``on_words_changed``, in registration order (the word tables
-first, then the patterns that use them). Readers look the tables up as module attributes (``cw.PREDICATES``)
-at call time. The module attributes hold one ruleset's vocabulary at a time (``DEFAULT_RULESET``'s unless a
-reader asks for another): ``using(ruleset)`` swaps a ruleset's vocabulary in for the duration of a read
-(built once per ruleset, then kept: ``_VOCABULARIES``) and puts the previous one back, so readers of games
-with different rulesets interleave safely in one thread. (What is left to do: a vocabulary object passed to
-the pattern functions instead of module attributes, which would also make reads from several threads with
-different rulesets safe.)
+A ruleset's word tables are one immutable value, a ``Lexicon``, built once per ruleset (``lexicon(ruleset)``,
+cached by ruleset: equal rulesets share it). The pattern modules build their patterns from it
+(``claims.patterns.vocabulary``), and the reader passes it, and them, to every pattern function: nothing here
+changes after import, so readers of games with different rulesets may read at once, in any threads.
 """
 
 from __future__ import annotations
 
-import dis
 import re
-import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from werewolf_env.core import DEFAULT_RULESET, ActionKind, Role, RoleSpec, Ruleset
@@ -71,93 +65,39 @@ def _singular(spec: RoleSpec) -> list[str]:
     return [w for w in words if w not in plural]
 
 
-# ---------------------------------------------------------------------------------------- the derived tables
-# Each is recomputed by ``rebuild``; the values at import are those of the built-in roles.
+# ---------------------------------------------------------------------------------------- one ruleset's tables
 
-PREDICATES: dict[str, tuple[str, str, bool]] = {}  # role and team words -> (kind, value, hedged)
-PRED_ALT = ""  # every word of PREDICATES
-PRED_WORDS: frozenset[str] = frozenset()  # the single words in PREDICATES (a sentence without one has no predicate)
-PACK_ALT = ""  # the pack's words: "werewolf", "wolves", "mafia", ...
-LABEL_ALT = ""  # role words that label a name: "Seer Bob", "Bob (the seer)", "as the seer, I ..."
-LABEL_WORDS: frozenset[str] = frozenset()
-CLAIMABLE_ALT = ""  # words of roles a player claims to hold ("I CO seer", "Bob's doctor claim"): all but the pack
-UNIQUE_ALT = ""  # words of roles with one holder: "the doctor is gone"
-SUBJECT_AFTER_ALT = ""  # "the seer is Bob", "the wolves are A and B": unique roles' and the pack's words
-SUBJECT_AFTER_WORDS: frozenset[str] = frozenset()
-CHECKER_WORD = "seer"  # the name of the role whose night action checks a player ("X can't have checked anyone")
-COMMON_WORDS: frozenset[str] = frozenset()
-VERSION = 0  # rebuilds so far
-ACTIVE: Ruleset = DEFAULT_RULESET  # the ruleset whose vocabulary the module attributes hold
-
-# The pattern modules' builders (at import), and the module attributes each sets (its ``global`` names).
-_builders: list[Callable[[], None]] = []
-_built: list[tuple[dict[str, Any], tuple[str, ...]]] = []
-# Each ruleset's vocabulary once built: the values of every built attribute, in ``_built`` order.
-_VOCABULARIES: dict[Ruleset, list[tuple[Any, ...]]] = {}
-_MAX_VOCABULARIES = 32
+Predicate = tuple[str, str, bool]  # (kind, value, hedged): ("role", "seer", False), ("team", "werewolf", True)
 
 
-def _globals_set(function: Callable[..., Any]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(i.argval for i in dis.get_instructions(function) if i.opname == "STORE_GLOBAL"))
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """The claim reader's word tables of one ruleset (``lexicon(ruleset)``): immutable, shared by its readers."""
+
+    ruleset: Ruleset
+    predicates: Mapping[str, Predicate]  # role and team words -> (kind, value, hedged)
+    pred_alt: str  # every word of ``predicates``, as a regex alternation
+    pred_words: frozenset[str]  # the single words in ``predicates`` (a sentence without one has no predicate)
+    pack_alt: str  # the pack's words: "werewolf", "wolves", "mafia", ...
+    label_alt: str  # role words that label a name: "Seer Bob", "Bob (the seer)", "as the seer, I ..."
+    label_words: frozenset[str]
+    claimable_alt: str  # words of roles a player claims to hold ("I CO seer", "Bob's doctor claim"): all but the pack
+    unique_alt: str  # words of roles with one holder: "the doctor is gone"
+    subject_after_alt: str  # "the seer is Bob", "the wolves are A and B": unique roles' and the pack's words
+    subject_after_words: frozenset[str]
+    checker_word: str | None  # the role whose night action checks a player ("X can't have checked"); None: no such role
+    common_words: frozenset[str]  # names that are also these words count only when capitalised
+
+    def predicate(self, word: str) -> Predicate:
+        """(kind, value, hedged) of a role or team word as matched (runs of spaces allowed)."""
+        found = self.predicates.get(word)
+        return found if found is not None else self.predicates[" ".join(word.split())]
 
 
-def on_words_changed(builder: Callable[[], None]) -> None:
-    """Register a pattern module's builder: called now and whenever a ruleset's vocabulary is built."""
-    _builders.append(builder)
-    _built.append((sys.modules[builder.__module__].__dict__, _globals_set(builder)))
-    builder()
-    _VOCABULARIES.clear()  # the default vocabulary is snapshotted again, with this module's patterns
-    _VOCABULARIES[ACTIVE] = _snapshot()
-
-
-def _snapshot() -> list[tuple[Any, ...]]:
-    return [tuple(namespace[name] for name in names) for namespace, names in _built]
-
-
-def _restore(values: list[tuple[Any, ...]]) -> None:
-    for (namespace, names), row in zip(_built, values, strict=True):
-        namespace.update(zip(names, row, strict=True))
-    predicate.cache_clear()
-
-
-def use(ruleset: Ruleset) -> Ruleset:
-    """Make the module attributes hold ``ruleset``'s vocabulary (built the first time); the previous ruleset."""
-    global ACTIVE
-    previous = ACTIVE
-    if ruleset is previous or ruleset == previous:
-        return previous
-    values = _VOCABULARIES.get(ruleset)
-    if values is None:
-        rebuild(ruleset)
-        values = _snapshot()
-        if len(_VOCABULARIES) >= _MAX_VOCABULARIES:
-            for stale in [r for r in _VOCABULARIES if r != DEFAULT_RULESET]:
-                del _VOCABULARIES[stale]
-        _VOCABULARIES[ruleset] = values
-    else:
-        _restore(values)
-    ACTIVE = ruleset
-    return previous
-
-
-@contextmanager
-def using(ruleset: Ruleset) -> Iterator[None]:
-    """``ruleset``'s vocabulary for the duration of the block; the previous one back after."""
-    previous = use(ruleset)
-    try:
-        yield
-    finally:
-        use(previous)
-
-
-_built.append((globals(), ()))  # filled in below, once ``rebuild``'s attributes are known
-
-
-def rebuild(ruleset: Ruleset = DEFAULT_RULESET) -> None:
-    """Recompute every table from ``ruleset``, then run the registered builders."""
-    global PREDICATES, PRED_ALT, PRED_WORDS, PACK_ALT, LABEL_ALT, LABEL_WORDS, CLAIMABLE_ALT, UNIQUE_ALT
-    global SUBJECT_AFTER_ALT, SUBJECT_AFTER_WORDS, CHECKER_WORD, COMMON_WORDS, VERSION
-    predicates: dict[str, tuple[str, str, bool]] = {}
+@lru_cache(maxsize=32)
+def lexicon(ruleset: Ruleset = DEFAULT_RULESET) -> Lexicon:
+    """The word tables of ``ruleset``, built the first time it is asked for (cached by ruleset)."""
+    predicates: dict[str, Predicate] = {}
     pack: list[str] = []
     labels: list[str] = []
     claimable: list[str] = []
@@ -193,35 +133,34 @@ def rebuild(ruleset: Ruleset = DEFAULT_RULESET) -> None:
         predicates[f"{side} team"] = predicates[f"{side} side"] = village
     for side in _PACK_SIDES:
         predicates[f"{side} team"] = predicates[f"{side} side"] = ("team", "werewolf", False)
-    PREDICATES = predicates
-    PRED_ALT = alternation(predicates)
-    PRED_WORDS = frozenset(w for key in predicates for w in re.findall("[a-z]+", key)) - {
-        "our",
-        "on",
-        "good",
-        "side",
-        "team",
-    }
-    PACK_ALT = alternation(pack)
-    LABEL_ALT = alternation(labels)
-    LABEL_WORDS = frozenset(w for word in [*labels, *LABEL_TEAM_WORDS] for w in word.split())
-    CLAIMABLE_ALT = alternation(claimable)
-    UNIQUE_ALT = alternation(unique)
-    SUBJECT_AFTER_ALT = alternation([*unique, *pack])
-    SUBJECT_AFTER_WORDS = frozenset(w for word in (*unique, *pack) for w in word.split())
-    CHECKER_WORD = checker or "seer"
-    COMMON_WORDS = frozenset(_COMMON_NAMES) | frozenset(w for w in spoken_words if " " not in w)
-    VERSION += 1
-    predicate.cache_clear()
-    for builder in list(_builders):
-        builder()
+    pred_words = frozenset(w for key in predicates for w in re.findall("[a-z]+", key))
+    return Lexicon(
+        ruleset=ruleset,
+        predicates=MappingProxyType(predicates),
+        pred_alt=alternation(predicates),
+        pred_words=pred_words - {"our", "on", "good", "side", "team"},
+        pack_alt=alternation(pack),
+        label_alt=alternation(labels),
+        label_words=frozenset(w for word in [*labels, *LABEL_TEAM_WORDS] for w in word.split()),
+        claimable_alt=alternation(claimable),
+        unique_alt=alternation(unique),
+        subject_after_alt=alternation([*unique, *pack]),
+        subject_after_words=frozenset(w for word in (*unique, *pack) for w in word.split()),
+        checker_word=checker or None,
+        common_words=frozenset(_COMMON_NAMES) | frozenset(w for w in spoken_words if " " not in w),
+    )
 
 
-@lru_cache(maxsize=256)
-def predicate(word: str) -> tuple[str, str, bool]:
-    """(kind, value, hedged) of a role or team word as matched (runs of spaces allowed)."""
-    return PREDICATES[" ".join(word.split())]
+_REMOVED = frozenset(
+    "PREDICATES PRED_ALT PRED_WORDS PACK_ALT LABEL_ALT LABEL_WORDS CLAIMABLE_ALT UNIQUE_ALT SUBJECT_AFTER_ALT "
+    "SUBJECT_AFTER_WORDS CHECKER_WORD COMMON_WORDS VERSION ACTIVE predicate rebuild use using on_words_changed".split()
+)
 
 
-_built[0] = (globals(), tuple(name for name in _globals_set(rebuild) if name != "VERSION"))
-rebuild()
+def __getattr__(name: str) -> Any:
+    if name in _REMOVED:
+        raise AttributeError(
+            f"claims.words.{name} was removed: the claim reader's vocabulary is no longer module state. Read a "
+            "ruleset's word tables from lexicon(ruleset), its patterns from claims.patterns.vocabulary(ruleset)"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -62,7 +62,7 @@ def _public_role_claims(state: GameState) -> tuple[tuple[int, str], ...]:
     if done > len(state.statements):  # a state whose statements were replaced: read them all again
         done, claimed = 0, {}
     for st in state.statements[done:]:
-        add_role_claims(claimed, st.speaker, st.claims, state.config.ruleset)
+        add_role_claims(claimed, st.speaker, st.claims, state.config.ruleset, state.config.roles_in_game())
     state.role_claims_read = (len(state.statements), claimed)
     return tuple(sorted(claimed.items()))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from werewolf_env.claims import ROLE_OF_RESULT, roles_acting
+from werewolf_env.claims import ROLE_OF_RESULT, role_of_result
 from werewolf_env.core import GameState, Role
 from werewolf_env.observe.layout import layout_of
 
@@ -71,6 +71,7 @@ class PublicBlocks:
         ``start`` to ``stop``."""
         accused = False
         ruleset = self.state.config.ruleset
+        seated = self.state.config.roles_in_game()
         index, layout = ruleset.index, self.layout
         claimed_start, slots = layout.claimed_start, layout.num_roles
         for st in self.state.statements[start:stop]:
@@ -84,10 +85,10 @@ class PublicBlocks:
                 elif (kind == "team" or kind == "seer_result") and claim["team"] == "werewolf":
                     counts[subject] += 1
                     accused = True
-                if kind in ROLE_OF_RESULT:  # a night result claims the (first) role of the game that acts so
-                    actors = roles_acting(kind, ruleset)
-                    if actors:
-                        base[claimed_start + st.speaker * slots + index[Role(actors[0])]] = 1.0
+                if kind in ROLE_OF_RESULT:  # a night result claims the role of the game that acts so
+                    acting = role_of_result(kind, ruleset, seated)
+                    if acting is not None:
+                        base[claimed_start + st.speaker * slots + index[Role(acting)]] = 1.0
         if accused:
             top = max(counts)
             start = layout.accused_start

@@ -13,6 +13,7 @@ from werewolf_env.record.game_record import (
     Label,
     StatementRecord,
     poisoned_deaths,
+    ruleset_of_config,
 )
 from werewolf_env.record.persuasion import (
     SEAT_FIGURES,
@@ -46,6 +47,7 @@ __all__ = [
     "cost_usd",
     "extract_proposals",
     "poisoned_deaths",
+    "ruleset_of_config",
     "seat_figures",
     "statement_figures",
     "tiktoken_status",

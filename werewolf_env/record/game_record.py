@@ -60,9 +60,22 @@ def role_teams(config: Mapping[str, Any]) -> Mapping[str, str]:
     return _teams_of(json.dumps(logged, sort_keys=True))
 
 
+def ruleset_of_config(config: Mapping[str, Any] | None) -> Ruleset:
+    """The ruleset of the game whose config (as logged) is ``config``: its ``ruleset``, else ``DEFAULT_RULESET``."""
+    logged = (config or {}).get("ruleset")
+    if not logged:
+        return DEFAULT_RULESET
+    return _ruleset_of(json.dumps(logged, sort_keys=True))
+
+
+@lru_cache(maxsize=64)
+def _ruleset_of(logged: str) -> Ruleset:
+    return Ruleset.from_json(json.loads(logged))
+
+
 @lru_cache(maxsize=64)
 def _teams_of(logged: str) -> Mapping[str, str]:
-    ruleset = Ruleset.from_json(json.loads(logged))
+    ruleset = _ruleset_of(logged)
     return MappingProxyType({role.value: spec.team.value for role, spec in ruleset.specs.items()})
 
 
@@ -108,6 +121,11 @@ class GameRecord:
     @property
     def num_players(self) -> int:
         return len(self.roles)
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The game's roles, from its logged config (``ruleset_of_config``)."""
+        return ruleset_of_config(self.config)
 
     def team(self, seat: int) -> str:
         return role_teams(self.config).get(self.roles[seat], "village")

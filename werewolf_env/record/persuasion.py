@@ -61,6 +61,11 @@ class RecordView(Protocol):
     @property
     def num_players(self) -> int: ...
 
+    @property
+    def ruleset(self) -> Ruleset:
+        """The game's roles (``GameRecord.ruleset``: from the logged config)."""
+        ...
+
     def team(self, seat: int) -> str: ...
 
 
@@ -120,29 +125,31 @@ def role_team(role: Any, ruleset: Ruleset = DEFAULT_RULESET) -> str | None:
     return ruleset.specs[ruleset.role(role)].team.value if isinstance(role, str) and role in ruleset else None
 
 
-def claim_push(claim: dict[str, Any], speaker: int) -> tuple[int, int] | None:
-    """(player, direction) a claim pushes listeners' suspicion in (+1 up, -1 down); None: it pushes nothing."""
+def claim_push(claim: dict[str, Any], speaker: int, ruleset: Ruleset = DEFAULT_RULESET) -> tuple[int, int] | None:
+    """(player, direction) a claim pushes listeners' suspicion in (+1 up, -1 down); None: it pushes nothing.
+    A role's team is the game's ruleset's (a custom role of the game pushes as its team does)."""
     player, kind, negated = claim.get("player"), claim.get("kind"), bool(claim.get("negated"))
     if not isinstance(player, int) or isinstance(player, bool):
         return None
     if kind in ("protected", "poisoned"):  # "I protected Bob": the speaker claims a village power
         return None if negated else (speaker, -1)
     if kind in ("team", "seer_result"):
-        team = claim.get("team") or role_team(claim.get("role"))
+        team = claim.get("team") or role_team(claim.get("role"), ruleset)
         if team not in LISTENER_TEAMS:
             return None
         if negated:  # the canonical form never negates a team ("not a wolf" is village); older claims might
             team = VILLAGE if team == WOLF else WOLF
         return player, 1 if team == WOLF else -1
     if kind == "role" and not negated:  # "Bob is not the seer" says nothing about his team
-        team = role_team(claim.get("role"))
+        team = role_team(claim.get("role"), ruleset)
         return None if team is None else (player, 1 if team == WOLF else -1)
     return None
 
 
-def accused(claims: Iterable[dict[str, Any]], speaker: int) -> list[int]:
+def accused(claims: Iterable[dict[str, Any]], speaker: int, ruleset: Ruleset = DEFAULT_RULESET) -> list[int]:
     """The players other than the speaker the claims push up: those it says are werewolves."""
-    out = {push[0] for c in claims if (push := claim_push(c, speaker)) and push[1] > 0 and push[0] != speaker}
+    pushes = (claim_push(c, speaker, ruleset) for c in claims)
+    out = {push[0] for push in pushes if push and push[1] > 0 and push[0] != speaker}
     return sorted(out)
 
 
@@ -206,7 +213,7 @@ def _statement(record: RecordView, st: StatementRecord, waves: Waves | None) -> 
         (lb, shifts(lb, p, st.controls.get(lb.observer)), record.team(lb.observer)) for lb in st.answered_peers
     ]
     village = [(lb, d) for lb, d, team in listeners if team == VILLAGE]
-    targets = accused(st.claims, p)
+    targets = accused(st.claims, p, record.ruleset)
     out: dict[str, Any] = {"shift_fallbacks": len(st.peer_labels) - len(listeners)}
     out["shift_speaker"] = _mean([d[p] for _, d, _ in listeners if p in d])
     for team in LISTENER_TEAMS:
@@ -222,7 +229,7 @@ def _statement(record: RecordView, st: StatementRecord, waves: Waves | None) -> 
     out["misled"] = None if not toward else round(-float(np.mean(toward)), 6) + 0.0  # + 0.0: never -0.0
     out["deception_effect"] = out["deception_success"] = None
     if st.lie and st.labelled:
-        pushes = [push for c in st.claims if c.get("known_false") and (push := claim_push(c, p))]
+        pushes = [push for c in st.claims if c.get("known_false") and (push := claim_push(c, p, record.ruleset))]
         # A village listener counts when some pushed player's shift is measured (it cannot report on itself).
         measured = [d for _, d in village if any(j in d for j, _ in pushes)]
         effects = [sum(sign * d[j] for j, sign in pushes if j in d) for d in measured]

@@ -8,9 +8,9 @@ Every action kind maps integers onto its answers (``decode``); ``observe`` retur
   null is an answer: abstain, keep the potion, no shot);
 * bid: index ``b`` bids ``b``;
 * statement: a small fixed set of templated statements, each with its structured claims: nothing
-  to add; "I am the <role>" for every village role of the table (masked to the roles in the game); and per
-  seat: suspect them of being a werewolf,
-  vouch for them, or claim a seer result (werewolf or innocent) about them;
+  to add; "I am the <role>" for every village role of the game's ruleset (masked to the roles in the game);
+  and per seat: suspect them of being a werewolf, vouch for them, or claim the result of a check (werewolf
+  or innocent) about them, as the game's role that checks (``statement_templates``);
 * self analysis: 0 = honest, 1-4 = deceptive of type omission / distortion / fabrication / misdirection;
   confidence (the probability that the statement is deceptive) 0.2 for honest, 0.8 for deceptive;
 * peer analysis: index ``k`` in 0-10 reports suspicion ``k/10``, flags the statement deceptive from 6
@@ -23,6 +23,8 @@ A masked-out or out-of-range index is passed on anyway and becomes the env's rec
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,20 +34,48 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from werewolf_env.actions import ACTION_SPECS, TARGET_KEYS
 from werewolf_env.claims import LIE_TYPES, make_claim
-from werewolf_env.core import MAX_PLAYERS, ROLE_SPECS, ActionKind, Role, Team
+from werewolf_env.core import DEFAULT_RULESET, MAX_PLAYERS, ActionKind, Role, Ruleset, Team
 from werewolf_env.observe import layout_of
 
 ABSTAIN = MAX_PLAYERS
 SELF_TYPES = LIE_TYPES
-# "I am the <role>." for every village role (the table's order; the mask keeps those in the game).
-_ROLE_TEMPLATES = tuple(
-    (f"I am {'a' if not spec.unique else 'the'} {spec.role}.", spec.role)
-    for spec in ROLE_SPECS.values()
-    if spec.team is Team.VILLAGE
-)
 _PER_SEAT = 4  # suspect, vouch, seer result werewolf, seer result innocent
-_FIRST_SEAT_TEMPLATE = 1 + len(_ROLE_TEMPLATES)
-NUM_STATEMENTS = _FIRST_SEAT_TEMPLATE + _PER_SEAT * MAX_PLAYERS
+
+
+@dataclass(frozen=True)
+class StatementTemplates:
+    """The templated statements of a game's roles (``statement_templates``)."""
+
+    roles: tuple[tuple[str, str], ...]  # ("I am the seer.", "seer") for every village role, in the ruleset's order
+    checker: tuple[str, str] | None  # ("I am the seer.", "seer"): the role whose check the result templates claim
+
+    @property
+    def first_seat(self) -> int:
+        return 1 + len(self.roles)
+
+    @property
+    def size(self) -> int:
+        """Statement indices: nothing to add, the roles, then ``_PER_SEAT`` per seat."""
+        return self.first_seat + _PER_SEAT * MAX_PLAYERS
+
+
+def _i_am(ruleset: Ruleset, role: Role) -> tuple[str, str]:
+    return f"I am {'the' if ruleset.specs[role].unique else 'a'} {role.value}.", role.value
+
+
+@lru_cache(maxsize=64)
+def statement_templates(ruleset: Ruleset = DEFAULT_RULESET, seated: frozenset[str] = frozenset()) -> StatementTemplates:
+    """The statements of a game of ``ruleset`` whose seated roles are ``seated``: "I am the <role>." for each
+    village role (the mask keeps those in the game), and check results claimed as the first role that checks
+    that the game seats (else the ruleset's first; none: no result template)."""
+    roles = tuple(_i_am(ruleset, role) for role, spec in ruleset.specs.items() if spec.team is Team.VILLAGE)
+    checkers = [role for role, spec in ruleset.specs.items() if ActionKind.UNMASK in spec.night_kinds]
+    checker = next((role for role in checkers if role in seated), checkers[0] if checkers else None)
+    return StatementTemplates(roles, None if checker is None else _i_am(ruleset, checker))
+
+
+DEFAULT_TEMPLATES = statement_templates()
+NUM_STATEMENTS = DEFAULT_TEMPLATES.size  # a game of the built-in roles' (a ruleset with more village roles has more)
 _TARGET_KINDS = frozenset(TARGET_KEYS)
 
 
@@ -55,7 +85,8 @@ class DiscreteActions(BaseWrapper):
         base = env.unwrapped
         self.base = base
         self.keep_text = keep_text
-        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, NUM_STATEMENTS, 11)
+        self.templates = templates_of(base.config)
+        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, self.templates.size, 11)
         obs: dict[str, spaces.Space] = {
             "observation": spaces.Box(0.0, 1.0, (layout_of(base.config.ruleset).size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
@@ -111,12 +142,13 @@ class DiscreteActions(BaseWrapper):
             state = game.state
             mask[0] = 1
             in_game = state.config.roles_in_game()
-            for i, (_text, role) in enumerate(_ROLE_TEMPLATES, start=1):
+            templates = self.templates
+            for i, (_text, role) in enumerate(templates.roles, start=1):
                 mask[i] = Role(role) in in_game
             for seat in state.living():
                 if seat != turn.player:
-                    start = _FIRST_SEAT_TEMPLATE + _PER_SEAT * seat
-                    mask[start : start + _PER_SEAT] = 1
+                    start = templates.first_seat + _PER_SEAT * seat
+                    mask[start : start + (_PER_SEAT if templates.checker is not None else 2)] = 1
         elif kind is ActionKind.SELF_ANALYSIS:
             mask[: len(SELF_TYPES)] = 1
         elif kind is ActionKind.PEER_ANALYSIS:
@@ -145,7 +177,7 @@ class DiscreteActions(BaseWrapper):
         if kind is ActionKind.BID:
             return {"bid": index}
         if kind is ActionKind.STATEMENT:
-            return self._statement(index, turn.player, names)
+            return self._statement(index, turn.player, names, self.templates)
         if kind is ActionKind.SELF_ANALYSIS:
             kind_name = SELF_TYPES[index] if 0 <= index < len(SELF_TYPES) else "invalid"
             return {
@@ -166,14 +198,16 @@ class DiscreteActions(BaseWrapper):
         return {"summary": "Good game."}
 
     @staticmethod
-    def _statement(index: int, speaker: int, names: tuple[str, ...]) -> dict[str, Any]:
-        if index == 0 or not 0 <= index < NUM_STATEMENTS:
+    def _statement(
+        index: int, speaker: int, names: tuple[str, ...], templates: StatementTemplates = DEFAULT_TEMPLATES
+    ) -> dict[str, Any]:
+        if index == 0 or not 0 <= index < templates.size:
             return {"statement": "I have nothing to add.", "claims": []}
-        if index < _FIRST_SEAT_TEMPLATE:
-            text, role = _ROLE_TEMPLATES[index - 1]
+        if index < templates.first_seat:
+            text, role = templates.roles[index - 1]
             return {"statement": text, "claims": [_claim("role", "me", role=role)]}
-        seat, variant = divmod(index - _FIRST_SEAT_TEMPLATE, _PER_SEAT)
-        if seat >= len(names):
+        seat, variant = divmod(index - templates.first_seat, _PER_SEAT)
+        if seat >= len(names) or (variant >= 2 and templates.checker is None):
             return {"statement": "I have nothing to add.", "claims": []}
         name = names[seat]
         if variant == 0:
@@ -184,10 +218,17 @@ class DiscreteActions(BaseWrapper):
             return {"statement": f"I believe {name} is innocent.", "claims": claims}
         team = "werewolf" if variant == 2 else "village"
         result = "a werewolf" if variant == 2 else "innocent"
+        assert templates.checker is not None
+        i_am, checker = templates.checker
         return {
-            "statement": f"I am the seer. I checked {name}, {result}.",
-            "claims": [_claim("role", "me", role="seer"), _claim("seer_result", name, team=team)],
+            "statement": f"{i_am} I checked {name}, {result}.",
+            "claims": [_claim("role", "me", role=checker), _claim("seer_result", name, team=team)],
         }
+
+
+def templates_of(config: Any) -> StatementTemplates:
+    """The statement templates of a game's config (its ruleset and seated roles)."""
+    return statement_templates(config.ruleset, frozenset(role.value for role in config.roles_in_game()))
 
 
 def _claim(

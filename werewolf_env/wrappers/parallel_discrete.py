@@ -35,7 +35,7 @@ from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 from werewolf_env.core import MAX_PLAYERS
 from werewolf_env.envs import WerewolfParallelEnv, parallel_env
-from werewolf_env.wrappers.discrete import NUM_STATEMENTS, DiscreteActions
+from werewolf_env.wrappers.discrete import DiscreteActions, templates_of
 
 __all__ = ["NOOP", "ParallelDiscreteActions", "parallel_discrete_env"]
 
@@ -52,12 +52,14 @@ class ParallelDiscreteActions(BaseParallelWrapper):
             raise TypeError(f"ParallelDiscreteActions wraps werewolf_env.parallel_env(), not {type(base).__name__}")
         self.base = base
         self.keep_text = keep_text
-        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, NUM_STATEMENTS, 11)
+        templates = templates_of(base.config)
+        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, templates.size, 11)
         # The integer <-> answer mapping and the legal-action mask are DiscreteActions' own: it only reads
         # ``base`` (the game and the seat names) and ``num_actions``, never the AEC turn order.
         codec = DiscreteActions.__new__(DiscreteActions)
         codec.base = base
         codec.num_actions = self.num_actions
+        codec.templates = templates
         codec.keep_text = False
         self.codec = codec
         obs: dict[str, spaces.Space] = {
