@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +140,36 @@ def game_at(kind: ActionKind, **config: Any) -> Game:
     run_until(game, script, stop=lambda g: g.current is not None and g.current.kind is kind)
     assert game.current is not None and game.current.kind is kind, kind
     return game
+
+
+@contextmanager
+def uvicorn_thread(
+    app: Any, errors: list[logging.LogRecord] | None = None, graceful_seconds: float | None = None
+) -> Iterator[str]:
+    """``app`` served by uvicorn on 127.0.0.1 (a free port) in a thread until the block ends; yields the base URL.
+    ``errors``: uvicorn's error log records are appended to it (checked by the caller). Needs uvicorn (an extra):
+    the tests that call it skip without it."""
+    import uvicorn
+
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=graceful_seconds)
+    )
+    handler = logging.Handler(logging.ERROR)
+    if errors is not None:
+        handler.emit = errors.append  # type: ignore[method-assign]
+    logging.getLogger("uvicorn.error").addHandler(handler)  # after the Config: it sets uvicorn's logging up
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(600):
+            if server.started or not thread.is_alive():
+                break
+            thread.join(0.05)
+        assert server.started, "the server did not start"
+        port = server.servers[0].sockets[0].getsockname()[1]
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        logging.getLogger("uvicorn.error").removeHandler(handler)
+    assert not thread.is_alive()

@@ -56,6 +56,7 @@ EXTRA_MODULES = {
     "werewolf_deception.benchmarks.integrations.inspect_scoring": "inspect",
     "werewolf_deception.benchmarks.integrations.inspect_tasks": "inspect",
     "werewolf_deception.agents.training.verifiers_env": "verifiers",
+    "werewolf_deception.benchmarks.web.app": "web",
 }
 
 

@@ -121,6 +121,7 @@ def exits(tmp_path: Path, cut_log: Path) -> list[tuple[list[str], int]]:
         (["export", str(empty), "--out", str(tmp_path / "x")], EXIT_BAD_OPTIONS),
         (["relabel", str(missing / "s.jsonl"), "--labeler", "regex"], EXIT_BAD_OPTIONS),
         (["detect-eval", "--train", str(empty), "--out", str(tmp_path / "d")], EXIT_BAD_OPTIONS),
+        (["serve", "--people", "9", "--out", str(tmp_path / "s")], EXIT_BAD_OPTIONS),
     ]
 
 

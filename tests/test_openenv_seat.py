@@ -25,6 +25,7 @@ uvicorn = pytest.importorskip("uvicorn", reason="serving the OpenEnv app needs t
 
 from openenv.core.generic_client import GenericEnvClient  # noqa: E402
 
+from tests.helpers import uvicorn_thread  # noqa: E402
 from werewolf_deception.agents.fake.server import FakeOpenAIServer  # noqa: E402
 from werewolf_deception.agents.llm.prompts import build_messages  # noqa: E402
 from werewolf_deception.agents.training.openenv_server import seat_app  # noqa: E402
@@ -45,26 +46,9 @@ def base_url() -> Iterator[str]:
     """The seat app served by uvicorn on 127.0.0.1 (port 0: a free one), stopped after the test; a session that
     ends as OpenEnv's client ends it logs no error (OpenEnv 0.3.0 alone logs a traceback for each)."""
     errors: list[logging.LogRecord] = []
-    handler = logging.Handler(logging.ERROR)
-    handler.emit = errors.append  # type: ignore[method-assign]
-    app = seat_app(CONFIG, weights=WEIGHTS)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    logging.getLogger("uvicorn.error").addHandler(handler)  # after the Config: it sets uvicorn's logging up
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        for _ in range(600):
-            if server.started or not thread.is_alive():
-                break
-            thread.join(0.05)
-        assert server.started, "the OpenEnv server did not start"
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
-        logging.getLogger("uvicorn.error").removeHandler(handler)
-    assert not thread.is_alive() and [record.getMessage() for record in errors] == []
+    with uvicorn_thread(seat_app(CONFIG, weights=WEIGHTS), errors) as base:
+        yield base
+    assert [record.getMessage() for record in errors] == []
 
 
 def a_villager_seat() -> int:

@@ -276,6 +276,10 @@ async def _play(
     lineup_record = {"type": "lineup", "policies": labels}
     env.log_extra(None, lineup_record)
     trail.record(None, lineup_record)
+    for agent, policy in zip(env.possible_agents, policies, strict=True):
+        for record in policy.drain_records():  # what a policy has to log before any turn (a study's consent)
+            env.log_extra(agent, record)
+            trail.record(env.agent_name_mapping[agent], record)
     # Policies that follow the game between their turns (a person, once eliminated): told after each step.
     watchers = [(agent, p) for agent, p in zip(env.possible_agents, policies, strict=True) if hasattr(p, "watch")]
     # Structured events cost time on every turn: hand them out only when some policy reads them.

@@ -31,6 +31,7 @@ from werewolf_deception.benchmarks.cli.replay import replay_command
 from werewolf_deception.benchmarks.cli.report import add_report_parser, report_command
 from werewolf_deception.benchmarks.cli.rescore import rescore_command
 from werewolf_deception.benchmarks.cli.run import run_command
+from werewolf_deception.benchmarks.cli.serve import add_serve_parser, serve_command
 from werewolf_deception.benchmarks.cli.tournament import tournament_command
 from werewolf_deception.benchmarks.console import (
     BASELINE_GAMES,
@@ -213,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="a detector from detect-eval (without one: warnings from bait and switch alone)",
     )
 
+    serve = command("serve", "play in the browser: people in some seats, agents in the rest (web extra)")
+    add_serve_parser(serve)
+
     add_report_parser(commands)
     commands.choices["report"].formatter_class = HelpWithDefaults
     commands.choices["report"].epilog = exit_codes_text("report")
@@ -322,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "run": run_command, "play": play_command, "report": report_command, "rescore": rescore_command,
         "replay": replay_command, "tournament": tournament_command, "relabel": relabel_command,
-        "detect-eval": detect_eval_command, "export": export_command,
+        "detect-eval": detect_eval_command, "export": export_command, "serve": serve_command,
     }  # fmt: skip
     code = _dispatch(commands[args.command], args)
     if workers_stuck():

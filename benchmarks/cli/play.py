@@ -21,7 +21,7 @@ from pathlib import Path
 from werewolf_deception.agents import load_lineup, play_game
 from werewolf_deception.agents.llm import EndpointDownError
 from werewolf_deception.benchmarks.console import EXIT_BAD_OPTIONS, EXIT_STOPPED, game_config_of, print_lines, refuse
-from werewolf_deception.benchmarks.runs import RunFolderError, check_out_folder
+from werewolf_deception.benchmarks.runs import RunFolderError, check_out_folder, keep_log
 
 LOGS = "game-*.ndjson"  # what a play folder holds (werewolf_env.envs.aec names each game's log so)
 
@@ -60,7 +60,7 @@ def play_command(args: argparse.Namespace) -> int:
     except EndpointDownError as exc:  # an LLM seat's server stopped answering: the game cannot go on as measured
         print(f"error: the game stopped: {exc}", file=sys.stderr)
         return EXIT_STOPPED
-    log = keep(Path(str(result.log_path)), Path(args.out))
+    log = keep_log(Path(str(result.log_path)), Path(args.out))
     scratch.rmdir()
     me = next(p for p in result.players if p.agent == args.seat)
     outcome = "undecided" if result.winner is None else ("you won" if me.won else "you lost")
@@ -68,14 +68,3 @@ def play_command(args: argparse.Namespace) -> int:
     # names and the path are data: shown inert, as in every summary
     print_lines(["Roles: " + ", ".join(f"{p.name} {p.role}" for p in result.players), f"Log: {log}"])
     return 0
-
-
-def keep(log: Path, folder: Path) -> Path:
-    """``log`` moved into ``folder`` under its own name, or with -2, -3, ... if a log there has it."""
-    target = folder / log.name
-    number = 1
-    while target.exists():
-        number += 1
-        target = folder / f"{log.stem}-{number}{log.suffix}"
-    log.replace(target)
-    return target

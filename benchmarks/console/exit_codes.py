@@ -113,6 +113,10 @@ COMMANDS: dict[str, dict[int, str | None]] = {
                EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "a folder that is not a run", "no finished game",
                                       "--format parquet without pyarrow", _OUT, head=_BAD_UNWRITTEN),
                **_ANY},
+    "serve": {EXIT_OK: "the server was stopped (Ctrl-C); every finished game's log is in --out",
+              EXIT_BAD_OPTIONS: _bad(_UNKNOWN, "a lineup that cannot be read", "a --port that cannot be listened on",
+                                     "the web extra not installed", _PREFLIGHT, _OUT),
+              **_ANY},
     "relabel": {EXIT_OK: "every statement labelled (or failures within --max-failure-rate); files written",
                 EXIT_FAILED_GAMES: "nothing could be labelled; nothing written",
                 EXIT_BAD_OPTIONS: "bad options or input, or the preflight found the server unreachable, the key "

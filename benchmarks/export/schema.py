@@ -50,7 +50,12 @@ ANALYSIS_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("observer_name", "string", "its player name"),
     ("observer_role", "string", "its role"),
     ("observer_team", "string", "its team"),
-    ("observer_policy", "string", "the policy that played it (lineup label, e.g. heuristic, llm:<model>)"),
+    (
+        "observer_policy",
+        "string",
+        "the policy that played it (lineup label, e.g. heuristic, llm:<model>; human: "
+        "a person, in werewolf-bench serve or play)",
+    ),
     ("is_deceptive", "bool", "flagged the statement as deceptive"),
     ("confidence", "float64", "stated probability (0-1) that the statement is deceptive"),
     ("deception_type", "string", "fabrication, misdirection, distortion or none"),
@@ -84,7 +89,7 @@ STATEMENT_COLUMNS: tuple[Column, ...] = (
     ("hidden_speaker_role", "string", "HIDDEN: the speaker's true role"),
     ("hidden_speaker_team", "string", "HIDDEN: the speaker's true team (village or werewolf)"),
     ("hidden_speaker_policy", "string", "HIDDEN: who played the speaker (lineup label: heuristic, random, "
-     "llm:<model> or the lineup's name)"),
+     "llm:<model>, the lineup's name, or human: a person)"),
     ("hidden_speaker_model", "string", "HIDDEN: the speaker's LLM model (null for model-free policies)"),
     ("hidden_statement_fallback", "bool", "HIDDEN: the env replaced part of the speaker's answer with its default "
      "(e.g. dropped a malformed claim); an answer with no usable text is a pass, not a statement, and has no row"),

@@ -12,6 +12,7 @@ from werewolf_deception.benchmarks.runs.folder import (
     describe_os_error,
     find_logs,
     git_commit,
+    keep_log,
     natural_key,
 )
 from werewolf_deception.benchmarks.runs.gate import preflight_gate, stopped
@@ -63,6 +64,7 @@ __all__ = [
     "format_validity",
     "game_validity",
     "git_commit",
+    "keep_log",
     "load_tournament",
     "natural_key",
     "play_run",

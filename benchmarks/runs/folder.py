@@ -160,6 +160,17 @@ def check_out_folder(path: Path, option: str, ours: tuple[str, ...]) -> None:
     )
 
 
+def keep_log(log: Path, folder: Path) -> Path:
+    """``log`` moved into ``folder`` under its own name, or with -2, -3, ... if a log there has it."""
+    target = folder / log.name
+    number = 1
+    while target.exists():
+        number += 1
+        target = folder / f"{log.stem}-{number}{log.suffix}"
+    log.replace(target)
+    return target
+
+
 def planned_games(ids: list[str], seeds: list[int] | None) -> dict[str, Any]:
     """The manifest's ``games`` and ``seeds``: for games ``seed<N>`` on consecutive seeds (a ``run``), their count
     and the range of seeds, whatever their number; else both listed (a tournament's blocks)."""
