@@ -22,6 +22,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 pytest.importorskip("starlette", reason="werewolf-bench serve needs the web extra (starlette)")
 pytest.importorskip("uvicorn", reason="werewolf-bench serve needs the web extra (uvicorn)")
@@ -71,7 +72,7 @@ def open_turn(driver: Any) -> tuple[str, int] | None:
     """The kind and number of the turn the page shows, if one is open and drawn."""
     return driver.execute_script(
         "const t = document.getElementById('turn'), c = document.getElementById('controls');"
-        "return (!t.hidden && c.dataset.turn && !c.querySelector('button:disabled')) ? "
+        "return (!t.hidden && c.dataset.turn && !c.dataset.sending) ? "
         "[c.dataset.kind, Number(c.dataset.turn)] : null;"
     )
 
@@ -91,11 +92,16 @@ def play_turn(driver: Any, kind: str) -> None:
             assert "words" in controls.find_element(By.ID, "count").text  # the word cap, counted as one types
         controls.find_element(By.ID, "send").click()
     elif kind in ("self_analysis", "peer_analysis"):
+        send = controls.find_element(By.ID, "send")
+        assert not send.is_enabled(), "an analysis was ready to send before the person judged anything"
         controls.find_element(By.ID, "deceptive-yes").click()
-        assert controls.find_element(By.ID, "lie-type").tag_name == "select"
+        controls.find_element(By.ID, "probability").send_keys(Keys.RIGHT, Keys.RIGHT)
         if kind == "peer_analysis":
-            assert controls.find_element(By.ID, "suspicion").get_attribute("type") == "range"
-        controls.find_element(By.ID, "send").click()
+            controls.find_element(By.ID, "suspicion").send_keys(Keys.LEFT)
+        assert not send.is_enabled(), "a deceptive verdict was ready to send without its kind"
+        Select(controls.find_element(By.ID, "lie-type")).select_by_value("misdirection")
+        assert send.is_enabled()
+        send.click()
     else:
         buttons = controls.find_elements(By.CSS_SELECTOR, "button.target")
         assert buttons, f"a {kind} turn drew no names to click"
@@ -181,7 +187,7 @@ def test_two_people_play_a_whole_game_in_chromium(tmp_path: Path, browsers: list
             assert console_errors(driver) == []
     assert reopened
     # Each person met the turns of a game, each drawn with its own controls.
-    assert all(k["peer_analysis"] and k["vote"] + k["bid"] for k in kinds)
+    assert all(k["peer_analysis"] and k["vote"] + k["bid"] for k in kinds), kinds
     records = read_log(table.log_path)  # type: ignore[arg-type]
     assert replay(table.log_path).ok  # type: ignore[arg-type]
     timeouts = [(r["actor"], r["data"]["turn"]) for r in records

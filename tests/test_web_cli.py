@@ -3,6 +3,7 @@ prints the host page and one invite link per person, serves them, and stops on C
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -73,4 +74,53 @@ def test_serve_on_another_address_warns_that_links_are_the_only_keys(tmp_path: P
         code, _, err = stop(process)
     assert code == 0
     assert "warning: listening on 0.0.0.0" in err and "only key" in err
-    assert any(line.startswith("Host page: http://127.0.0.1:") for line in lines)
+    assert host_page.startswith("http://")  # this machine's address on the network: others can reach it
+
+
+def test_serve_prints_links_at_the_address_people_reach_it_at(tmp_path: Path) -> None:
+    process, lines = start(tmp_path, "--host", "0.0.0.0", "--url", "http://werewolf.lan:8765/")
+    stop(process)
+    assert any(line.startswith("Host page: http://werewolf.lan:8765/host/") for line in lines), lines
+    assert any(line.startswith("  player_0: http://werewolf.lan:8765/seat/") for line in lines), lines
+
+
+def test_ctrl_c_with_a_game_playing_keeps_its_log_as_unfinished_and_says_so(tmp_path: Path) -> None:
+    process, lines = start(tmp_path, "--players", "5", "--people", "1")
+    invite = next(line.split(": ", 1)[1] for line in lines if line.startswith("  player_0: "))
+    api = invite.replace("/seat/", "/api/seat/")
+    try:
+        join = urllib.request.Request(api + "/join", data=b"{}", method="POST")
+        with urllib.request.urlopen(join, timeout=10) as response:  # the person's page opens: the game starts
+            assert response.status == 200
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the game waits for the person
+            with urllib.request.urlopen(api, timeout=10) as response:
+                if json.loads(response.read())["turn"] is not None:
+                    break
+            time.sleep(0.05)
+    finally:
+        code, out, err = stop(process)
+    assert code == 0, err
+    assert "1 unfinished kept in" in out and "Traceback" not in err, err
+    assert len(list((tmp_path / "out" / "unfinished").glob("*.ndjson"))) == 1
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["kind"] == "serve"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--study", "--clock", "0"], "--study needs a clock"),
+        (["--people", "9"], "--people must be 1 to 8"),
+        (["--consent", "x.txt"], "--consent goes with --study"),
+    ],
+)
+def test_serve_refuses_options_that_cannot_work(tmp_path: Path, args: list[str], said: str) -> None:
+    done = subprocess.run([*COMMAND, "--out", str(tmp_path / "out"), *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and said in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_serve_refuses_a_run_folder(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "manifest.json").write_text(json.dumps({"schema_version": 1, "kind": "run", "games": 4}))
+    done = subprocess.run([*COMMAND, "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "error:" in done.stderr

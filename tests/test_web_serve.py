@@ -10,6 +10,7 @@ replayed answer is refused. A turn left to its clock is played by the env's fall
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -29,6 +30,15 @@ from werewolf_env.record import GameRecord
 
 GOD_KEYS = ('"roles"', '"lie"', '"lie_type"', '"known_false"', '"speaker_role"', '"caught_by"', '"flagged_by"')
 HOSTILE = "<img src=x onerror=alert(1)> I am the seer & Bob is a wolf"
+# Everything a seat's view holds: the env's observation of the seat, its own turn, and the table's public state.
+VIEW_KEYS = {"table", "state", "agent", "name", "card", "history", "alive", "turn", "notice", "waiting_for", "study",
+             "error", "reveal"}  # fmt: skip
+TURN_KEYS = {"number", "kind", "task", "hint", "targets", "null_ok", "subjects", "max_bid", "max_words", "max_chars",
+             "lie_types", "clock", "seconds_left"}  # fmt: skip
+
+
+def without_clock(view: dict[str, Any]) -> dict[str, Any]:
+    return {**view, "turn": {**view["turn"], "seconds_left": None}} if view.get("turn") else view
 
 
 def answer_for(turn: dict[str, Any], seat: int) -> Any:
@@ -53,7 +63,9 @@ def play_through(base: str, host: Host, skip_first: bool = False) -> tuple[dict[
     table = next(iter(host.tables.values()))
     clients = {token: Client(base) for token in table.seats}
     for token, client in clients.items():
-        assert client.request(f"/seat/{token}")[0] == 200  # opening the link joins the game
+        assert client.request(f"/seat/{token}")[0] == 200  # the page: opening it joins nobody (a link preview)
+        assert client.request(f"/api/seat/{token}")[1]["state"] == "waiting"
+        assert client.request(f"/api/seat/{token}/join", {})[0] == 200  # the page's script joins
     skipped = ""
     views: dict[str, Any] = {}
     deadline = time.monotonic() + 240
@@ -130,7 +142,7 @@ def test_two_people_play_a_whole_game_and_each_page_shows_only_what_its_seat_may
         for reader in readers.values():
             reader.join(30)
             reader.stop()
-    assert table.log_path is not None and table.log_path.parent == tmp_path / "out"
+    assert table.log_path is not None and table.log_path.parent == tmp_path / "out" / "games"
     assert replay(table.log_path).ok
 
     # The log: two human seats, labelled so for the report; the turn left to the clock is the env's fallback.
@@ -139,7 +151,8 @@ def test_two_people_play_a_whole_game_and_each_page_shows_only_what_its_seat_may
     lineup = next(r for r in extra if r["type"] == "lineup")
     assert lineup["policies"][:2] == ["human", "human"] and "human" not in lineup["policies"][2:]
     timeouts = [r for r in extra if r["type"] == "timeout"]
-    assert len(timeouts) == 1 and timeouts[0]["kind"] == skipped and timeouts[0]["seconds"] == 1.5
+    assert len(timeouts) == 1 and timeouts[0]["kind"] == skipped and timeouts[0]["reason"] == "clock"
+    assert 1.5 <= timeouts[0]["seconds"] < 5
     timed_out = [r for r in records if r.get("type") == "action" and r["data"]["raw"] == TIMED_OUT]
     assert len(timed_out) == 1 and timed_out[0]["actor"] == 1 and timed_out[0]["data"]["fallbacks"]
 
@@ -158,8 +171,14 @@ def test_two_people_play_a_whole_game_and_each_page_shows_only_what_its_seat_may
         mine = history[seat] | cards[seat]
         private = {line for s in history if s != seat for line in history[s] | cards[s]} - mine
         private = {line for line in private if len(line) > 12}  # a lone word ("---") says nothing
+        # A frame only when the seat's own view changed: never on another seat's activity (its timing would
+        # hint at roles), so no two frames in a row say the same thing but for the clock.
+        shown = [json.dumps(without_clock(json.loads(frame)), sort_keys=True) for frame in readers[token].frames]
+        assert all(a != b for a, b in itertools.pairwise(shown)), "a frame that changed nothing"
         for body in hidden:
             view = json.loads(body)
+            assert set(view) == VIEW_KEYS, "the view carries something new: check that the seat may know it"
+            assert view["turn"] is None or set(view["turn"]) == TURN_KEYS
             assert set(view["history"]) <= history[seat]
             assert set(view["card"].splitlines()) <= cards[seat]
             for line in private:
@@ -183,9 +202,9 @@ def test_a_token_answers_only_its_own_seat_and_bad_answers_are_refused_with_the_
     a, b = list(table.seats)
     with served(host) as base:
         client = Client(base)
-        client.request(f"/seat/{a}")
+        client.request(f"/api/seat/{a}/join", {})
         assert client.request(f"/api/seat/{a}")[1]["state"] == "waiting"  # until everyone opened their link
-        client.request(f"/seat/{b}")
+        client.request(f"/api/seat/{b}/join", {})
         deadline = time.monotonic() + 60
         open_turn: tuple[str, str, dict[str, Any]] | None = None
         while open_turn is None and time.monotonic() < deadline:
@@ -292,3 +311,67 @@ def test_the_setup_form_makes_tables_refuses_bad_ones_and_caps_the_open_ones(tmp
         assert status == 503 and "waiting or playing" in page
     with pytest.raises(TooManyTablesError):
         host.new_table()
+
+
+def test_a_seat_nobody_opens_is_played_by_fallbacks_and_the_game_exports_with_its_people_marked(tmp_path: Path) -> None:
+    from werewolf_deception.benchmarks.export import export_runs
+
+    # Seat 1 is the seer: it has a turn every night, dead or alive by day.
+    host = make_host(tmp_path / "out", players=5, people=2, clock=None, seed=9,
+                     roles=["werewolf", "seer", "doctor", "villager", "villager"])  # fmt: skip
+    host.away_seconds = 0.3  # nobody follows seat 1: each of its turns falls back after this long
+    table = host.new_table()
+    present = next(iter(table.seats))
+    with served(host) as base:
+        client = Client(base)
+        assert client.request(f"/api/seat/{present}/join", {})[0] == 200
+        assert table.state == "waiting"
+        # Another site's page cannot start it, nor join or answer for a seat, even holding the links.
+        evil = {"Origin": "http://evil.example"}
+        assert client.request(f"/host/{table.host_token}/start", raw=b"", headers=evil)[0] == 403
+        assert client.request(f"/api/seat/{present}/join", {}, headers={"Sec-Fetch-Site": "cross-site"})[0] == 403
+        assert client.request(f"/api/seat/{present}/answer", {"turn": 1, "answer": "x"}, headers=evil)[0] == 403
+        assert table.state == "waiting"
+        assert client.request(f"/host/{table.host_token}/start", raw=b"")[0] == 200  # the host starts it
+        deadline = time.monotonic() + 120
+        while table.state == "playing" and time.monotonic() < deadline:
+            view = client.request(f"/api/seat/{present}")[1]
+            if view["turn"]:
+                sent = {"turn": view["turn"]["number"], "answer": answer_for(view["turn"], 1)}
+                client.request(f"/api/seat/{present}/answer", sent)
+            time.sleep(0.01)
+        # A deeply nested answer is refused as malformed, not a server error.
+        assert client.request(f"/api/seat/{present}/answer", raw=b"[" * 60_000)[0] == 400
+    assert table.state == "over", table.error
+    records = read_log(table.log_path)  # type: ignore[arg-type]
+    away = [r["data"] for r in records if r.get("type") == "agent_record" and r["data"]["type"] == "timeout"]
+    assert away and all(t["reason"] == "away" for t in away)
+    assert all(r["actor"] == 1 for r in records if r.get("type") == "agent_record" and r["data"]["type"] == "timeout")
+    summary = export_runs([tmp_path / "out"], tmp_path / "export", "jsonl")
+    assert summary["games"] == 1 and summary["runs"][0]["kind"] == "serve"
+    games = [json.loads(line) for line in next((tmp_path / "export" / "games").glob("*.jsonl")).open()]
+    assert games[0]["hidden_seat_policies"] == ["human", "human", "heuristic", "heuristic", "heuristic"]
+    rows = [json.loads(line) for line in next((tmp_path / "export" / "statements").glob("*.jsonl")).open()]
+    observers = {a["observer_seat"]: a["observer_policy"] for row in rows for a in row["hidden_peer_analyses"]}
+    assert observers[0] == "human" and {observers[s] for s in observers if s > 1} == {"heuristic"}
+
+
+def test_the_server_stopping_keeps_a_running_games_log_as_unfinished(tmp_path: Path) -> None:
+    host = make_host(tmp_path / "out", players=5, people=1, clock=None, seed=4)
+    table = host.new_table()
+    token = next(iter(table.seats))
+    with served(host) as base:
+        client = Client(base)
+        client.request(f"/api/seat/{token}/join", {})
+        deadline = time.monotonic() + 30
+        while client.request(f"/api/seat/{token}")[1]["turn"] is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        host.shutdown()  # what Ctrl-C does
+        for _ in range(100):
+            if table.state == "stopped":
+                break
+            time.sleep(0.02)
+    assert table.state == "stopped"
+    assert table.log_path is not None and table.log_path.parent == tmp_path / "out" / "unfinished"
+    assert read_log(table.log_path)[0]["type"] == "header"
+    assert not list((tmp_path / "out").glob("games/*.ndjson"))  # reports read finished games only

@@ -15,12 +15,18 @@ from typing import Any
 
 from tests.helpers import uvicorn_thread
 from werewolf_deception.agents import load_lineup
+from werewolf_deception.benchmarks.runs import RunDir
 from werewolf_deception.benchmarks.web import Host
 from werewolf_env import GameConfig
 
 
-def make_host(out: Path, players: int = 5, people: int = 2, clock: float | None = 60.0, seed: int = 3) -> Host:
-    config = GameConfig(num_players=players)
+def make_host(
+    out: Path, players: int = 5, people: int = 2, clock: float | None = 60.0, seed: int = 3, **rules: Any
+) -> Host:
+    """A host whose ``out`` is a serve folder, as ``werewolf-bench serve`` opens it; ``rules``: more of the games'
+    ``GameConfig``."""
+    RunDir(out).open({}, [], kind="serve")
+    config = GameConfig(num_players=players, **rules)
     return Host(out=out, config=config, lineup=load_lineup("heuristic", config.ruleset), humans=people, clock=clock,
                 seed=seed)  # fmt: skip
 
@@ -45,11 +51,15 @@ class Client:
         self.base = base
         self.bodies: list[str] = []
 
-    def request(self, path: str, data: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
+    def request(
+        self, path: str, data: Any = None, raw: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
         body = raw if raw is not None else (None if data is None else json.dumps(data).encode())
         req = urllib.request.Request(self.base + path, data=body, method="POST" if body is not None else "GET")
         if body is not None:
             req.add_header("Content-Type", "application/json")
+        for name, value in (headers or {}).items():
+            req.add_header(name, value)
         try:
             with urllib.request.urlopen(req, timeout=30) as response:
                 status, text = response.status, response.read().decode()

@@ -24,6 +24,7 @@ import json
 import secrets
 from collections.abc import AsyncIterator
 from importlib import resources
+from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
@@ -34,8 +35,9 @@ from starlette.routing import Route
 from werewolf_deception.benchmarks.console import game_config_of
 from werewolf_deception.benchmarks.web.seat import AnswerRefusedError
 from werewolf_deception.benchmarks.web.table import Host, Table, TooManyTablesError
-from werewolf_env.core import MAX_PLAYERS, MIN_PLAYERS
+from werewolf_env.core import MAX_PLAYERS, MIN_PLAYERS, loads_bounded
 
+MAX_DEPTH = 8  # an answer nests two or three levels; a deeper one is refused before it is read further
 MAX_BODY = 64 * 1024  # an answer is a few hundred bytes; anything far larger is refused before it is parsed
 KEEPALIVE = 15.0  # seconds between a stream's keep-alive comments when nothing changes
 HEADERS = {
@@ -90,6 +92,8 @@ def web_app(host: Host) -> Starlette:
         )
 
     async def create_table(request: Request) -> Response:
+        if not same_origin(request):
+            return page("Refused", "<p>Games are set up from this server's own page.</p>", 403)
         if host.study is not None:
             return page("Not here", "<p>In a study each participant starts from the consent page.</p>", 403)
         form = await _form(request)
@@ -110,6 +114,8 @@ def web_app(host: Host) -> Starlette:
     async def start_study(request: Request) -> Response:
         if host.study is None:
             return not_found()
+        if not same_origin(request):
+            return page("Refused", "<p>A study starts from this server's own page.</p>", 403)
         form = await _form(request)
         if form.get("consent") != "yes":
             return page("Consent needed", "<p>The game starts once you agree. <a href='/'>Back</a></p>", 400)
@@ -139,6 +145,8 @@ def web_app(host: Host) -> Starlette:
             "playing": "The game is on.",
             "over": "The game is over.",
             "failed": table.error or "The game stopped.",
+            "stopped": "The server stopped before the game ended.",
+            "expired": "Nobody started this game in time: its links have expired.",
         }[table.state]
         where = f"<p>Log: <code>{html.escape(str(table.log_path))}</code></p>" if table.log_path else ""
         if table.state == "waiting":  # start without those who have not come: their turns wait for them (the clock)
@@ -152,13 +160,15 @@ def web_app(host: Host) -> Starlette:
             f"the seat; anyone with it plays that seat):</p><ul class='invites'>{rows}</ul>{where}"
             f"<p>{table.config.num_players} players, seed {table.seed}; agents: "
             f"{html.escape(table.lineup.default.label())}.</p>",
-            refresh=None if table.state in ("over", "failed") else 3,
+            refresh=3 if table.state in ("waiting", "playing") else None,
         )
 
     async def start_now(request: Request) -> Response:
         table = host.table_of_host(request.path_params["token"])
         if table is None:
             return not_found()
+        if not same_origin(request):
+            return page("Refused", "<p>A game is started from its host page.</p>", 403)
         table.start()
         return RedirectResponse(f"/host/{table.host_token}", status_code=303, headers=HEADERS)
 
@@ -167,61 +177,87 @@ def web_app(host: Host) -> Starlette:
         table = host.table_of_seat(token)
         return None if table is None else (table, token)
 
-    async def seat_page(request: Request) -> Response:
+    def api_seat(request: Request, changing: bool = False) -> tuple[Table, str] | Response:
+        """The seat an API request names, or the refusal: no such seat (404), another site's request (403)."""
         found = seat_of(request)
         if found is None:
+            return JSONResponse({"error": "no such seat"}, status_code=404, headers=HEADERS)
+        if changing and not same_origin(request):
+            return JSONResponse({"error": "refused: another site's request"}, status_code=403, headers=HEADERS)
+        return found
+
+    async def seat_page(request: Request) -> Response:
+        # Opening the page joins nobody (a chat app's link preview opens it too): its script joins.
+        if seat_of(request) is None:
             return not_found()
-        table, token = found
-        table.join(token)
         body = resources.files(__package__).joinpath("static/seat.html").read_text(encoding="utf-8")
         return HTMLResponse(body, headers=HEADERS)
 
     async def seat_state(request: Request) -> Response:
-        found = seat_of(request)
-        if found is None:
-            return JSONResponse({"error": "no such seat"}, status_code=404, headers=HEADERS)
+        found = api_seat(request)
+        if isinstance(found, Response):
+            return found
         table, token = found
+        table.seats[token].seat.seen()
+        return JSONResponse(table.seat_view(token), headers=HEADERS)
+
+    async def seat_join(request: Request) -> Response:
+        found = api_seat(request, changing=True)
+        if isinstance(found, Response):
+            return found
+        table, token = found
+        table.join(token).seat.seen()
         return JSONResponse(table.seat_view(token), headers=HEADERS)
 
     async def seat_stream(request: Request) -> Response:
-        found = seat_of(request)
-        if found is None:
-            return JSONResponse({"error": "no such seat"}, status_code=404, headers=HEADERS)
+        found = api_seat(request)
+        if isinstance(found, Response):
+            return found
         table, token = found
+        seat = table.seats[token].seat
 
         async def frames() -> AsyncIterator[str]:
-            last = None
-            while not host.closing:
-                version = table.version
-                view = json.dumps(table.seat_view(token), separators=(",", ":"))
-                if view != last:
-                    last = view
-                    yield f"data: {view}\n\n"
-                if table.state in ("over", "failed"):
-                    return  # the page closes its stream on the last view
-                await table.wait_change(version, KEEPALIVE)
-                if table.version == version:  # nothing new: is anyone still there?
-                    if await request.is_disconnected():
-                        return
-                    yield ": keep-alive\n\n"
+            # Sent when this seat's own view changes, never on another seat's activity (that would tell when
+            # others act, a hint at their roles).
+            seat.streams += 1
+            try:
+                last = None
+                while not host.closing:
+                    version = seat.version
+                    view = table.seat_view(token)
+                    shown = json.dumps(_without_clock(view), separators=(",", ":"))
+                    if shown != last:
+                        last = shown
+                        yield f"data: {json.dumps(view, separators=(',', ':'))}\n\n"
+                    if table.state not in ("waiting", "playing"):
+                        return  # the page closes its stream on the last view
+                    await seat.wait_change(version, KEEPALIVE)
+                    if seat.version == version:  # nothing new: is anyone still there?
+                        if await request.is_disconnected():
+                            return
+                        seat.seen()
+                        yield ": keep-alive\n\n"
+            finally:
+                seat.streams -= 1
+                seat.seen()
 
         return StreamingResponse(frames(), media_type="text/event-stream", headers=HEADERS)
 
     async def seat_answer(request: Request) -> Response:
-        found = seat_of(request)
-        if found is None:
-            return JSONResponse({"error": "no such seat"}, status_code=404, headers=HEADERS)
+        found = api_seat(request, changing=True)
+        if isinstance(found, Response):
+            return found
         table, token = found
         body = await _body(request)
         if body is None:
             return JSONResponse({"error": "the answer is too large"}, status_code=413, headers=HEADERS)
         try:
-            data = json.loads(body)
+            data = loads_bounded(body, MAX_DEPTH)
             number = data["turn"]
             answer = data["answer"]
             if not isinstance(number, int) or isinstance(number, bool):
                 raise TypeError
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             return JSONResponse(
                 {"error": 'send {"turn": <number>, "answer": <object or text>}'}, status_code=400, headers=HEADERS
             )
@@ -248,11 +284,29 @@ def web_app(host: Host) -> Starlette:
             Route("/host/{token}/start", start_now, methods=["POST"]),
             Route("/seat/{token}", seat_page),
             Route("/api/seat/{token}", seat_state),
+            Route("/api/seat/{token}/join", seat_join, methods=["POST"]),
             Route("/api/seat/{token}/stream", seat_stream),
             Route("/api/seat/{token}/answer", seat_answer, methods=["POST"]),
             Route("/static/{name}", static),
         ]
     )
+
+
+def same_origin(request: Request) -> bool:
+    """A state-changing request from this server's own pages: a browser says where a request comes from
+    (``Origin``, ``Sec-Fetch-Site``), and another site's page may not set games up, join or answer here. A client
+    that says nothing (a script, curl) is let through: it has to hold the token anyway."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("origin")
+    return origin is None or origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
+def _without_clock(view: dict[str, Any]) -> dict[str, Any]:
+    """The view without its countdown: a frame is sent when this changes, not as time passes."""
+    turn = view.get("turn")
+    return {**view, "turn": {**turn, "seconds_left": None}} if turn else view
 
 
 async def _form(request: Request) -> dict[str, str]:

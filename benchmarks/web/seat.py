@@ -4,9 +4,10 @@ The runner asks ``WebSeat.aact`` for a turn; the seat opens the turn (a numbered
 env's info allows) and waits for the page's answer (``answer``) until the seat's clock runs out. An answer is
 checked as the terminal seat checks it (``validate``, with the shorthand of ``HumanAgent``): a bad one is refused
 with the reason and the turn stays open. An answer to a turn that is over (a replayed or stale request) is
-refused. When the clock runs out the seat answers ``TIMED_OUT``: no field the env reads, so the env's fallback
-plays it and the log's action event keeps that answer as the turn's ``raw`` beside its fallbacks; the seat's
-``timeout`` record says which turn and after how long.
+refused. When the clock runs out, or nobody has followed the seat for ``AWAY_SECONDS`` (no page open, no request),
+the seat answers ``TIMED_OUT``: no field the env reads, so the env's fallback plays it and the log's action event
+keeps that answer as the turn's ``raw`` beside its fallbacks; the seat's ``timeout`` record says which turn, why
+(``clock`` or ``away``) and after how long. A seat's streams wake only when its own view changes.
 
 What the page shows comes only from the env's observation of the seat (its text, which the env's visibility
 rules filter) and the info of its own turn: ``SeatView`` cuts the text into the seat's card (title, role card,
@@ -17,10 +18,10 @@ the game is over (``Table.reveal``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,9 @@ from werewolf_env.observe import Section
 
 # The answer of a turn whose clock ran out: no field the env reads, so its fallback plays (and is logged as such).
 TIMED_OUT = {"no_answer": "the seat's clock ran out"}
+ANALYSIS_KINDS = ("self_analysis", "peer_analysis")
+# A seat nobody has followed for this long (no page open, no request) is away: its turns are the fallback's.
+AWAY_SECONDS = 90.0
 # Kinds answered with a player's name, and whether "nobody" is an answer (abstain, keep a potion).
 TARGET_KINDS = {kind.value: spec.null_ok for kind, spec in ACTION_SPECS.items() if spec.target_key}
 
@@ -99,22 +103,47 @@ class SeatView:
 
 
 class WebSeat(Policy):
-    """A seat played by a person through the seat's page. ``notify()`` is called whenever its page should redraw."""
+    """A seat played by a person through the seat's page; ``changed``/``wait_change`` tell that page's streams when
+    to send the seat's view again."""
 
     name = "human"
 
-    def __init__(self, agent: str, clock: float | None, notify: Callable[[], None]) -> None:
+    def __init__(self, agent: str, clock: float | None, away: float = AWAY_SECONDS) -> None:
         self.agent = agent
         self.clock = clock
+        self.away = away
         self.view = SeatView()
         self.turn: Turn | None = None
-        self.notice = ""  # a line for the page: the last answer refused, a turn timed out
+        self.notice = ""  # a line for the page: the last turn played by the fallback, and why
         self.answered = 0
         self.timeouts = 0
-        self._notify = notify
+        self.version = 0  # this seat's own: it moves only when what this seat's page shows changes
+        self.streams = 0  # pages following the seat now
+        self.last_seen = time.monotonic()  # the last request of the seat's page
+        self._changed = asyncio.Event()
         self._numbers = itertools.count(1)
         self._answer: asyncio.Future[dict[str, Any]] | None = None
         self._records: list[dict[str, Any]] = []
+
+    def changed(self) -> None:
+        """What this seat's page shows changed: wake its streams (and no other seat's)."""
+        self.version += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_change(self, version: int, timeout: float) -> None:
+        """Until the seat's version passes ``version``, at most ``timeout`` seconds."""
+        if self.version == version:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), timeout)
+
+    def seen(self) -> None:
+        """The seat's page asked for something: the person is there."""
+        self.last_seen = time.monotonic()
+
+    def present(self, now: float) -> bool:
+        """Someone follows the seat: a page holds its stream, or asked within the last ``away`` seconds."""
+        return self.streams > 0 or now - self.last_seen < self.away
 
     async def aact(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any] | str:
         kind = info.get("action_kind")
@@ -139,18 +168,37 @@ class WebSeat(Policy):
             info=info,
         )
         self._answer = asyncio.get_running_loop().create_future()
-        self._notify()
+        self.changed()
         try:
-            action = await asyncio.wait_for(asyncio.shield(self._answer), self.clock)
-        except asyncio.TimeoutError:
-            self.timeouts += 1
-            self.notice = f"Your time for the {kind} ran out: the game's fallback answered for you."
-            self._records.append({"type": "timeout", "kind": kind, "turn": self.turn.number, "seconds": self.clock})
-            action = dict(TIMED_OUT)
+            action = await self._wait(self._answer, kind)
         finally:
             self.turn, self._answer = None, None
-            self._notify()
+            self.changed()
         return action
+
+    async def _wait(self, answer: asyncio.Future[dict[str, Any]], kind: str) -> dict[str, Any]:
+        """The person's answer; or, once the clock runs out or nobody has followed the seat for ``away`` seconds,
+        ``TIMED_OUT`` (the env's fallback plays the turn) and a ``timeout`` record saying which and why."""
+        assert self.turn is not None
+        deadline = None if self.clock is None else self.turn.opened + self.clock
+        while True:
+            now = time.monotonic()
+            step = 1.0 if deadline is None else max(0.0, min(1.0, deadline - now))
+            try:
+                return await asyncio.wait_for(asyncio.shield(answer), step)
+            except asyncio.TimeoutError:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
+                    reason, told = "clock", f"Your time for the {kind} ran out"
+                elif not self.present(now):
+                    reason, told = "away", f"Nobody was on your page for the {kind}"
+                else:
+                    continue
+            self.timeouts += 1
+            self.notice = f"{told}: the game's fallback answered for you."
+            record = {"type": "timeout", "kind": kind, "turn": self.turn.number, "reason": reason}
+            self._records.append({**record, "seconds": round(now - self.turn.opened, 1)})
+            return dict(TIMED_OUT)
 
     def answer(self, number: int, answer: Any) -> None:
         """The page's answer to turn ``number``: a JSON object, or the shorthand a person types (a name, a number,
@@ -167,8 +215,14 @@ class WebSeat(Policy):
         action, error = validate(content, turn.kind, turn.info)
         if error is not None or action is None:
             raise AnswerRefusedError(error or "not a valid answer")
+        if turn.kind in ANALYSIS_KINDS and action["is_deceptive"] != (action["deception_type"] != "none"):
+            # A person's verdict and kind must agree: a baseline of people is read as they meant it.
+            raise AnswerRefusedError(
+                "deception_type: 'none' goes with a statement judged honest, a kind of lie with a deceptive one"
+            )
         self.answered += 1
         self.notice = ""
+        self.seen()
         pending.set_result(action)
 
     def watch(self, observation: dict[str, Any], alive: bool, over: bool) -> None:
@@ -176,7 +230,7 @@ class WebSeat(Policy):
         view = SeatView.of(observation["text"], alive)
         if view != self.view:
             self.view = view
-            self._notify()
+            self.changed()
 
     def note_study(self, participant: str, consent: str, consent_id: str) -> None:
         """A study's participant took this seat: their anonymous id and the consent they accepted, in the log."""

@@ -1,9 +1,10 @@
 """Hosted games: a ``Table`` is one engine game with people in some seats and agents in the rest; ``Host`` holds
 the tables of one server and the links that open them.
 
-Each person's seat has a link with a secret token (``secrets.token_urlsafe``); the table starts once every person
-has opened their link, plays ``play_game`` (the same engine game as ``werewolf-bench run``: the same log,
-replay, report and export) and writes its log to the host's folder when it ends. A seat's page asks the table
+Each person's seat has a link with a secret token (``secrets.token_urlsafe``); the table starts once every person's
+page is open (or the host starts it), plays ``play_game`` (the same engine game as ``werewolf-bench run``: the
+same log, replay, report and export) and writes its log to the host's run folder (``games/``) when it ends; a
+game the server stops keeps its log so far in ``unfinished/``. A seat's page asks the table
 for ``seat_view(token)``: the env's observation of that seat and its open turn while the game runs, and the
 reveal (``reveal``: every role, which statements were lies and whose analyses caught them) once it is over.
 
@@ -19,6 +20,7 @@ import hashlib
 import logging
 import secrets
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,11 +29,12 @@ from werewolf_deception.agents import GameResult, Lineup, Policy, make_policy, p
 from werewolf_deception.agents.llm import EndpointPool
 from werewolf_deception.agents.play import Seat
 from werewolf_deception.benchmarks.runs import keep_log
-from werewolf_deception.benchmarks.web.seat import AnswerRefusedError, WebSeat
+from werewolf_deception.benchmarks.web.seat import AWAY_SECONDS, AnswerRefusedError, WebSeat
 from werewolf_env import GameConfig
 from werewolf_env.record import GameRecord
 
 log = logging.getLogger(__name__)
+KEEP_DONE_SECONDS = 24 * 3600.0  # how long a finished game's pages (its reveal) stay reachable
 
 # What a participant of a study reads and accepts before their game (``--consent`` replaces it).
 DEFAULT_CONSENT = (
@@ -84,45 +87,36 @@ class Table:
     result: GameResult | None = None
     error: str | None = None
     log_path: Path | None = None
-    version: int = 0
+    created: float = field(default_factory=time.monotonic)
     _task: asyncio.Task[None] | None = None
-    _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _reveal: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for agent in self.humans:
             token = secrets.token_urlsafe(18)
-            self.seats[token] = HumanSeat(token, agent, WebSeat(agent, self.clock, self.changed))
+            self.seats[token] = HumanSeat(token, agent, WebSeat(agent, self.clock, self.host.away_seconds))
 
     @property
     def state(self) -> str:
-        """waiting (for people to open their links), playing, over, or failed."""
+        """waiting (for people to open their links), playing, over, failed, stopped (the server stopped it), or
+        expired (nobody started it within the host's ``wait_limit``)."""
         if self.error is not None:
-            return "failed"
+            return "stopped" if self.host.closing else "failed"
         if self.result is not None:
             return "over"
-        return "playing" if self._task is not None else "waiting"
+        if self._task is not None:
+            return "playing"
+        return "expired" if time.monotonic() - self.created > self.host.wait_limit else "waiting"
 
     def changed(self) -> None:
-        """Something a page shows changed: wake every page's stream."""
-        self.version += 1
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    async def wait_change(self, version: int, timeout: float) -> None:
-        """Until the table's version passes ``version``, at most ``timeout`` seconds."""
-        if self.version != version:
-            return
-        event = self._changed
-        try:
-            await asyncio.wait_for(event.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
+        """Something every page of the table shows changed (who has joined, the game's state): wake them all."""
+        for human in self.seats.values():
+            human.seat.changed()
 
     def join(self, token: str, participant: str | None = None) -> HumanSeat:
-        """A person opened their link: the game starts once every person has."""
+        """A person's page is open (its script joined): the game starts once every person's is."""
         seat = self.seats[token]
-        if not seat.joined:
+        if not seat.joined and self.state == "waiting":
             seat.joined = True
             if participant is not None:
                 seat.participant = participant
@@ -137,10 +131,16 @@ class Table:
         return self.host.study.consent_id if self.host.study else ""
 
     def start(self) -> None:
-        """Play the game now, agents in the seats nobody has joined yet too (their turns wait for them)."""
-        if self._task is None:
+        """Play the game now; a seat nobody has opened is away, so its turns are the fallback's until someone does."""
+        if self._task is None and self.state == "waiting":
             self._task = asyncio.get_running_loop().create_task(self._play())
             self.changed()
+
+    def stop(self) -> None:
+        """The server stops: end the game where it is (its log so far is kept, as unfinished)."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self.changed()
 
     async def _play(self) -> None:
         humans = {s.agent: s.seat for s in self.seats.values()}
@@ -157,17 +157,31 @@ class Table:
         try:
             result = await play_game(self.config, self.lineup, self.seed, log_dir=scratch, policy_factory=policy_of)
             if result.log_path:
-                self.log_path = keep_log(Path(result.log_path), self.host.out)
+                games = self.host.out / "games"
+                games.mkdir(parents=True, exist_ok=True)
+                self.log_path = keep_log(Path(result.log_path), games)
             self._reveal = reveal_of(GameRecord.from_events(result.events), set(self.humans))
             result.trail = None  # the game's events are in its log: a long study keeps no game in memory
             self.result = result
+        except asyncio.CancelledError:
+            self.error = "the server stopped before the game ended"
+            self._keep_unfinished(scratch)
+            raise
         except Exception as exc:  # an LLM seat's server went away, a disk filled: the page says so
             log.exception("table %s stopped", self.id)
             self.error = f"the game stopped: {type(exc).__name__}: {exc}"
+            self._keep_unfinished(scratch)
         finally:
             await pool.aclose()
             shutil.rmtree(scratch, ignore_errors=True)
             self.changed()
+
+    def _keep_unfinished(self, scratch: Path) -> None:
+        """A game that did not end keeps what its log holds, apart from the finished games (reports read those)."""
+        for partial in scratch.glob("*.ndjson"):
+            folder = self.host.out / "unfinished"
+            folder.mkdir(parents=True, exist_ok=True)
+            self.log_path = keep_log(partial, folder)
 
     def seat_view(self, token: str) -> dict[str, Any]:
         """What seat ``token``'s page shows now (only what that seat may see; the reveal once the game is over)."""
@@ -177,7 +191,6 @@ class Table:
         view: dict[str, Any] = {
             "table": self.id,
             "state": self.state,
-            "version": self.version,
             "agent": human.agent,
             "name": self.config.player_names()[int(human.agent.rsplit("_", 1)[1])],
             "card": seat.view.card,
@@ -195,7 +208,7 @@ class Table:
         return view
 
     def answer(self, token: str, number: int, answer: Any) -> None:
-        if self.result is not None or self.error is not None:
+        if self.state != "playing":
             raise AnswerRefusedError("the game is over", stale=True)
         self.seats[token].seat.answer(number, answer)
 
@@ -274,6 +287,8 @@ class Host:
     study: StudySettings | None = None
     cache_dir: Path | None = None
     max_open: int = 64  # games waiting or playing at once: a page that anyone can reach cannot fill the memory
+    wait_limit: float = 3600.0  # seconds a game waits for its people before its links expire
+    away_seconds: float = AWAY_SECONDS  # a seat nobody follows for this long: its turns are the fallback's
     tables: dict[str, Table] = field(default_factory=dict)
     closing: bool = False  # the server is shutting down: streams end
     _seat_tokens: dict[str, Table] = field(default_factory=dict)
@@ -291,6 +306,7 @@ class Host:
         per turn (0: none; None: the host's)."""
         config = config or self.config
         count = self.humans if humans is None else humans
+        self._forget_old()
         open_tables = sum(1 for table in self.tables.values() if table.state in ("waiting", "playing"))
         if open_tables >= self.max_open:
             raise TooManyTablesError(f"{open_tables} games are waiting or playing here already; try again later")
@@ -314,6 +330,21 @@ class Host:
         for token in table.seats:
             self._seat_tokens[token] = table
         return table
+
+    def _forget_old(self) -> None:
+        """Tables done with for a day (their logs are on disk) leave memory, and their links stop working."""
+        now = time.monotonic()
+        for table in list(self.tables.values()):
+            if table.state not in ("waiting", "playing") and now - table.created > KEEP_DONE_SECONDS:
+                del self.tables[table.id], self._host_tokens[table.host_token]
+                for token in table.seats:
+                    del self._seat_tokens[token]
+
+    def shutdown(self) -> None:
+        """The server stops: streams end, games end where they are (their logs kept as unfinished)."""
+        self.closing = True
+        for table in self.tables.values():
+            table.stop()
 
     def table_of_seat(self, token: str) -> Table | None:
         return self._seat_tokens.get(token)

@@ -22,6 +22,7 @@ function $(id) { return document.getElementById(id); }
 async function send(turn, answer) {
   const buttons = $("controls").querySelectorAll("button");
   buttons.forEach((b) => { b.disabled = true; });
+  $("controls").dataset.sending = "1";
   $("refused").textContent = "";
   let response;
   try {
@@ -33,6 +34,7 @@ async function send(turn, answer) {
   } catch (err) {
     $("refused").textContent = "Could not reach the server; try again.";
     buttons.forEach((b) => { b.disabled = false; });
+    delete $("controls").dataset.sending;
     return;
   }
   if (response.ok) {
@@ -43,6 +45,7 @@ async function send(turn, answer) {
   const body = await response.json().catch(() => ({ error: response.statusText }));
   $("refused").textContent = `Not taken: ${body.error}`;
   buttons.forEach((b) => { b.disabled = false; });
+  delete $("controls").dataset.sending;
   if (response.status === 409) refresh();
 }
 
@@ -98,36 +101,55 @@ function drawText(box, turn) {
 }
 
 function drawAnalysis(box, turn) {
+  // Nothing is chosen for the person: Send waits for a verdict and the probability (and, for a peer, the
+  // suspicion), so a quick click never records a default as a judgement.
   const peer = turn.kind === "peer_analysis";
+  const touched = new Set();
   const verdict = el("fieldset", { id: "verdict" });
   verdict.append(el("legend", {}, peer ? "Was this statement deceptive?" : "Was your statement deceptive?"));
   for (const [value, text] of [["yes", "Yes, deceptive"], ["no", "No, honest"]]) {
     const label = el("label");
     const radio = el("input", { type: "radio", name: "deceptive", id: `deceptive-${value}`, value });
-    if (value === "no") radio.checked = true;
+    radio.addEventListener("change", () => { touched.add("verdict"); update(); });
     label.append(radio, ` ${text}`);
     verdict.append(label);
   }
   box.append(verdict);
-  box.append(slider("probability", "Probability that it is deceptive:", 0, 1, 0.05, 0.3));
+  const probability = slider("probability", "Probability that it is deceptive:", 0, 1, 0.05, 0.5);
+  box.append(probability);
   const typeLabel = el("label", { for: "lie-type" }, "Kind of deception: ");
   const select = el("select", { id: "lie-type" });
-  for (const kind of turn.lie_types) select.append(el("option", { value: kind }, kind));
+  select.append(el("option", { value: "" }, "choose…"));
+  for (const kind of turn.lie_types) if (kind !== "none") select.append(el("option", { value: kind }, kind));
+  select.addEventListener("change", () => update());
   typeLabel.append(select);
   box.append(typeLabel);
+  const needed = ["verdict", "probability"];
   if (peer) {
     box.append(slider("suspicion", "How likely the speaker is a werewolf:", 0, 1, 0.05, 0.5));
+    needed.push("suspicion");
     turn.subjects.forEach((name, i) => {
       box.append(slider(`subject-${i}`, `How likely ${name} is a werewolf:`, 0, 1, 0.05, 0.5));
     });
   }
+  for (const id of needed.slice(1)) $(id).addEventListener("input", () => { touched.add(id); update(); });
+  const hint = el("p", { id: "analysis-hint", class: "count" });
   const go = el("button", { type: "button", id: "send", class: "primary" }, "Send my analysis");
+  function update() {
+    const deceptive = $("deceptive-yes").checked;
+    select.disabled = !deceptive;
+    if (!deceptive) select.value = "";
+    const missing = needed.filter((id) => !touched.has(id));
+    if (deceptive && !select.value) missing.push("kind");
+    hint.textContent = missing.length ? `Still to answer: ${missing.join(", ")}.` : "";
+    go.disabled = missing.length > 0;
+  }
   go.addEventListener("click", () => {
     const deceptive = $("deceptive-yes").checked;
     const answer = {
       is_deceptive: deceptive,
       confidence: Number($("probability").value),
-      deception_type: select.value,
+      deception_type: deceptive ? select.value : "none",
     };
     if (peer) {
       answer.suspicion = Number($("suspicion").value);
@@ -137,7 +159,8 @@ function drawAnalysis(box, turn) {
     }
     send(turn.number, answer);
   });
-  box.append(go);
+  box.append(hint, go);
+  update();
 }
 
 function drawTurn(turn) {
@@ -145,6 +168,7 @@ function drawTurn(turn) {
   box.replaceChildren();
   box.dataset.kind = turn.kind;
   box.dataset.turn = String(turn.number);
+  delete box.dataset.sending;
   $("task").textContent = turn.task;
   $("refused").textContent = "";
   if (turn.kind === "bid") drawBid(box, turn);
@@ -206,7 +230,12 @@ function render(view) {
     playing: view.alive ? "Waiting for the others…" : "You have been eliminated: you follow the game to its end.",
     over: "The game is over.",
     failed: view.error || "The game stopped.",
+    stopped: "The server stopped before the game ended.",
+    expired: "Nobody started this game in time: its link has expired.",
   };
+  if (view.study && view.state === "playing") {
+    states.playing += " Keep this page's address: it is your way back to your game.";
+  }
   $("status").textContent = states[view.state] || view.state;
   const turn = view.turn;
   if (turn) {
@@ -224,21 +253,22 @@ function render(view) {
   }
   tick();
   if (view.reveal) drawReveal(view.reveal);
-  if ((view.state === "over" || view.state === "failed") && stream) {
+  if (view.state !== "waiting" && view.state !== "playing" && stream) {
     stream.close();
     stream = null;
   }
 }
 
-async function refresh() {
-  const response = await fetch(api);
+async function refresh(join = false) {
+  // Joining is the page's own request (opening the link in a preview does not join the game).
+  const response = join ? await fetch(`${api}/join`, { method: "POST" }) : await fetch(api);
   if (response.ok) render(await response.json());
   else $("status").textContent = "This link opens no seat. Ask the host for yours.";
   return response.ok;
 }
 
 async function start() {
-  if (!(await refresh())) return;
+  if (!(await refresh(true))) return;
   stream = new EventSource(`${api}/stream`);
   stream.onmessage = (event) => render(JSON.parse(event.data));
   stream.onerror = () => { if (stream) $("status").textContent = "Connection lost; reconnecting…"; };
