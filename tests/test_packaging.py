@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from pathlib import Path
+
+import pytest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -55,3 +58,23 @@ def test_ci_runs_the_readmes_two_commands_before_the_full_run() -> None:
     assert readme_stage < ci.index('-e ".[test,docs,') and 'bash -euo pipefail -c "${commands[$i]}"' in ci
     assert "rm -rf .venv" in ci  # each of the two commands in a fresh virtual environment
     assert "mkdocs build --strict" in ci
+
+
+def test_the_build_backend_ships_in_the_sdist_and_compiles_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).resolve().parents[1]
+    (folder,) = PYPROJECT["build-system"]["backend-path"]
+    assert f"include {folder}/*.py" in (root / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    assert (root / folder / f"{PYPROJECT['build-system']['build-backend']}.py").is_file()
+    monkeypatch.syspath_prepend(str(root / folder))
+    backend = importlib.import_module(PYPROJECT["build-system"]["build-backend"])
+    monkeypatch.delenv(backend.SWITCH, raising=False)
+    assert not backend.compiling() and not backend.compiling({"compile": "0"}) and backend.compiling({"compile": "1"})
+    monkeypatch.setenv(backend.SWITCH, "1")
+    assert backend.compiling() and not backend.compiling({"compile": "no"})
+
+
+def test_every_compiled_module_exists_and_is_type_checked() -> None:
+    root = Path(__file__).resolve().parents[1]
+    compiled = re.findall(r'^\s+"(werewolf_env/[\w/]+\.py)",$', (root / "setup.py").read_text(encoding="utf-8"), re.M)
+    assert compiled and all((root / path).is_file() for path in compiled)
+    assert all(path.split("/")[0] in PYPROJECT["tool"]["mypy"]["files"] for path in compiled)

@@ -30,7 +30,7 @@ from werewolf_deception.benchmarks.labels.labelers import (
 from werewolf_env import GameConfig
 from werewolf_env.actions.parse import resolver
 from werewolf_env.claims import extractor_for, make_claim, normalize_claims, public_role_claims, role_of_result
-from werewolf_env.core import DEFAULT_RULESET, ActionKind, RoleSpec, Team
+from werewolf_env.core import DEFAULT_RULESET, ActionKind, RoleSpec, Statement, Team
 from werewolf_env.envs.aec import raw_env
 from werewolf_env.record import accused, claim_push, ruleset_of_config
 from werewolf_env.wrappers.discrete import NUM_STATEMENTS, DiscreteActions, statement_templates
@@ -215,11 +215,10 @@ def test_a_games_reader_denies_the_role_a_night_result_claimed() -> None:
     state = env.unwrapped.game.state
     reader = extractor_for(NAMES, GUARDED)
 
-    class Said:
-        def __init__(self, speaker: int, text: str) -> None:
-            self.speaker, self.claims = speaker, reader.extract(text, speaker)
-
-    state.statements = [Said(0, "I protected Bob last night.")]  # type: ignore[list-item]
+    text = "I protected Bob last night."
+    said = Statement(id=0, round=1, turn=0, speaker=0, text=text, claims=reader.extract(text, 0),
+                     claims_source="text", truncated=False, verdict={})  # fmt: skip
+    state.statements = [said]
     claimed = _public_role_claims(state)
     assert claimed == ((0, "bodyguard"),)
     assert reader.extract("Alice is lying.", 3, (), claimed) == [make_claim("role", 0, "bodyguard", negated=True)]

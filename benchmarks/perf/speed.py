@@ -16,6 +16,12 @@ Prints one JSON object, the medians (and the spread) of interleaved rounds, for 
 Targets (issue 19): ``analysis_off`` steps/s at least 2.0x TextArena's and games/s at least 1.0x (our
 games are longer: about 171 steps against 67). Absolute figures vary by machine; the ratios are
 measured in one run, the workloads interleaved so drift in machine speed hits all alike.
+
+``--compiled PYTHON`` also runs the same workloads in ``PYTHON``, an environment where the compiled build is
+installed (``WEREWOLF_COMPILE=1 pip install .``), after this one's, and prints them under ``compiled`` with the
+ratios compiled/pure per workload; the compiled run's ratios to TextArena (installed there) are interleaved in
+its own process. Targets (issue 36): the compiled text loop at least 1.0x TextArena's steps/s, the compiled
+engine at least 2.3x, games/s at least 0.4x.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -34,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from werewolf_deception.agents import RandomAgent
 from werewolf_deception.benchmarks.cli.main import play
 from werewolf_deception.benchmarks.console import game_option
+from werewolf_deception.benchmarks.perf.compiled_identity import environment, rules_module
 from werewolf_deception.benchmarks.report.memory import machine
 from werewolf_env import Game, GameConfig, raw_env
 
@@ -137,6 +146,30 @@ def bench_textarena(games: int, players: int) -> dict[str, Any] | None:
     }
 
 
+def bench_compiled(python: str, argv: list[str]) -> dict[str, Any]:
+    """This script's workloads in ``python``, an environment with the compiled build installed: run outside any
+    checkout and without ``PYTHONPATH``, so it imports what it installed (``rules_module`` shows which file)."""
+    env = environment(pure=False)
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = Path(folder)
+        run = [python, "-m", "werewolf_deception.benchmarks.perf.speed", *argv]
+        result: dict[str, Any] = json.loads(subprocess.run(run, cwd=scratch, env=env, capture_output=True,
+                                                           text=True, check=True).stdout)  # fmt: skip
+        result["rules_module"] = rules_module(python, env, scratch)
+    if isinstance(result.get("textarena"), dict):
+        theirs = result["textarena"]["steps_per_s"]
+        result["ratio_steps_per_s_engine_vs_textarena"] = round(result["engine_only"]["steps_per_s"] / theirs, 2)
+        result["targets"] = {"steps_per_s_off_vs_textarena": 1.0, "steps_per_s_engine_vs_textarena": 2.3,
+                             "games_per_s_off_vs_textarena": 0.4}  # fmt: skip
+    return result
+
+
+def _compiled_vs_pure(pure: dict[str, Any], compiled: dict[str, Any]) -> dict[str, float]:
+    """Compiled steps/s over pure steps/s, per workload both ran (medians of each build's rounds)."""
+    return {name: round(compiled[name]["steps_per_s"] / bench["steps_per_s"], 2) for name, bench in pure.items()
+            if isinstance(bench, dict) and "steps_per_s" in bench and isinstance(compiled.get(name), dict)}  # fmt: skip
+
+
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Median, best and worst of repeated runs (this kind of machine is noisy: single runs vary by 30%)."""
     rates = sorted(r["steps_per_s"] for r in runs)
@@ -172,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games per benchmark and round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; medians are reported")
     game_option(parser, "num_players", help="seats per game")
+    parser.add_argument("--compiled", metavar="PYTHON", help="also run the workloads in this compiled build's Python")
     args = parser.parse_args(argv)
     benches: dict[str, Any] = {
         "analysis_off": lambda: bench_env(args.games, args.players, "off"),
@@ -201,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
         result["targets"] = {"steps_per_s_off_vs_textarena": 2.0, "games_per_s_off_vs_textarena": 1.0}
     else:
         result["textarena"] = "not installed (pip install -e '.[compare]')"
+    if args.compiled:
+        same = ["--games", str(args.games), "--rounds", str(args.rounds), "--players", str(args.players)]
+        result["compiled"] = bench_compiled(args.compiled, same)
+        result["compiled_vs_pure"] = _compiled_vs_pure(result, result["compiled"])
     print(json.dumps(result, indent=2))
     return 0
 

@@ -56,7 +56,7 @@ PLAY_WORDS = frozenset(
     "reek reeks not".split()
 )
 # A werewolf's tactic by name: a read of whoever used it even with no role word in the sentence.
-TACTIC_WORDS = frozenset(
+TACTIC_WORDS: frozenset[str] = frozenset(
     "deflection deflections misdirection bussing buddying deflect deflects deflected deflecting covers covered "
     "covering protection".split()
 )

@@ -72,16 +72,16 @@ DENIED_POISON_RE = re.compile(
     rf"{_I_DENIED}(?:poison(?:ed)?(?=\s+(?:<|any))|used?\s+(?:my|the)\s+{_POISON_ITEM}){_DENIED_TARGET}"
 )
 NEXT_RESULT_RE = re.compile(rf"\s*(?:,\s*and|,|\band\b|&|;)?\s*(?P<seat>{SEAT})")
-CHECK_WORDS = frozenset(
+CHECK_WORDS: frozenset[str] = frozenset(
     "checked check investigated investigate investigation investigations divined divine divination divinations "
     "inspected inspect inspection examined scanned tested probed peeked looked used chose result results vision "
     "visions findings found reading saw learned learnt discovered".split()
 )
-PROTECT_WORDS = frozenset(
+PROTECT_WORDS: frozenset[str] = frozenset(
     "protected protecting protection saved healed heal healing guarded guarding guard shielded defended "
     "antidote".split()
 )
-POISON_WORDS = frozenset("poisoned poison".split())
+POISON_WORDS: frozenset[str] = frozenset("poisoned poison".split())
 NIGHT_WORDS = PROTECT_WORDS | POISON_WORDS
 
 

@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
 
-from werewolf_env.core import DEFAULT_RULESET, ActionKind, Role, RoleSpec, Ruleset
+from werewolf_env.core import DEFAULT_RULESET, ActionKind, Role, RoleSpec, Ruleset, removed_names
 
 # ---------------------------------------------------------------------------------------- the reader's own words
 
@@ -151,16 +150,13 @@ def lexicon(ruleset: Ruleset = DEFAULT_RULESET) -> Lexicon:
     )
 
 
-_REMOVED = frozenset(
+# Names this module had; reading one says where it went. The compiled build (setup.py) compiles this module, and
+# a compiled module-level ``__getattr__`` crashes the import (Python asks it for ``__file__`` before the module's
+# globals exist): the function comes from an uncompiled module.
+__getattr__ = removed_names(
+    __name__,
     "PREDICATES PRED_ALT PRED_WORDS PACK_ALT LABEL_ALT LABEL_WORDS CLAIMABLE_ALT UNIQUE_ALT SUBJECT_AFTER_ALT "
-    "SUBJECT_AFTER_WORDS CHECKER_WORD COMMON_WORDS VERSION ACTIVE predicate rebuild use using on_words_changed".split()
+    "SUBJECT_AFTER_WORDS CHECKER_WORD COMMON_WORDS VERSION ACTIVE predicate rebuild use using on_words_changed".split(),
+    "the claim reader's vocabulary is no longer module state. Read a ruleset's word tables from lexicon(ruleset), "
+    "its patterns from claims.patterns.vocabulary(ruleset)",
 )
-
-
-def __getattr__(name: str) -> Any:
-    if name in _REMOVED:
-        raise AttributeError(
-            f"claims.words.{name} was removed: the claim reader's vocabulary is no longer module state. Read a "
-            "ruleset's word tables from lexicon(ruleset), its patterns from claims.patterns.vocabulary(ruleset)"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,7 +28,7 @@ from werewolf_env.core.json_input import (
     short_repr,
     to_jsonable,
 )
-from werewolf_env.core.moved import install_moves, reexport
+from werewolf_env.core.moved import install_moves, reexport, removed_names
 from werewolf_env.core.names import DEAD_MARK, SELF_MARK, fold, fold_with_positions, name_key, seat_finder
 from werewolf_env.core.roles import (
     DEFAULT_RULESET,
@@ -85,6 +85,7 @@ __all__ = [
     "package_version",
     "public_config",
     "reexport",
+    "removed_names",
     "role_bit",
     "seat_finder",
     "short_repr",

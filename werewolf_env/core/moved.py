@@ -108,3 +108,17 @@ def reexport(package: str, source: str, names: Iterable[str]) -> tuple[Callable[
         return sorted(public | set(vars(sys.modules[package])))
 
     return __getattr__, __dir__
+
+
+def removed_names(module: str, names: Iterable[str], advice: str) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` for names it no longer has: reading one raises an ``AttributeError`` that says
+    ``advice`` (where the name went)."""
+    gone = frozenset(names)
+    short = module.removeprefix("werewolf_env.")
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 - the module protocol's name
+        if name in gone:
+            raise AttributeError(f"{short}.{name} was removed: {advice}")
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__

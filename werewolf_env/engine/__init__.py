@@ -5,7 +5,8 @@ The names other packages use, from the modules that define them.
 
 from __future__ import annotations
 
-from werewolf_env.engine.game import Game, GameOverError
+from werewolf_env.engine.errors import GameOverError
+from werewolf_env.engine.game import Game
 from werewolf_env.engine.log import (
     MAX_LOG_DEPTH,
     SCHEMA_VERSION,

@@ -5,6 +5,7 @@ player's own facts and notes. ``observe.ObservationRenderer`` puts them together
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from werewolf_env.actions import ACTION_SPECS, ANSWER_PREFIX, NIGHT_PHASES, answer_format
 from werewolf_env.core import DEFAULT_RULESET, ActionKind, GameConfig, GameState, Role, RoleSpec, Ruleset, Turn
@@ -16,13 +17,13 @@ class Section:
     ``werewolf_deception.agents.policies.human``). A section starts on a line of its own after a blank line, with its
     header."""
 
-    RULES = "RULES:"
-    PLAYERS = "PLAYERS:"
-    KNOWLEDGE = "WHAT YOU KNOW:"
-    HISTORY = "HISTORY:"
-    SUSPICION = "YOUR SUSPICION SCORES"  # followed by the scale, then ":"
-    NOTES = "YOUR PRIVATE NOTES"  # followed by how many are shown, then ":"
-    TASK = "NOW:"
+    RULES: Final = "RULES:"
+    PLAYERS: Final = "PLAYERS:"
+    KNOWLEDGE: Final = "WHAT YOU KNOW:"
+    HISTORY: Final = "HISTORY:"
+    SUSPICION: Final = "YOUR SUSPICION SCORES"  # followed by the scale, then ":"
+    NOTES: Final = "YOUR PRIVATE NOTES"  # followed by how many are shown, then ":"
+    TASK: Final = "NOW:"
 
 
 def role_card(role: Role, ruleset: Ruleset = DEFAULT_RULESET) -> str:
