@@ -53,7 +53,8 @@ def shown_figure(group: dict[str, Any], section: str, metric: str, ci: bool = Tr
 
 
 def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
+    """A share as a whole percentage, with one decimal near the ends: a few failures never read as 0% or 100%."""
+    return f"{100 * value:.1f}%" if 0 < value < 0.01 or 0.99 < value < 1 else f"{100 * value:.0f}%"
 
 
 @dataclass(frozen=True)
