@@ -76,13 +76,13 @@ color:#1d1d1f;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}h3{font-size:1.05rem}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.86rem}td,th{border:1px solid #ddd;padding:.25rem .45rem;
 vertical-align:top}th{background:#f5f5f7;text-align:left}td.num{text-align:right;white-space:nowrap}
-.ci{color:#666;font-size:.78rem}.base{color:#888;font-size:.75rem;display:block}
+.ci{color:#666;font-size:.78rem}.base{color:#5f5f5f;font-size:.75rem;display:block}
 .hidden-info{background:#fff4e5;border-left:3px solid #f0a030}.hidden-info::before{content:"hidden \\1F512  ";
 font-size:.7rem;color:#a06000;font-weight:600}td.hidden-info::before,th.hidden-info::before,span.hidden-info::before{content:""}
 body.hide-hidden .hidden-info{display:none}
 .statement{border:1px solid #ddd;border-radius:6px;padding:.5rem .8rem;margin:.7rem 0}
 .statement .text{font-size:1.02rem;margin:.3rem 0}.lie{color:#b00020;font-weight:600}.truthful{color:#186a3b}
-.wide{overflow-x:auto}.event{margin:.2rem 0;font-size:.9rem}.phase{margin-top:1.4rem}.muted{color:#777}
+.wide{overflow-x:auto}.event{margin:.2rem 0;font-size:.9rem}.phase{margin-top:1.4rem}.muted{color:#666}
 .badge{display:inline-block;border-radius:3px;padding:0 .35rem;font-size:.75rem;background:#eee;margin-left:.3rem}
 .cov{color:#555;font-size:.75rem;display:block}.nvp{color:#b00020;font-weight:600}
 .warn{background:#fdecea;border-left:3px solid #b00020;padding:.3rem .6rem}tr.kind th{font-weight:400;padding-left:1.2rem}

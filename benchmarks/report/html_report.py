@@ -1,5 +1,6 @@
 # ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
-"""The offline run report (``report.html``): validity, ground-truth coverage, every figure with its baselines.
+"""The offline run report (``report.html``): the findings first (``html_findings``: status, who lied and who
+caught it, a card per policy or team, the key plots), then every table with its baselines, folded.
 
 Plain HTML and CSS with images inlined as data URIs, so the page opens from disk with no server and
 no network. Every value is escaped (``werewolf_deception.benchmarks.report.html_base.render``). The per-game viewer pages are

@@ -1,6 +1,6 @@
 # ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
-"""The report's first sections: answer validity (were the figures the agents' own answers?) and the
-ground truth's coverage (how much of the speech the lie labels rest on). Every value is escaped
+"""The report's sections on what the figures rest on: answer validity (were the figures the agents' own
+answers?) and the ground truth's coverage (how much of the speech the lie labels rest on). Every value is escaped
 (``werewolf_deception.benchmarks.report.html_base.render``); ``werewolf_deception.benchmarks.report.html_report`` puts them on the page."""
 
 from __future__ import annotations

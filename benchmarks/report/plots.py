@@ -17,6 +17,7 @@ show roles and suspicion scores: the viewer marks them as hidden information.
 from __future__ import annotations
 
 import functools
+import textwrap
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -255,7 +256,7 @@ def _deception_against_detection(document: dict[str, Any]) -> Any:
     ax.set_ylabel("its detection of others' lies (F1)")
     title = "Deception against detection, per policy (95% CI)"
     if missing:
-        title += "\nno point (no lie or no flag): " + ", ".join(missing)
+        title += "\n" + textwrap.fill("no point (no lie or no flag): " + ", ".join(missing), 70)  # names are any length
     ax.set_title(title, fontsize=10)
     _legend(ax)
     return fig
