@@ -88,7 +88,8 @@ def report_hostile_run(run: Path) -> None:
 # Every tag the pages are built of: anything else came from data.
 TAGS = {"html", "head", "meta", "title", "link", "style", "body", "h1", "h2", "p", "code", "b", "i", "table",
         "caption", "tr", "th", "td", "div", "span", "a", "figure", "img", "figcaption", "label", "input",
-        "script", "article", "ul", "li", "bdi"}  # fmt: skip
+        "script", "article", "ul", "li", "bdi", "h3", "nav", "section", "details", "summary", "dl", "dt",
+        "dd"}  # fmt: skip
 
 
 class Markup(HTMLParser):

@@ -3,6 +3,7 @@ headless Chromium, and re-scoring with another labeler (model-free and an LLM on
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 import os
@@ -66,7 +67,9 @@ def test_run_writes_a_full_report(run_dir: Path, tmp_path: Path, capsys: pytest.
     assert "Detective capacity" in html and "R " in html
     # The heuristic baseline of a heuristic run is the run itself: named once, its figures not repeated (no "H").
     assert "heuristic = the lineup itself" in html and "H " not in html
-    assert html.index("Answer validity") < html.index("Outcomes")  # read first
+    # The answer first: findings cards, then the key plots, then the tables folded (the browser test checks layout).
+    assert html.index("class='cards'") < html.index("id='key-plots'") < html.index("<details") < html.index("Outcomes")
+    assert "<details open" not in html and "Status: fine" in html and "no table of answer outcomes" in html
     assert "analyses answered / asked" in html and "no valid predictions" not in html
     capsys.readouterr()
     assert (
@@ -308,3 +311,63 @@ def test_pages_load_in_chromium_without_console_errors(run_dir: Path, browser) -
         assert not any(h.is_displayed() for h in browser.find_elements(By.CSS_SELECTOR, ".hidden-info")[:20])
         assert all(s.is_displayed() for s in statements)  # the public statements stay
         assert _console_problems(browser) == [], log.name
+
+
+# Every element's right edge (details opened or not), and the page's own scroll width, against the window's.
+TOO_WIDE = """
+const width = document.documentElement.clientWidth;
+const wide = [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > width + 0.5);
+return [document.documentElement.scrollWidth - width, wide.map(e => e.tagName + '.' + e.className).slice(0, 5)];
+"""
+TOPS = """return [...document.querySelectorAll(arguments[0])].map(e => {
+  const r = e.getBoundingClientRect(); return [r.top + scrollY, r.bottom + scrollY]; });"""
+
+
+def _shoot(driver, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The whole page as a PNG in ``WEREWOLF_SCREENSHOTS`` (CI keeps the folder for people to look at)."""
+    folder = os.environ.get("WEREWOLF_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        clip = {"x": 0, "y": 0, "width": 1280, "height": min(height, 8000), "scale": 1}
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"captureBeyondViewport": True, "clip": clip})
+        (Path(folder) / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
+
+
+def test_report_first_screen_at_1280_by_800(run_dir: Path, browser) -> None:  # type: ignore[no-untyped-def]
+    """The report as a reader opens it: the findings cards fill the first screen, the first key plot starts within
+    two screens, the tables are folded after it, nothing is wider than the window (tables opened or not), and
+    printing shows the folded sections."""
+    screen = 800
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 1280, "height": screen, "deviceScaleFactor": 1, "mobile": False}
+    )
+    try:
+        browser.get((run_dir / "report.html").as_uri())
+        assert browser.execute_script("return [innerWidth, innerHeight]") == [1280, screen]
+        cards = browser.execute_script(TOPS, ".cards .card")
+        assert len(cards) == 2 and all(bottom <= screen for _, bottom in cards), cards  # village and werewolf team
+        (status_top, _), *_ = browser.execute_script(TOPS, ".status")
+        plots = browser.execute_script(TOPS, ".key-plots img")
+        sections = browser.execute_script(TOPS, "details.section")
+        assert len(plots) == 3 and plots[0][0] < 2 * screen, plots
+        assert status_top < cards[0][0] < plots[0][0] < plots[-1][1] <= sections[0][0]  # findings, plots, tables
+        assert browser.execute_script("return [...document.querySelectorAll('details')].some(d => d.open)") is False
+        assert browser.execute_script(TOO_WIDE) == [0, []]
+        alts = browser.execute_script("return [...document.querySelectorAll('.key-plots img')].map(i => i.alt)")
+        assert all(len(alt) > 40 for alt in alts)  # alt text says what the plot shows, not just its name
+        _shoot(browser, "report-first-screen")
+        browser.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        assert browser.execute_script(TOO_WIDE) == [0, []]  # every table, opened, fits the window
+        _shoot(browser, "report-opened")
+        browser.execute_script("document.body.insertAdjacentHTML('beforeend', '<p style=\"width:1400px\">x</p>')")
+        assert browser.execute_script(TOO_WIDE)[0] > 0  # positive control: the check sees a wide element
+        browser.get((run_dir / "report.html").as_uri())
+        table_shown = "return document.querySelector('details.section table').checkVisibility()"
+        assert browser.execute_script(table_shown) is False  # folded on screen
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        assert browser.execute_script(table_shown) is True  # printed unfolded
+        assert _console_problems(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -19,6 +19,7 @@ from werewolf_deception.benchmarks.console.exit_codes import (
     sigterm_as_interrupt,
 )
 from werewolf_deception.benchmarks.console.llm_flags import (
+    DEFAULT_MAX_FALLBACK_RATE,
     add_llm_flags,
     apply_overrides,
     check_run_flags,
@@ -65,6 +66,7 @@ from werewolf_deception.benchmarks.console.values import (
 __all__ = [
     "BASELINE_GAMES",
     "COUNT",
+    "DEFAULT_MAX_FALLBACK_RATE",
     "EXIT_BAD_OPTIONS",
     "EXIT_FAILED_GAMES",
     "EXIT_INVALID",

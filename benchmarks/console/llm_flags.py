@@ -18,6 +18,10 @@ from werewolf_deception.agents.play import AgentSpec, Lineup, ProbeResult, prefl
 from werewolf_deception.benchmarks.console.exit_codes import EXIT_BAD_OPTIONS
 from werewolf_deception.benchmarks.console.values import COUNT, field_bounds, whole_number
 
+# The share of an LLM seat's actions the env may play for it before a run stops measuring the model (exit 4);
+# the report's status line reads the same rule.
+DEFAULT_MAX_FALLBACK_RATE = 0.10
+
 # flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs).
 # "{default}" in a text is the field's default in LLMOptions (the one place it is set).
 _FLAGS: list[tuple[str, str, type, str]] = [
@@ -84,7 +88,7 @@ def add_llm_flags(parser: argparse.ArgumentParser) -> None:
     checks.add_argument(
         "--max-fallback-rate",
         type=float,
-        default=0.10,
+        default=DEFAULT_MAX_FALLBACK_RATE,
         help="exit 4 when an LLM seat's share of actions played by the env's fallback exceeds this "
         "(default %(default)s)",
     )

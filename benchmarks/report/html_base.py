@@ -76,18 +76,33 @@ color:#1d1d1f;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}h3{font-size:1.05rem}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.86rem}td,th{border:1px solid #ddd;padding:.25rem .45rem;
 vertical-align:top}th{background:#f5f5f7;text-align:left}td.num{text-align:right;white-space:nowrap}
-.ci{color:#666;font-size:.78rem}.base{color:#888;font-size:.75rem;display:block}
+.ci{color:#666;font-size:.78rem}.base{color:#5f5f5f;font-size:.75rem;display:block}
 .hidden-info{background:#fff4e5;border-left:3px solid #f0a030}.hidden-info::before{content:"hidden \\1F512  ";
 font-size:.7rem;color:#a06000;font-weight:600}td.hidden-info::before,th.hidden-info::before,span.hidden-info::before{content:""}
 body.hide-hidden .hidden-info{display:none}
 .statement{border:1px solid #ddd;border-radius:6px;padding:.5rem .8rem;margin:.7rem 0}
 .statement .text{font-size:1.02rem;margin:.3rem 0}.lie{color:#b00020;font-weight:600}.truthful{color:#186a3b}
-.wide{overflow-x:auto}.event{margin:.2rem 0;font-size:.9rem}.phase{margin-top:1.4rem}.muted{color:#777}
+.wide{overflow-x:auto}.event{margin:.2rem 0;font-size:.9rem}.phase{margin-top:1.4rem}.muted{color:#666}
 .badge{display:inline-block;border-radius:3px;padding:0 .35rem;font-size:.75rem;background:#eee;margin-left:.3rem}
 .cov{color:#555;font-size:.75rem;display:block}.nvp{color:#b00020;font-weight:600}
 .warn{background:#fdecea;border-left:3px solid #b00020;padding:.3rem .6rem}tr.kind th{font-weight:400;padding-left:1.2rem}
 img{max-width:100%;border:1px solid #eee;margin:.4rem 0}.plots{display:grid;grid-template-columns:repeat(auto-fill,
 minmax(30rem,1fr));gap:1rem}
+table{max-width:100%}caption{text-align:left;color:#444}figcaption{font-size:.85rem;color:#333}
+.lead{margin:.3rem 0}.toc{font-size:.85rem;margin:.3rem 0}.toc a{margin-right:.6rem;color:#1a5fb4}
+.status{border-left:4px solid #186a3b;background:#eef7f0;padding:.3rem .6rem;margin:.4rem 0;font-size:.9rem}
+.status.caution{border-color:#a06000;background:#fff4e5}.status.invalid{border-color:#b00020;background:#fdecea}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:.6rem;margin:.5rem 0}
+.card{border:1px solid #ccc;border-radius:6px;padding:.3rem .6rem;font-size:.8rem;line-height:1.3}
+.card h3{margin:.1rem 0 .2rem;font-size:.95rem}.card dl{margin:0}.card dt{font-weight:600;margin-top:.25rem}
+.card dd{margin:0}.card .value{font-size:.95rem;font-weight:600}.card .base{display:inline;margin-left:.4rem}
+.card .says{color:#333;display:block}
+details.section{border-top:1px solid #ddd;margin:.2rem 0}details.section>summary{cursor:pointer;padding:.3rem 0}
+details.section>summary h2{display:inline;border:0;margin:0;font-size:1.15rem}
+.key-plots figure{margin:0}
+@media print{body{max-width:none;margin:0;font-size:10pt}.toc{display:none}
+details.section::details-content{content-visibility:visible;display:contents}
+.card,figure,tr{break-inside:avoid}a{color:inherit;text-decoration:none}.plots{display:block}}
 """)
 
 
@@ -108,13 +123,28 @@ def data_uri(png: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode("ascii")
 
 
-def figure(caption: str, png: str | Path, css_class: LiteralString = "") -> Html:
-    """An inlined PNG with its caption (``css_class``: the figure's class, e.g. ``hidden-info``)."""
+def figure(caption: str, png: str | Path, css_class: LiteralString = "", alt: str | None = None) -> Html:
+    """An inlined PNG with its caption (``css_class``: the figure's class, e.g. ``hidden-info``); ``alt`` says
+    what the image shows to a reader who cannot see it (the caption when not given)."""
     return render(
-        '<figure class="{css_class}"><img src="{src}" alt="{caption}"><figcaption>{caption}</figcaption></figure>',
+        '<figure class="{css_class}"><img src="{src}" alt="{alt}"><figcaption>{caption}</figcaption></figure>',
         css_class=css_class,
         src=data_uri(Path(png)),
+        alt=caption if alt is None else alt,
         caption=caption,
+    )
+
+
+def fold(anchor: str, title: str, parts: list[Html]) -> Html:
+    """A section folded by default: ``title`` as its heading in the summary, ``parts`` a click away. A first
+    part that is the section's own ``<h2>`` is left out (the summary carries the heading)."""
+    if parts and parts[0].startswith("<h2>"):
+        parts = parts[1:]
+    return render(
+        '<details class="section" id="{anchor}"><summary><h2>{title}</h2></summary>{body}</details>',
+        anchor=anchor,
+        title=title,
+        body=join(parts, "\n"),
     )
 
 

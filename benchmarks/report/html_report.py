@@ -1,5 +1,6 @@
 # ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
-"""The offline run report (``report.html``): validity, ground-truth coverage, every figure with its baselines.
+"""The offline run report (``report.html``): the findings first (``html_findings``: status, who lied and who
+caught it, a card per policy or team, the key plots), then every table with its baselines, folded.
 
 Plain HTML and CSS with images inlined as data URIs, so the page opens from disk with no server and
 no network. Every value is escaped (``werewolf_deception.benchmarks.report.html_base.render``). The per-game viewer pages are
@@ -14,8 +15,19 @@ from typing import Any
 from urllib.parse import quote
 
 from werewolf_deception.benchmarks.console import lineup_itself
-from werewolf_deception.benchmarks.report.html_base import Html, esc, figure, fmt, join, name, page, render, trusted
-from werewolf_deception.benchmarks.report.html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
+from werewolf_deception.benchmarks.report.html_base import (
+    Html,
+    esc,
+    figure,
+    fmt,
+    fold,
+    join,
+    name,
+    page,
+    render,
+    trusted,
+)
+from werewolf_deception.benchmarks.report.html_findings import KEY_PLOTS, findings, key_plots, shown_figure
 from werewolf_deception.benchmarks.report.html_persuasion import persuasion_section
 from werewolf_deception.benchmarks.report.html_roles import roles_section
 from werewolf_deception.benchmarks.report.html_sections import (
@@ -30,33 +42,6 @@ from werewolf_env.analysis import LIE_TYPES, GameRecord
 
 __all__ = ["write_report", "write_run_report", "write_viewer_page", "write_viewer_pages"]
 
-NO_PREDICTIONS = trusted('<span class="nvp">no valid predictions</span>')
-# Figures that rest on analyses, and which coverage of their group says how many were answered; the
-# others (lies per statement, survival, votes...) do not depend on any analysis being answered.
-PREDICTION_FIGURES = {
-    **{("detective", n): "coverage" for n in ("precision", "recall", "f1", "accuracy", "auroc_werewolf",
-                                               "auprc_werewolf", "werewolf_base_rate", "brier", "ece")},
-    **{("self_report", n): "coverage" for n in ("agreement", "lie_denial", "false_confession")},
-    **{("deceptive", n): "coverage" for n in ("undetected_lie_share", "peer_detected_rate", "peer_flag_rate")},
-    ("deceptive", "self_reported_rate"): "self_coverage",
-    **{("players", n): "coverage" for n in ("peer_detected_deceptions_per_game", "peer_flags_received_per_game",
-                                             "avg_suspicion_received")},
-    ("players", "self_reported_deceptions_per_game"): "self_coverage",
-    ("players", "first_correct_suspicion_found"): "observer_coverage",
-    ("players", "statements_to_first_correct_suspicion"): "observer_coverage",
-    **PERSUASION_FIGURES,
-}  # fmt: skip
-
-
-def _figure(group: dict[str, Any], section: str, metric: str, ci: bool = True) -> Html:
-    """A figure of a group; "no valid predictions" where it is undefined because nothing was answered."""
-    est = group.get(metric)
-    which = PREDICTION_FIGURES.get((section, metric))
-    cov = group.get(which) if which else None
-    if (not est or est.get("value") is None) and cov is not None and cov.get("answered") == 0:
-        return NO_PREDICTIONS
-    return fmt(est, ci=ci)
-
 
 def _metric_table(
     document: dict[str, Any],
@@ -66,11 +51,10 @@ def _metric_table(
     coverage: list[tuple[str, str, str]] | None = None,
 ) -> Html:
     """Rows: the groups (all, then each role / policy); columns: the coverage of the analyses the figures
-    rest on (answered / asked), then the metrics; each cell: run value [95% CI] and, below it, the same
-    metric for the heuristic (H) and random (R) baselines."""
+    rest on (answered / asked), then the metrics, at most ``MAX_COLUMNS`` a table (so a table fits the page);
+    each cell: run value [95% CI] and, below it, the same metric for the heuristic (H) and random (R)
+    baselines (the run's own lineup as a baseline is not repeated)."""
     metrics = document["metrics"]
-    itself = set(lineup_itself(document))  # the run's own figures again: not repeated under each cell
-    baselines = {k: v["metrics"] for k, v in document.get("baselines", {}).items() if k not in itself}
     coverage = coverage or []
     keys: list[str] = []
     for section, _, _ in sections:
@@ -79,27 +63,48 @@ def _metric_table(
                 keys.append(key)
     if group != "all":
         keys = [k for k in keys if k != "all"]
-    head = join(render("<th>{label}</th>", label=label) for _, _, label in coverage + sections)
+    columns = [(True, c) for c in coverage] + [(False, c) for c in sections]
+    chunks = [columns[i : i + MAX_COLUMNS] for i in range(0, len(columns), MAX_COLUMNS)]
+    return join(
+        _metric_chunk(
+            document, chunk, group, caption if len(chunks) == 1 else f"{caption} ({n} of {len(chunks)})", keys
+        )
+        for n, chunk in enumerate(chunks, 1)
+    )
+
+
+def _metric_chunk(
+    document: dict[str, Any],
+    columns: list[tuple[bool, tuple[str, str, str]]],
+    group: str,
+    caption: str,
+    keys: list[str],
+) -> Html:
+    metrics = document["metrics"]
+    itself = set(lineup_itself(document))
+    baselines = {k: v["metrics"] for k, v in document.get("baselines", {}).items() if k not in itself}
+    head = join(render("<th>{label}</th>", label=label) for _, (_, _, label) in columns)
     rows = []
     for key in keys:
-        cells = [
-            render(
-                '<td class="num">{cov}</td>', cov=fmt_coverage(metrics[section].get(group, {}).get(key, {}).get(which))
-            )
-            for section, which, _ in coverage
-        ]
-        for section, metric, _ in sections:
+        cells = []
+        for is_coverage, (section, metric, _) in columns:
+            if is_coverage:
+                cov = metrics[section].get(group, {}).get(key, {}).get(metric)
+                cells.append(render('<td class="num">{cov}</td>', cov=fmt_coverage(cov)))
+                continue
             values = metrics[section].get(group, {}).get(key, {})
             base = []
             for kind, m in sorted(baselines.items()):
                 b = m.get(section, {}).get(group, {}).get(key, {})
                 if b.get(metric) is not None:
                     base.append(
-                        render("{kind} {value}", kind=kind[:1].upper(), value=_figure(b, section, metric, ci=False))
+                        render(
+                            "{kind} {value}", kind=kind[:1].upper(), value=shown_figure(b, section, metric, ci=False)
+                        )
                     )
             extra = render('<span class="base">{base}</span>', base=join(base, " · ")) if base else ""
             cells.append(
-                render('<td class="num">{value}{extra}</td>', value=_figure(values, section, metric), extra=extra)
+                render('<td class="num">{value}{extra}</td>', value=shown_figure(values, section, metric), extra=extra)
             )
         rows.append(render("<tr><th>{key}</th>{cells}</tr>", key=name(key), cells=join(cells)))
     return render(
@@ -110,6 +115,8 @@ def _metric_table(
     )
 
 
+MAX_COLUMNS = 6  # a table's columns besides the row names: wider ones are split, so none outgrows a 1280 px window
+GAMES_PER_TABLE = 50  # the games table is split into tables of this many rows
 DECEPTIVE = [
     ("deceptive", "lies_per_statement", "lies / statement"),
     ("deceptive", "undetected_lie_share", "lies undetected by peers"),
@@ -205,11 +212,12 @@ def viewer_href(game: str) -> str:
     return f"viewer/{quote(game, safe='')}.html"
 
 
-def _games_table(per_game: Iterable[dict[str, Any]]) -> Html:
-    """One row per game, from the metrics document's per-game rows (no game record needed)."""
-    rows = join(
+def _games_table(per_game: Iterable[dict[str, Any]]) -> list[Html]:
+    """One row per game, from the metrics document's per-game rows (no game record needed), in tables of
+    ``GAMES_PER_TABLE`` rows."""
+    rows = [
         render(
-            "<tr><td><a href='{href}'>{game}</a></td><td>{seed}</td><td>{winner}</td><td class='num'>{rounds}</td>"
+            "<tr><td><a href='{href}'>{game}</a></td><td class='num'>{seed}</td><td>{winner}</td><td class='num'>{rounds}</td>"
             "<td class='num'>{statements}</td><td class='num'>{lies}</td><td>{policies}</td></tr>",
             href=viewer_href(str(row["game"])),
             game=name(row["game"]),
@@ -221,12 +229,17 @@ def _games_table(per_game: Iterable[dict[str, Any]]) -> Html:
             policies=name(row.get("policies")),
         )
         for row in per_game
-    )
-    return render(
-        "<h2>Games</h2><table><tr><th>game</th><th>seed</th><th>winner</th><th>rounds</th><th>statements</th>"
-        "<th>lies</th><th>policies</th></tr>{rows}</table>",
-        rows=rows,
-    )
+    ]
+    return [trusted("<h2>Games</h2>")] + [
+        render(
+            "<table><caption>games {first} to {last}</caption><tr><th>game</th><th>seed</th><th>winner</th>"
+            "<th>rounds</th><th>statements</th><th>lies</th><th>policies</th></tr>{rows}</table>",
+            first=start + 1,
+            last=start + len(rows[start : start + GAMES_PER_TABLE]),
+            rows=join(rows[start : start + GAMES_PER_TABLE]),
+        )
+        for start in range(0, len(rows), GAMES_PER_TABLE)
+    ]
 
 
 def _outcomes(document: dict[str, Any]) -> Html:
@@ -272,38 +285,51 @@ def _totals(totals: dict[str, Any]) -> Html:
 
 
 def _intro(document: dict[str, Any], title: str | None) -> list[Html]:
+    """The title and one line on what was run (shown on the first screen), and the unverified logs, if any."""
     run = document["run"]
     config = run["config"] if isinstance(run.get("config"), dict) else {}
-    itself = set(lineup_itself(document))
-    base_note = ", ".join(
-        f"{k} = the lineup itself, not repeated"
-        if k in itself
-        else f"{k} ({v['games']} games; {k[:1].upper()} below the figures)"
-        for k, v in document.get("baselines", {}).items()
-    )
     parts = [
         render("<h1>{title}</h1>", title=title or "Werewolf deception report"),
-        render("<p>{games} games from <code>{dir}</code>; lineups: {lineups}; {players} players ({wolves} werewolves), "
-               "analysis={analysis}; claims and lie labels: {labeler} labeler. {generated_by}.</p>",
+        render("<p class='lead'>{games} games from <code>{dir}</code>; lineups: {lineups}; {players} players ({wolves} werewolves), "
+               "analysis={analysis}; claims and lie labels: {labeler} labeler. Baselines (same rules and seeds): {note}.</p>",
                games=run["games"], dir=run["dir"], lineups=join((name(x) for x in run["lineups"]), ", "),
                players=config.get("num_players"), wolves=config.get("num_werewolves"), analysis=config.get("analysis"),
-               labeler=document.get("labeler", "regex"), generated_by=document["generated_by"]),
-        render("<p>Each figure is followed by its 95% interval (bootstrap over games; Wilson for team wins) and, "
-               "below it, the same figure for the baselines under the same rules and seeds: {note}.</p>",
-               note=base_note or "none"),
+               labeler=document.get("labeler", "regex"), note=_baseline_note(document) or "none"),
     ]  # fmt: skip
-    if run["incomplete_logs"]:
-        parts.append(render("<p>Unfinished logs left out: {n}.</p>", n=len(run["incomplete_logs"])))
     return parts + unverified_notice(document)
 
 
-def _plots(images: dict[str, str], plot_note: str | None) -> Html:
-    if not images:
-        return render("<h2>Plots</h2><p class='muted'>{note}</p>", note=plot_note or "no plots")
-    return render(
-        '<h2>Plots</h2><div class="plots">{figures}</div>',
-        figures=join((figure(c, png) for c, png in images.items()), "\n"),
+def _baseline_note(document: dict[str, Any]) -> str:
+    itself = set(lineup_itself(document))
+    return ", ".join(
+        f"{k} = the lineup itself, not repeated"
+        if k in itself
+        else f"{k} ({v['games']} games; {k[:1].upper()} beside the figures)"
+        for k, v in document.get("baselines", {}).items()
     )
+
+
+def _intro_details(document: dict[str, Any]) -> list[Html]:
+    run = document["run"]
+    parts = [
+        render("<p>{generated_by}. Each figure is followed by its 95% interval (bootstrap over games; Wilson for "
+               "team wins) and, beside or below it, the same figure for the baselines under the same rules and "
+               "seeds: {note}.</p>", generated_by=document["generated_by"], note=_baseline_note(document) or "none"),
+    ]  # fmt: skip
+    if run["incomplete_logs"]:
+        parts.append(render("<p>Unfinished logs left out: {n}.</p>", n=len(run["incomplete_logs"])))
+    return parts
+
+
+def _more_plots(images: dict[str, str], plot_note: str | None) -> list[Html]:
+    """The plots that are not key plots (``KEY_PLOTS``), or why there are none."""
+    if not images:
+        return [trusted("<h2>More plots</h2>"), render("<p class='muted'>{note}</p>", note=plot_note or "no plots")]
+    rest = {c: png for c, png in images.items() if c not in KEY_PLOTS}
+    return [
+        trusted("<h2>More plots</h2>"),
+        render('<div class="plots">{figures}</div>', figures=join((figure(c, png) for c, png in rest.items()), "\n")),
+    ]
 
 
 def _slope(value: float | None) -> str:
@@ -311,46 +337,83 @@ def _slope(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.2f}"
 
 
+def _detail_sections(
+    document: dict[str, Any], images: dict[str, str], plot_note: str | None
+) -> list[tuple[str, str, list[Html]]]:
+    """The folded sections, in order: (anchor, title, parts)."""
+    metrics = document["metrics"]
+    out = [
+        (
+            "run",
+            "Run, outcomes and totals",
+            [*_intro_details(document), _outcomes(document), _totals(metrics["totals"])],
+        ),
+        ("validity", "Answer validity", validity_section(document)),
+        ("ground-truth", "Ground truth coverage", ground_truth_section(document)),
+    ]
+    tokens = token_section(document)
+    if tokens:
+        out.append(("tokens", "LLM calls and tokens", tokens))
+    for anchor, heading, sections, note, coverage in (
+        ("deceptive", "Deceptive capacity", DECEPTIVE, "by the speaker's", DECEPTIVE_COVERAGE),
+        ("detective", "Detective capacity", DETECTIVE, "by the observer's", DETECTIVE_COVERAGE),
+        ("self-report", "Self-report honesty", SELF_REPORT, "by the speaker's", SELF_REPORT_COVERAGE),
+        ("votes", "Votes", VOTES, "by the voter's", None),
+        ("paper", "The design paper's per-player metrics", PAPER, "by the player's", PAPER_COVERAGE),
+    ):
+        parts = [
+            _metric_table(document, sections, group, "all" if group == "all" else f"{note} {group[3:]}", coverage)
+            for group in ("all", "by_role", "by_team", "by_policy")
+        ]
+        if anchor == "deceptive":
+            parts.append(_lie_types_table(document, "by_role"))
+        out.append((anchor, heading, parts))
+    roles = roles_section(document)
+    if roles:
+        out.append(("roles", "Roles, deaths and night actions", roles))
+    persuasion = persuasion_section(document, _metric_table)
+    if persuasion:
+        out.append(("persuasion", "Persuasion: what statements did to the listeners", persuasion))
+    trend = metrics["suspicion_trend"]
+    out.append(
+        (
+            "perception",
+            "Cross-perception and suspicion over rounds",
+            [
+                _role_pair_table(metrics["matrix_by_role_pair"]),
+                render(
+                    "<p>Theil-Sen slope per round of the village's mean suspicion: toward werewolves {wolves}, "
+                    "toward village players {village}.</p>",
+                    wolves=_slope(trend["toward_werewolf"]["slope_per_round"]),
+                    village=_slope(trend["toward_village"]["slope_per_round"]),
+                ),
+            ],
+        )
+    )
+    out.append(("plots", "More plots", _more_plots(images, plot_note)))
+    out.append(("games", "Games", _games_table(document.get("per_game") or [])))
+    return out
+
+
 def write_run_report(
     document: dict[str, Any], images: dict[str, str], path: Path, title: str | None = None, plot_note: str | None = None
 ) -> None:
     """Write ``report.html`` from the metrics document (its ``per_game`` rows list the games) and the
-    run-level plots (caption -> PNG path); nothing here needs a game record."""
-    metrics = document["metrics"]
-    parts = _intro(document, title)
-    parts.extend(validity_section(document))
-    parts.extend(ground_truth_section(document))
-    parts.append(_outcomes(document))
-    parts.append(_totals(metrics["totals"]))
-    parts.extend(token_section(document))
-    for heading, sections, note, coverage in (
-        ("Deceptive capacity", DECEPTIVE, "by the speaker's", DECEPTIVE_COVERAGE),
-        ("Detective capacity", DETECTIVE, "by the observer's", DETECTIVE_COVERAGE),
-        ("Self-report honesty", SELF_REPORT, "by the speaker's", SELF_REPORT_COVERAGE),
-        ("Votes", VOTES, "by the voter's", None),
-        ("The design paper's per-player metrics", PAPER, "by the player's", PAPER_COVERAGE),
-    ):
-        parts.append(render("<h2>{heading}</h2>", heading=heading))
-        for group in ("all", "by_role", "by_team", "by_policy"):
-            label = "all" if group == "all" else f"{note} {group[3:]}"
-            parts.append(_metric_table(document, sections, group, label, coverage))
-        if heading == "Deceptive capacity":
-            parts.append(_lie_types_table(document, "by_role"))
-    parts.extend(roles_section(document))
-    parts.extend(persuasion_section(document, _metric_table))
-    parts.append(trusted("<h2>Cross-perception by role pair (final suspicion scores)</h2>"))
-    parts.append(_role_pair_table(metrics["matrix_by_role_pair"]))
-    trend = metrics["suspicion_trend"]
-    parts.append(
-        render(
-            "<h2>Suspicion over rounds</h2><p>Theil-Sen slope per round of the village's mean suspicion: toward "
-            "werewolves {wolves}, toward village players {village}.</p>",
-            wolves=_slope(trend["toward_werewolf"]["slope_per_round"]),
-            village=_slope(trend["toward_village"]["slope_per_round"]),
-        )
-    )
-    parts.append(_plots(images, plot_note))
-    parts.append(_games_table(document.get("per_game") or []))
+    run-level plots (caption -> PNG path); nothing here needs a game record. The answer first (status,
+    findings cards), the key plots next, then every table folded, with a table of contents."""
+    details = _detail_sections(document, images, plot_note)
+    toc = join(
+        (render("<a href='#{anchor}'>{title}</a>", anchor=a, title=t) for a, t, _ in
+         [("findings", "Findings", []), ("key-plots", "Key plots", []), *details]),
+        " ",
+    )  # fmt: skip
+    parts = [
+        *_intro(document, title),
+        render("<nav class='toc' aria-label='contents'><b>Contents:</b> {links}</nav>", links=toc),
+        *findings(document),
+        *key_plots(images),
+        *(fold(anchor, heading, section) for anchor, heading, section in details),
+    ]
     path.write_text(page(title or "Werewolf deception report", join(parts, "\n")), encoding="utf-8")
 
 

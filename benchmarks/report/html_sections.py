@@ -1,6 +1,6 @@
 # ruff: noqa: E501  (HTML templates read better as one line per element than split mid-tag)
-"""The report's first sections: answer validity (were the figures the agents' own answers?) and the
-ground truth's coverage (how much of the speech the lie labels rest on). Every value is escaped
+"""The report's sections on what the figures rest on: answer validity (were the figures the agents' own
+answers?) and the ground truth's coverage (how much of the speech the lie labels rest on). Every value is escaped
 (``werewolf_deception.benchmarks.report.html_base.render``); ``werewolf_deception.benchmarks.report.html_report`` puts them on the page."""
 
 from __future__ import annotations
@@ -32,24 +32,35 @@ def _share(count: int | None, total: int) -> float | None:
     return None if count is None or total <= 0 else count / total
 
 
-def _validity_row(label: str, llm: bool, kind: str, group: dict[str, Any]) -> Html:
-    fields = join((render("{field} {count}", field=f, count=c) for f, c in group["invalid_fields"].items()), ", ")
+def _row_name(label: str, llm: bool, kind: str) -> Html:
+    if kind == "all kinds":
+        return render("<tr><th>{label}{llm}</th>", label=name(label), llm=" (LLM)" if llm else "")
+    return render("<tr class='kind'><th>{kind}</th>", kind=kind)
+
+
+def _outcome_row(label: str, llm: bool, kind: str, group: dict[str, Any]) -> Html:
     outcomes = join(
         render(
             "<td class='num'>{pct}</td>", pct=_pct(group[n], group.get(f"{n}_rate", _share(group[n], group["actions"])))
         )
         for n in ("answered", "repaired", "invalid", "unanswered", "no_outcome")
     )
-    first = kind == "all kinds"
     return render(
-        "<tr{style}><th>{name}</th><td class='num'>{actions}</td>{outcomes}<td class='num'><span{warn}>{fallback}</span></td>"
-        "<td>{fields}</td><td class='num'>{cut_off}</td><td class='num'>{cached}</td><td class='num'>{errors}</td></tr>",
-        style=trusted("") if first else trusted(" class='kind'"),
-        name=render("{label}{llm}", label=name(label), llm=" (LLM)" if llm else "") if first else kind,
+        "{start}<td class='num'>{actions}</td>{outcomes}<td class='num'><span{warn}>{fallback}</span></td></tr>",
+        start=_row_name(label, llm, kind),
         actions=group["actions"],
         outcomes=outcomes,
         warn=trusted(" class='warn'") if group["fallback"] else "",
         fallback=_pct(group["fallback"], group["fallback_rate"]),
+    )
+
+
+def _problem_row(label: str, llm: bool, kind: str, group: dict[str, Any]) -> Html:
+    fields = join((render("{field} {count}", field=f, count=c) for f, c in group["invalid_fields"].items()), ", ")
+    return render(
+        "{start}<td>{fields}</td><td class='num'>{cut_off}</td><td class='num'>{cached}</td>"
+        "<td class='num'>{errors}</td></tr>",
+        start=_row_name(label, llm, kind),
         fields=fields,
         cut_off=group["cut_off"],
         cached=group["cached"],
@@ -58,21 +69,31 @@ def _validity_row(label: str, llm: bool, kind: str, group: dict[str, Any]) -> Ht
 
 
 def _validity_table(validity: dict[str, Any] | None) -> Html:
-    """Per policy (all kinds, then each kind): how many actions were the agent's own answers."""
+    """Per policy (all kinds, then each kind): how many actions were the agent's own answers, then what went
+    wrong (two tables, so neither outgrows the page)."""
     policies = (validity or {}).get("policies") or {}
     if not policies:
         return trusted("<p class='muted'>no actions</p>")
-    head = trusted(
-        "<tr><th>policy / action kind</th><th>actions</th><th>answered</th><th>repaired</th><th>invalid</th>"
-        "<th>unanswered</th><th>no outcome</th><th>fallback</th><th>invalid fields</th><th>calls cut off</th>"
-        "<th>cached calls</th><th>policy errors</th></tr>"
-    )
-    rows = join(
-        _validity_row(label, bool(entry["llm"]), kind, group)
+    groups = [
+        (label, bool(entry["llm"]), kind, group)
         for label, entry in policies.items()
         for kind, group in [("all kinds", entry["overall"]), *entry["by_kind"].items()]
+    ]
+    outcomes = trusted(
+        "<caption>outcomes of the actions</caption><tr><th>policy / action kind</th><th>actions</th><th>answered</th>"
+        "<th>repaired</th><th>invalid</th><th>unanswered</th><th>no outcome</th><th>fallback</th></tr>"
     )
-    return render('<div class="wide"><table>{head}{rows}</table></div>', head=head, rows=rows)
+    problems = trusted(
+        "<caption>what went wrong</caption><tr><th>policy / action kind</th><th>invalid fields</th>"
+        "<th>calls cut off</th><th>cached calls</th><th>policy errors</th></tr>"
+    )
+    return render(
+        "<table>{outcomes}{rows}</table><table>{problems}{problem_rows}</table>",
+        outcomes=outcomes,
+        rows=join(_outcome_row(*g) for g in groups),
+        problems=problems,
+        problem_rows=join(_problem_row(*g) for g in groups),
+    )
 
 
 def unverified_notice(document: dict[str, Any]) -> list[Html]:
@@ -113,6 +134,15 @@ def validity_section(document: dict[str, Any]) -> list[Html]:
                 expected=analyses["expected"],
             )
         )
+    policies = (document.get("validity") or {}).get("policies") or {}
+    if not any(entry["llm"] or entry["overall"]["fallback"] for entry in policies.values()):
+        parts.append(
+            trusted(
+                "<p>No LLM seats and no fallbacks: every action was the policies' own answer, so there is no "
+                "table of answer outcomes.</p>"
+            )
+        )
+        return parts
     parts.append(
         trusted(
             "<p>Per policy and action kind: <i>answered</i> (the model's first answer was valid), <i>repaired</i> "
@@ -142,16 +172,16 @@ def _claim_kinds(document: dict[str, Any]) -> list[str]:
     return [kind for kind in CLAIM_KINDS if kind in shown]
 
 
-def _coverage_row(labeler: str, cov: dict[str, Any], mark: str, kinds: list[str]) -> Html:
+def _error_row(labeler: str, cov: dict[str, Any], span: int) -> Html:
+    return render("<tr><th>{name}</th><td colspan='{span}' class='warn'>{error}</td></tr>", name=labeler, span=span,
+                  error=cov["error"])  # fmt: skip
+
+
+def _coverage_row(labeler: str, cov: dict[str, Any], mark: str) -> Html:
     if "error" in cov:
-        return render(
-            "<tr><th>{name}</th><td colspan='{span}' class='warn'>{error}</td></tr>",
-            name=labeler,
-            span=len(kinds) + 7,
-            error=cov["error"],
-        )
+        return _error_row(labeler, cov, 7)
     return render(
-        "<tr><th>{name}{mark}</th><td class='num'>{labelled} / {statements}</td><td class='num'>{with_claim}</td>{kinds}"
+        "<tr><th>{name}{mark}</th><td class='num'>{labelled} / {statements}</td><td class='num'>{with_claim}</td>"
         "<td class='num'>{claims}</td><td class='num'>{hedged}</td><td>{sources}</td><td class='num'>{lies}</td>"
         "<td class='num'>{hedged_only}</td></tr>",
         name=labeler,
@@ -159,12 +189,22 @@ def _coverage_row(labeler: str, cov: dict[str, Any], mark: str, kinds: list[str]
         labelled=cov["labelled"],
         statements=cov["statements"],
         with_claim=_counted(cov["with_claim"]),
-        kinds=join(render("<td class='num'>{v}</td>", v=_counted(cov["by_kind"][k])) for k in kinds),
         claims=cov["claims"],
         hedged=_counted(cov["hedged"]),
         sources=join((render("{k} {v}", k=k, v=v) for k, v in cov["claims_by_source"].items()), ", "),
         lies=cov["lies"],
         hedged_only=_counted(cov["lies_hedged_only"]),
+    )
+
+
+def _kinds_row(labeler: str, cov: dict[str, Any], mark: str, kinds: list[str]) -> Html:
+    if "error" in cov:
+        return _error_row(labeler, cov, max(1, len(kinds)))
+    return render(
+        "<tr><th>{name}{mark}</th>{kinds}</tr>",
+        name=labeler,
+        mark=mark,
+        kinds=join(render("<td class='num'>{v}</td>", v=_counted(cov["by_kind"][k])) for k in kinds),
     )
 
 
@@ -198,16 +238,28 @@ def ground_truth_section(document: dict[str, Any]) -> list[Html]:
             )
         )
     kinds = _claim_kinds(document)
-    head = render(
-        "<tr><th>labeler</th><th>statements labelled</th><th>with a claim</th>{kinds}<th>claims</th><th>hedged</th>"
-        "<th>claims by source</th><th>lies</th><th>lies on hedged claims only</th></tr>",
+    head = trusted(
+        "<caption>statements, claims and lies</caption><tr><th>labeler</th><th>statements labelled</th>"
+        "<th>with a claim</th><th>claims</th><th>hedged</th><th>claims by source</th><th>lies</th>"
+        "<th>lies on hedged claims only</th></tr>"
+    )
+    by_kind = render(
+        "<caption>statements holding a claim, by kind</caption><tr><th>labeler</th>{kinds}</tr>",
         kinds=join(render("<th>{k}</th>", k=k) for k in kinds),
     )
-    rows = join(
-        _coverage_row(labeler_name, cov, " (these figures)" if labeler_name == labeler else "", kinds)
+    coverages = [
+        (labeler_name, cov, " (these figures)" if labeler_name == labeler else "")
         for labeler_name, cov in (document.get("claims_coverage_by_labeler") or {}).items()
+    ]
+    parts.append(
+        render(
+            '<table class="coverage">{head}{rows}</table><table class="coverage">{by_kind}{kind_rows}</table>',
+            head=head,
+            rows=join(_coverage_row(n, cov, mark) for n, cov, mark in coverages),
+            by_kind=by_kind,
+            kind_rows=join(_kinds_row(n, cov, mark, kinds) for n, cov, mark in coverages),
+        )
     )
-    parts.append(render('<div class="wide"><table class="coverage">{head}{rows}</table></div>', head=head, rows=rows))
     return parts
 
 

@@ -1,6 +1,7 @@
 """Report plots (matplotlib, the ``report`` extra; imported only when a report asks for plots).
 
-Run-level: cross-perception averaged by role pair, detection precision / recall by observer role,
+Run-level: deception against detection per policy (next to the baselines), cross-perception averaged by
+role pair, detection precision / recall by observer role,
 the reliability diagram of stated confidence, win rates by role next to the baselines, how each role died
 (by cause: the pack, a poison, an exile, a shot), the belief shifts of lies and of true statements by the
 speaker's role (metrics schema 6: ``persuasion``), and the
@@ -16,6 +17,7 @@ show roles and suspicion scores: the viewer marks them as hidden information.
 from __future__ import annotations
 
 import functools
+import textwrap
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -128,6 +130,10 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     metrics = document["metrics"]
     out: dict[str, str] = {}
 
+    out["deception against detection"] = _save(
+        _deception_against_detection(document), folder / "deception_against_detection.png"
+    )
+
     pairs = metrics["matrix_by_role_pair"]
     roles = list(pairs)
     matrix = np.array([[np.nan if pairs[a][b] is None else pairs[a][b] for b in roles] for a in roles])
@@ -207,6 +213,53 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
     _legend(ax)
     out["suspicion trend"] = _save(fig, folder / "suspicion_trend.png")
     return out
+
+
+def _interval(est: dict[str, Any] | None) -> tuple[float, float, float] | None:
+    """An estimate as (value, distance down to its interval's low end, up to its high end); None when undefined."""
+    if not est or est.get("value") is None:
+        return None
+    low, high = est.get("ci") or (None, None)
+    value = float(est["value"])
+    return value, value - (value if low is None else low), (value if high is None else high) - value
+
+
+def _deception_against_detection(document: dict[str, Any]) -> Any:
+    """One point per policy of the run (filled) and per baseline lineup (hollow, its figures over all seats):
+    the share of its lies that no majority of listeners flagged against the F1 of its own flags, with 95%
+    intervals on both axes. A policy that told no lie (or flagged nothing) has no point and is named below."""
+    metrics = document["metrics"]
+    itself = set(lineup_itself(document))
+    points = [
+        (str(p), metrics["deceptive"]["by_policy"].get(p, {}), metrics["detective"]["by_policy"].get(p, {}), True)
+        for p in metrics["deceptive"]["by_policy"]
+    ] + [
+        (f"{k} (baseline)", v["metrics"]["deceptive"]["all"]["all"], v["metrics"]["detective"]["all"]["all"], False)
+        for k, v in sorted(document.get("baselines", {}).items())
+        if k not in itself
+    ]
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    missing = []
+    for k, (label, deceptive, detective, own) in enumerate(points):
+        x, y = _interval(deceptive.get("undetected_lie_share")), _interval(detective.get("f1"))
+        if x is None or y is None:
+            missing.append(_label(label))
+            continue
+        colour = f"C{k}"
+        ax.errorbar(
+            x[0], y[0], xerr=[[x[1]], [x[2]]], yerr=[[y[1]], [y[2]]], fmt="o" if own else "s", color=colour,
+            markerfacecolor=colour if own else "white", capsize=3, label=_label(label),
+        )  # fmt: skip
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("its lies left unflagged by the listeners (share)")
+    ax.set_ylabel("its detection of others' lies (F1)")
+    title = "Deception against detection, per policy (95% CI)"
+    if missing:
+        title += "\n" + textwrap.fill("no point (no lie or no flag): " + ", ".join(missing), 70)  # names are any length
+    ax.set_title(title, fontsize=10)
+    _legend(ax)
+    return fig
 
 
 def _deaths_by_role(metrics: dict[str, Any]) -> Any:
