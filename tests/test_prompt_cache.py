@@ -65,7 +65,7 @@ def test_a_seats_prompts_are_mostly_a_reusable_prefix_of_its_previous_one() -> N
         assert Section.NOTES not in user, "notes are woven into the history"
     measured = cost.measure(result.events, str.split)  # words stand in for tokens
     assert measured["calls"] == len(calls)
-    assert measured["reusable"] / measured["prompt_tokens"] >= 0.6
+    assert measured["any_prefix"] / measured["prompt_tokens"] >= 0.6
 
 
 def test_history_lines_are_compacted_without_losing_what_they_say() -> None:
@@ -86,7 +86,7 @@ def test_history_lines_are_compacted_without_losing_what_they_say() -> None:
     assert compact_history(history).split("\n")[2:] == [
         'Bob (bid 9): "I think Emma is a werewolf."',  # the seat's own analysis: its scores say it
         "Carla (bid 3) says nothing.",
-        "Votes: Bob -> Carla, Carla -> abstain, Dmitri (you) -> Bob.",  # the tally follows from the votes
+        "Votes: Carla <- Bob; abstain <- Carla; Bob <- Dmitri (you).",  # by target; the tally follows from them
     ]
     invalid = (
         "You analysed the statement: deceptive=false (none, probability deceptive 0.50). "

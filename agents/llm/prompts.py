@@ -95,7 +95,14 @@ def answer_line(kind: str, info: dict[str, Any]) -> str:
             '; "vote": the debate ends with this statement, so your vote to exile: the name of one of '
             f"{', '.join(str(n) for n in info[ASK_KEYS['vote']])}, or null to abstain"
         )
-    return ANSWER_PREFIX + "{" + fields + "}"
+    return ANSWER_PREFIX + "{" + once(fields, _PROBABILITY, "a probability") + "}"
+
+
+def once(text: str, wording: str, short: str) -> str:
+    """``text`` with ``wording`` spelled out at its first use and ``short`` after (an answer line asks for up
+    to five probabilities: the scale is said once)."""
+    head, sep, tail = text.partition(wording)
+    return head + sep + tail.replace(wording, short)
 
 
 _SUBJECTS_LINE = re.compile(r"\nAlso score the players it speaks of[^\n]*")
@@ -143,6 +150,7 @@ def reorder(user_text: str) -> str:
         history = compact_history(slots[Section.HISTORY][0], scores_shown=bool(slots[Section.SUSPICION]))
         slots[Section.HISTORY] = [weave_notes(history, slots[Section.NOTES][0] if slots[Section.NOTES] else "")]
         slots[Section.NOTES] = []
+        slots[Section.TASK] = [unquote_statement(slots[Section.HISTORY][0], t) for t in slots[Section.TASK]]
     return "\n\n".join(chunk for key in _ORDER for chunk in slots[key])
 
 
@@ -152,6 +160,7 @@ _OWN_ANALYSIS = re.compile(
     r"^You analysed the statement: deceptive=(\w+) \((\w+), probability deceptive ([\d.]+)(.*?)\)\.(?: (.*))?$"
 )
 _TALLY = re.compile(r"\. Tally: .*$")
+_NEEDED = re.compile(r"^No majority \(\d+ votes needed\): ")  # the rules say a strict majority exiles
 # The opening lines the players line and the role card say already.
 _SAID_ELSEWHERE = re.compile(r"^(The game begins with \d+ players: .*|Your role: [^.]*)\.$")
 
@@ -168,8 +177,9 @@ def compact_history(history: str, scores_shown: bool = True) -> str:
       p=0.60, suspicion 0.25, Emma 0.25).``; a note that the answer was invalid always stays;
     - the opening "The game begins with 8 players: ..." and "Your role: ..." go (the players line and the role
       card say them);
-    - the votes line keeps who voted for whom and drops the tally it implies; "You voted for X." goes when
-      the votes line (which comes in the same step, before any prompt) says it.
+    - the votes line keeps who voted for whom, grouped by target (``grouped_votes``), and drops the tally it
+      implies; "You voted for X." goes when the votes line (which comes in the same step, before any prompt)
+      says it; "No majority (5 votes needed)" loses the count the rules and the players line imply.
     """
     lines = history.split("\n")
     out: list[str] = []
@@ -198,10 +208,40 @@ def compact_history(history: str, scores_shown: bool = True) -> str:
                 i += 2
                 continue
         if line.startswith("Votes: "):
-            line = _TALLY.sub(".", line)
+            line = grouped_votes(_TALLY.sub(".", line))
+        line = _NEEDED.sub("No majority: ", line)
         out.append(line)
         i += 1
     return "\n".join(out)
+
+
+def grouped_votes(line: str) -> str:
+    """``Votes: A -> X, B -> X, C -> abstain.`` as ``Votes: X <- A, B; abstain <- C.``: each name once per vote,
+    targets in the order of their first vote (the same facts, about a third fewer tokens)."""
+    body = line[len("Votes: ") :].removesuffix(".")
+    by_target: dict[str, list[str]] = {}
+    for vote in body.split(", "):
+        voter, arrow, target = vote.partition(" -> ")
+        if not arrow or not voter or not target:
+            return line  # not a votes line as the env writes it: left as it is
+        by_target.setdefault(target, []).append(voter)
+    return "Votes: " + "; ".join(f"{target} <- {', '.join(voters)}" for target, voters in by_target.items()) + "."
+
+
+_QUOTED = re.compile(r'^The statement: ([^\n]*?): ("[^\n]*")$', re.MULTILINE)
+
+
+def unquote_statement(history: str, task: str) -> str:
+    """The task without the statement it asks about when the history's last line already quotes it (the same
+    speaker and words): "The statement: Bob's, the history's last line."."""
+    found = _QUOTED.search(task)
+    if found is None:
+        return task
+    speaker, said = found.groups()
+    last = history[history.rfind("\n") + 1 :]
+    if not (last.startswith(speaker + " (") or last.startswith(speaker + ":")) or not last.endswith(": " + said):
+        return task
+    return task[: found.start()] + f"The statement: {speaker}'s, the history's last line." + task[found.end() :]
 
 
 # A private note is shown clipped to this many characters, and a seat's notes to this many in all (the

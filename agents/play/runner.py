@@ -318,7 +318,7 @@ async def _play(
                 env.log_extra(agent, record)
                 trail.record(env.agent_name_mapping[agent], record)
                 if record.get("type") == "llm_call":
-                    tally.add_call(record)
+                    tally.add_call(record, seat=agent)
             errors += failed
             env.step(action)
             steps += 1

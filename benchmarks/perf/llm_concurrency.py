@@ -13,12 +13,13 @@ at each concurrency, and prints JSON per run:
   (target: <= 1.15 at high concurrency);
 * ``prompt_tokens_per_game`` (and ``prompt_tokens_per_call``: how long a game runs follows the scripted
   answers, which follow the prompts, so games differ in length between versions): the tokens of every
-  prompt sent, counted by ``token_counter``: tiktoken's
-  cl100k_base when it is installed and its encoding loads (``TIKTOKEN_CACHE_DIR`` offline), else
-  whitespace-separated words (about 0.75 of cl100k's count on English text; the name says which);
-* ``cacheable_prefix_share``: the share of those tokens that are a reusable prefix of the same seat's
-  previous prompt, in whole 128-token blocks (what OpenAI's prompt caching reuses; target >= 0.6), and
-  ``uncached_prompt_tokens_per_game``, the rest.
+  prompt sent, counted by ``token_counter`` (``werewolf_env.record``): tiktoken's cl100k_base from the file
+  the ``tokens`` extra ships (offline), else characters / 4, which ``token_counter`` names (an estimate:
+  docs/performance.md says how far off it is);
+* ``cacheable_share``: per provider rule (``CACHE_RULES``: any prefix, OpenAI, Anthropic), the share of
+  those tokens its prompt cache would serve (``CacheModel``), and ``uncached_prompt_tokens_per_game``;
+* with ``--price PROMPT CACHED COMPLETION`` (USD per million tokens, as a lineup's ``[prices]``),
+  ``cost_usd_per_game`` per rule (``cost_usd``; completion tokens are the scripted answers').
 """
 
 from __future__ import annotations
@@ -36,38 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from werewolf_deception.agents import play_game_sync
 from werewolf_deception.benchmarks.console import game_option
+from werewolf_env.record import CACHE_RULES, CacheModel, Price, cache_shares, cost_usd, prompt_segments, token_counter
 
-BLOCK = 128  # tokens per reusable block (OpenAI's prompt caching grain)
 Encode = Callable[[str], list[Any]]  # text -> tokens
-
-
-def token_counter() -> tuple[str, Encode]:
-    """(name, encode) of the counter: tiktoken's cl100k_base if it loads (offline it may not), else the server's."""
-    try:
-        import tiktoken
-
-        encoding = tiktoken.get_encoding("cl100k_base")
-    except Exception:  # not installed, or its encoding file cannot be fetched (offline)
-        return "whitespace-separated words (tiktoken's cl100k_base could not load)", str.split
-    return "tiktoken cl100k_base", encoding.encode
-
-
-def prompt_tokens(messages: list[dict[str, Any]], encode: Encode) -> list[Any]:
-    """A prompt as tokens: each message's role (standing for the chat template's few tokens), then its text."""
-    tokens: list[Any] = []
-    for message in messages:
-        tokens.append(f"<{message.get('role')}>")
-        tokens.extend(encode(str(message.get("content", ""))))
-    return tokens
-
-
-def shared_prefix(a: list[Any], b: list[Any]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 class GameCost:
@@ -85,8 +57,8 @@ class GameCost:
             self.group_starts.append(len(state.events))
 
     def measure(self, records: list[dict[str, Any]], encode: Encode) -> dict[str, Any]:
-        calls, rounds, total, reusable = 0, set(), 0, 0
-        previous: dict[Any, list[Any]] = {}
+        calls, rounds, completion = 0, set(), 0
+        cache = CacheModel(encode)
         events = 0
         group = 0
         for record in records:
@@ -100,15 +72,14 @@ class GameCost:
                 group += 1  # a group's records come after its start and before the next group's first step
             calls += 1
             rounds.add(group)
-            tokens = prompt_tokens(data.get("messages") or [], encode)
-            total += len(tokens)
-            seat = record.get("actor")
-            reusable += shared_prefix(previous.get(seat, []), tokens) // BLOCK * BLOCK
-            previous[seat] = tokens
-        return {"calls": calls, "call_rounds": len(rounds), "prompt_tokens": total, "reusable": reusable}
+            cache.add(record.get("actor"), prompt_segments(data.get("messages") or []))
+            completion += len(encode(str(data.get("raw") or "")))
+        return {"calls": calls, "call_rounds": len(rounds), "completion_tokens": completion, **cache.totals}
 
 
-def bench(base_url: str, games: int, concurrency: int, latency: float, players: int) -> dict[str, Any]:
+def bench(
+    base_url: str, games: int, concurrency: int, latency: float, players: int, price: Price | None = None
+) -> dict[str, Any]:
     lineup = {"default": {"kind": "llm", "model": "fake", "base_url": base_url, "temperature": 0.0}}
     config = {"num_players": players}  # the default pack for that many players
     counter, encode = token_counter()
@@ -122,9 +93,9 @@ def bench(base_url: str, games: int, concurrency: int, latency: float, players: 
     wall = sum(walls) / games
     rounds = sum(c["call_rounds"] for c in costs) / games
     critical = rounds * latency
-    tokens = sum(c["prompt_tokens"] for c in costs)
-    reusable = sum(c["reusable"] for c in costs)
-    return {
+    totals = {key: sum(c[key] for c in costs) for key in ("prompt_tokens", "completion_tokens", *CACHE_RULES)}
+    tokens = totals["prompt_tokens"]
+    run: dict[str, Any] = {
         "concurrency": concurrency,
         "games": games,
         "calls_per_game": sum(c["calls"] for c in costs) / games,
@@ -132,10 +103,19 @@ def bench(base_url: str, games: int, concurrency: int, latency: float, players: 
         "prompt_tokens_per_game": round(tokens / games),
         # per call too: a scripted game's length (and so its tokens) follows its answers, not the prompts alone
         "prompt_tokens_per_call": round(tokens / max(1, sum(c["calls"] for c in costs))),
+        "completion_tokens_per_game": round(totals["completion_tokens"] / games),
         "token_counter": counter,
-        "cacheable_prefix_share": round(reusable / tokens, 3) if tokens else None,
-        # what a prefix-caching server still has to evaluate
-        "uncached_prompt_tokens_per_game": round((tokens - reusable) / games),
+        "cacheable_share": cache_shares(totals),
+        # what each provider's server still has to evaluate
+        "uncached_prompt_tokens_per_game": {rule: round((tokens - totals[rule]) / games) for rule in CACHE_RULES},
+    }
+    if price is not None:
+        run["price"] = price.model_dump()
+        run["cost_usd_per_game"] = {
+            rule: round(cost_usd({**totals, "cached_tokens": totals[rule]}, price) / games, 6) for rule in CACHE_RULES
+        }
+    return {
+        **run,
         "wall_s_per_game": round(wall, 3),
         "critical_path_s": round(critical, 3),
         "ratio_wall_to_critical": round(wall / critical, 3),
@@ -148,7 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.1)
     game_option(parser, "num_players", help="seats per game")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
+    parser.add_argument(
+        "--price", type=float, nargs=3, metavar=("PROMPT", "CACHED", "COMPLETION"),
+        help="USD per million tokens (a lineup's [prices]): adds cost_usd_per_game per cache rule",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    price = Price(prompt=args.price[0], cached_prompt=args.price[1], completion=args.price[2]) if args.price else None
     server = subprocess.Popen(
         [sys.executable, "-m", "werewolf_deception.agents.fake.server", "--latency", str(args.latency)],
         stdout=subprocess.PIPE,
@@ -157,11 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         base_url = server.stdout.readline().strip()  # type: ignore[union-attr]
-        results = [bench(base_url, args.games, c, args.latency, args.players) for c in args.concurrency]
+        results = [bench(base_url, args.games, c, args.latency, args.players, price) for c in args.concurrency]
     finally:
         server.terminate()
         server.wait(timeout=10)
-    print(json.dumps({"latency_s": args.latency, "players": args.players, "runs": results}, indent=2))
+    rules = {"cache_rules": CACHE_RULES}
+    print(json.dumps({"latency_s": args.latency, "players": args.players, **rules, "runs": results}, indent=2))
     return 0
 
 

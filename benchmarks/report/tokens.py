@@ -20,9 +20,10 @@ from pydantic import ValidationError
 from werewolf_deception.benchmarks.console import WIDTH, fit, pack, table
 from werewolf_deception.benchmarks.runs import MAX_RUN_FILE_DEPTH
 from werewolf_env.core import TooDeepError, loads_bounded, terminal_safe
-from werewolf_env.record import CHARS_PER_TOKEN, COUNTS, Price, cost_usd, tiktoken_status
+from werewolf_env.record import CACHE_RULES, CHARS_PER_TOKEN, COUNTS, Price, cache_shares, cost_usd, tiktoken_status
 
 PRICE_UNIT = "USD per million tokens"
+CACHE_RULE_NAMES = {"any_prefix": "any prefix", "openai": "OpenAI", "anthropic": "Anthropic"}  # of CACHE_RULES
 
 
 def parse_prices(data: Any) -> dict[str, Price]:
@@ -71,6 +72,8 @@ def priced(tokens: dict[str, Any], prices: Mapping[str, Price], games: int | Non
             total += cost_usd(entry, price)
         by_model[model] = {**entry, "price": price.model_dump() if price is not None else None,
                            "cost_usd": round(cost_usd(entry, price), 6) if price is not None else None}  # fmt: skip
+        if price is not None and entry.get("cache"):
+            by_model[model]["cost_usd_by_cache_rule"] = rule_costs(entry, price)
     priced_any = len(unpriced) < len(by_model)
     block = {**tokens, "by_model": by_model, "cost_usd": round(total, 6) if priced_any else None,
              "unpriced_models": unpriced, "price_unit": PRICE_UNIT}  # fmt: skip
@@ -79,6 +82,35 @@ def priced(tokens: dict[str, Any], prices: Mapping[str, Price], games: int | Non
         block["per_game"] = {key: round(tokens.get(key, 0) / games, 1) for key in COUNTS}
         block["per_game"]["cost_usd"] = round(total / games, 6) if priced_any else None
     return block
+
+
+def rule_costs(entry: dict[str, Any], price: Price) -> dict[str, float]:
+    """What ``entry``'s tokens would cost if each provider rule's cache served its share of the prompt tokens
+    (``entry["cache"]``, from the prompts) instead of what the server reported as cached."""
+    shares = cache_shares(entry["cache"])
+    prompt = int(entry.get("prompt_tokens") or 0)
+    return {
+        rule: round(cost_usd({**entry, "cached_tokens": round(prompt * (shares[rule] or 0))}, price), 6)
+        for rule in CACHE_RULES
+    }
+
+
+def cache_lines(entry: dict[str, Any], width: int, games: int | None = None) -> list[str]:
+    """A model's prompt-cache shares per provider rule (with the cost at each, per game with ``games``), as
+    printed lines; [] without them."""
+    cache = entry.get("cache")
+    if not cache:
+        return []
+    shares = cache_shares(cache)
+    costs = entry.get("cost_usd_by_cache_rule") or {}
+    unit = "/game" if games else ""
+    parts = [
+        f"{CACHE_RULE_NAMES[rule]} {shares[rule] or 0:.2f}"
+        + (f" ({_usd(costs[rule] / (games or 1))}{unit})" if costs else "")
+        for rule in CACHE_RULES
+    ]
+    head = f"    cacheable share of prompt tokens ({cache.get('counter')}): "
+    return pack(head, parts, indent="      ", sep=", ", width=width)
 
 
 def game_cost(tokens: dict[str, Any], prices: Mapping[str, Price]) -> float | None:
@@ -179,6 +211,7 @@ def token_lines(block: dict[str, Any]) -> list[str]:
     lines.extend(table(rows, "lrrrr", indent="  ", gap=3))
     for model, entry in (block.get("by_model") or {}).items():
         lines.extend(pack("  ", model_parts(model, entry), indent="    ", width=width))
+        lines.extend(cache_lines(entry, width, block.get("games") if per_game else None))
     if any(f"characters/{CHARS_PER_TOKEN}" in str(e.get("counter")) for e in (block.get("by_model") or {}).values()):
         lines.extend(
             fit(

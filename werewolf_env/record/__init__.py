@@ -25,9 +25,22 @@ from werewolf_env.record.persuasion import (
     statement_figures,
 )
 from werewolf_env.record.proposals import Proposal, extract_proposals
-from werewolf_env.record.token_usage import CHARS_PER_TOKEN, COUNTS, Price, TokenTally, cost_usd, tiktoken_status
+from werewolf_env.record.token_usage import (
+    CACHE_RULES,
+    CHARS_PER_TOKEN,
+    COUNTS,
+    CacheModel,
+    Price,
+    TokenTally,
+    cache_shares,
+    cost_usd,
+    prompt_segments,
+    tiktoken_status,
+    token_counter,
+)
 
 __all__ = [
+    "CACHE_RULES",
     "CHARS_PER_TOKEN",
     "COUNTS",
     "LIE_TYPES",
@@ -36,6 +49,7 @@ __all__ = [
     "STATEMENT_FIGURES",
     "TEAMS_AND_UNDECIDED",
     "VILLAGE",
+    "CacheModel",
     "GameRecord",
     "Label",
     "Price",
@@ -43,12 +57,15 @@ __all__ = [
     "StatementRecord",
     "TokenTally",
     "accused",
+    "cache_shares",
     "claim_push",
     "cost_usd",
     "extract_proposals",
     "poisoned_deaths",
+    "prompt_segments",
     "ruleset_of_config",
     "seat_figures",
     "statement_figures",
     "tiktoken_status",
+    "token_counter",
 ]

@@ -175,7 +175,7 @@ class GameRecord:
                 if data.get("type") == "lineup":
                     policies = [str(p) for p in data.get("policies", [])]
                 if data.get("type") == "llm_call":
-                    counted = _count_call(tally, data)
+                    counted = _count_call(tally, data, record.get("actor"))
                     tokens.update(counted)
                     if isinstance(record.get("actor"), int):
                         seat_tokens.setdefault(record["actor"], Counter()).update(counted)
@@ -348,9 +348,9 @@ class GameRecord:
         }
 
 
-def _count_call(tally: TokenTally, call: dict[str, Any]) -> dict[str, int]:
+def _count_call(tally: TokenTally, call: dict[str, Any], seat: Any = None) -> dict[str, int]:
     """One ``llm_call``'s tokens as ``tokens`` keys (a call that counted none adds no key, as before)."""
-    prompt, cached, completion = tally.add_call(call)
+    prompt, cached, completion = tally.add_call(call, seat)
     counted = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
     if cached:
         counted["cached_tokens"] = cached

@@ -20,6 +20,19 @@ Where the numbers come from, per call, said per model (``counter_label``):
   reply's priming, as OpenAI's chat format does. An estimate never counts cached tokens.
 * a call the server never answered is counted (``unanswered_calls``) with no tokens: nothing measured.
 
+The encoding files: tiktoken downloads them, which fails offline; ``bpe-openai`` (in the ``tokens`` extra)
+ships OpenAI's cl100k_base and o200k_base files byte for byte (their SHA-256 is OpenAI's), and tiktoken
+encodes with them (``load_encoding``). Without either, characters / 4, said as an estimate wherever shown.
+
+What each provider's prompt cache would serve (``CacheModel``, from the prompts themselves, whatever the
+server reported), per rule in ``CACHE_RULES``; a seat's prompt is compared with every seat's previous one:
+
+* ``any_prefix``: the longest prefix shared with an earlier prompt, token for token (vLLM, llama.cpp, SGLang);
+* ``openai``: that prefix when at least 1,024 tokens, in 128-token increments (shorter prompts: nothing);
+* ``anthropic``: explicit breakpoints (``prompt_segments``): after the rules (the same for every seat), after
+  the system message (the seat's role card), after the history (append-only); a breakpoint's prefix is read
+  when an earlier prompt wrote the same one and it is at least 1,024 tokens long.
+
 Cost = (uncached prompt x prompt + cached x cached_prompt + completion x completion) / 1e6, prices in USD
 per million tokens; without ``cached_prompt`` cached tokens are charged at the prompt price (never an
 invented discount). A model with no price has no cost (None), never a made-up one.
@@ -28,7 +41,10 @@ invented discount). A model with no price has no cost (None), never a made-up on
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+import gzip
+import hashlib
+from collections.abc import Callable, Iterable
+from importlib import resources
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -91,13 +107,38 @@ def _encoding_name(model: str) -> str | None:
         return "cl100k_base"
 
 
+# OpenAI's encoding files as tiktoken checks them after a download; the copies ``bpe-openai`` ships must match.
+OPENAI_FILE_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+
+
+def bundled_encoding_file(name: str) -> bytes | None:
+    """OpenAI's encoding file ``name`` as ``bpe-openai`` ships it, None when that package is absent or its copy
+    is not OpenAI's file (checked by hash: an encoding never counts with a changed vocabulary)."""
+    if name not in OPENAI_FILE_SHA256:
+        return None
+    try:
+        data = gzip.decompress(resources.files("bpe_openai.data").joinpath(f"{name}.tiktoken.gz").read_bytes())
+    except (ImportError, OSError):
+        return None
+    return data if hashlib.sha256(data).hexdigest() == OPENAI_FILE_SHA256[name] else None
+
+
 @functools.cache
 def load_encoding(name: str) -> Any:
-    """tiktoken's encoding ``name``, or None when its file is neither cached nor downloadable (offline); a
-    failure is remembered, so an offline run pays for it once."""
+    """tiktoken's encoding ``name`` from the file a package ships (offline), else as tiktoken loads it (cached
+    or downloaded); None when neither works. A failure is remembered, so an offline run pays for it once."""
     try:
         import tiktoken
+    except ImportError:
+        return None
+    if bundled_encoding_file(name) is not None:
+        from bpe_openai.registry import ENCODING_CONSTRUCTORS  # parses the same file, checked above
 
+        return tiktoken.Encoding(**ENCODING_CONSTRUCTORS[name]())
+    try:
         return tiktoken.get_encoding(name)
     except Exception:  # a network or file error, whatever tiktoken raises for it: the rough estimate instead
         return None
@@ -135,6 +176,101 @@ def estimate_call(model: str, messages: Any, answer: str) -> tuple[int, int]:
     return prompt, estimate_tokens(model, answer)
 
 
+# The provider rules of ``CacheModel`` (see the module docstring), with what each assumes.
+CACHE_RULES = {
+    "any_prefix": "any shared prefix (vLLM, llama.cpp, SGLang)",
+    "openai": "OpenAI (prompts of at least 1,024 tokens, in 128-token increments)",
+    "anthropic": "Anthropic (breakpoints after the rules, the system message and the history; 1,024 tokens at least)",
+}
+OPENAI_MIN_TOKENS, OPENAI_INCREMENT = 1024, 128
+ANTHROPIC_MIN_TOKENS = 1024  # Claude Sonnet and Opus (Haiku: 2,048); a shorter prefix is never cached
+Encode = Callable[[str], list[Any]]  # text -> tokens
+# The observation's section headers the breakpoints follow: ``werewolf_env.observe.Section``'s RULES and HISTORY
+# (the observe package imports this one, so not from there; tests/test_prompt_cache.py checks they agree).
+BREAKPOINT_SECTIONS = ("RULES:", "HISTORY:")
+
+
+def prompt_segments(messages: Any) -> list[str]:
+    """The prompt's text cut at its cache breakpoints (``anthropic``): after the rules section, after the system
+    message, after the history section; each message opens with its role. A section a prompt lacks leaves no
+    breakpoint."""
+    segments: list[str] = []
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict):
+            continue
+        content = str(message.get("content") or "")
+        text = f"<{message.get('role')}>"
+        for header in BREAKPOINT_SECTIONS:
+            start = 0 if content.startswith(header) else content.find("\n\n" + header)
+            end = content.find("\n\n", start + 2) if start >= 0 else -1
+            if end >= 0:
+                segments.append(text + content[:end])
+                text, content = "", content[end:]
+        segments.append(text + content)
+    return segments
+
+
+def shared_prefix(a: list[Any], b: list[Any]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class CacheModel:
+    """The prompt tokens each provider rule (``CACHE_RULES``) would read from its cache over one game's prompts,
+    in the order they were sent (see the module docstring); ``totals`` has them with ``prompt_tokens``."""
+
+    def __init__(self, encode: Encode) -> None:
+        self.encode = encode
+        self.totals = _blank(("prompt_tokens", *CACHE_RULES))
+        self._last: dict[Any, list[Any]] = {}  # each seat's previous prompt, as tokens
+        self._written: set[tuple[Any, ...]] = set()  # prefixes cached at a breakpoint (anthropic)
+
+    def add(self, seat: Any, segments: list[str]) -> dict[str, int]:
+        tokens: list[Any] = []
+        breakpoints = []
+        for text in segments:
+            tokens.extend(self.encode(text))
+            breakpoints.append(len(tokens))
+        shared = max((shared_prefix(p, tokens) for p in self._last.values()), default=0)
+        prefixes = [tuple(tokens[:b]) for b in breakpoints[:-1]]
+        counts = {
+            "prompt_tokens": len(tokens),
+            "any_prefix": shared,
+            "openai": shared // OPENAI_INCREMENT * OPENAI_INCREMENT if shared >= OPENAI_MIN_TOKENS else 0,
+            "anthropic": max(
+                (len(p) for p in prefixes if len(p) >= ANTHROPIC_MIN_TOKENS and p in self._written), default=0
+            ),
+        }
+        self._written.update(prefixes)
+        self._last[seat] = tokens
+        for key, value in counts.items():
+            self.totals[key] += value
+        return counts
+
+
+def character_chunks(text: str) -> list[str]:
+    """Text as chunks of ``CHARS_PER_TOKEN`` characters: the rough count, as tokens a prefix can be compared in."""
+    return [text[i : i + CHARS_PER_TOKEN] for i in range(0, len(text), CHARS_PER_TOKEN)]
+
+
+def token_counter(model: str = "gpt-4") -> tuple[str, Encode]:
+    """(name, encode) of what counts ``model``'s prompt tokens here: ``estimator_name`` and its encoding."""
+    encoding = _encoding(model)
+    if encoding is None:
+        return estimator_name(model), character_chunks
+    return estimator_name(model), functools.partial(encoding.encode, disallowed_special=())
+
+
+def cache_shares(totals: dict[str, int]) -> dict[str, float | None]:
+    """Each rule's cached tokens as a share of the prompt tokens (``CacheModel.totals`` or a sum of them)."""
+    prompt = totals.get("prompt_tokens") or 0
+    return {rule: round(totals.get(rule, 0) / prompt, 3) if prompt else None for rule in CACHE_RULES}
+
+
 def _blank(fields: Iterable[str]) -> dict[str, int]:
     return dict.fromkeys(fields, 0)
 
@@ -146,14 +282,23 @@ class TokenTally:
         self.totals = _blank(COUNTS)
         self.by_kind: dict[str, dict[str, int]] = {}
         self.by_model: dict[str, dict[str, Any]] = {}
+        # What each provider's prompt cache would serve (``CacheModel``), per model, from the prompts themselves;
+        # a merged tally keeps only the sums (``cache_json``).
+        self._caches: dict[str, CacheModel] = {}
+        self.cache_json: dict[str, dict[str, Any]] = {}
 
-    def add_call(self, record: dict[str, Any]) -> tuple[int, int, int]:
-        """One ``llm_call`` record; returns its (prompt, cached, completion) tokens as counted."""
+    def add_call(self, record: dict[str, Any], seat: Any = None) -> tuple[int, int, int]:
+        """One ``llm_call`` record (of ``seat``: with it, its prompt also feeds the cache shares); returns its
+        (prompt, cached, completion) tokens as counted."""
         model = str(record.get("model") or "?")
         entry = self._model(model)
         if record.get("cached"):  # replayed from the response cache: the usage is the original call's
             entry["replayed_calls"] += 1
             return (0, 0, 0)
+        if seat is not None and record.get("messages"):
+            if model not in self._caches:
+                self._caches[model] = CacheModel(token_counter(model)[1])
+            self._caches[model].add(seat, prompt_segments(record.get("messages")))
         usage = read_usage(record.get("usage"))
         answer = record.get("raw")
         if usage is not None:
@@ -200,6 +345,10 @@ class TokenTally:
                 entry[key] += int(counts.get(key) or 0)
             for name, n in (counts.get("estimators") or {}).items():
                 entry["estimators"][name] = entry["estimators"].get(name, 0) + int(n)
+            if isinstance(counts.get("cache"), dict):
+                mine = self.cache_json.setdefault(model, {"counter": counts["cache"].get("counter")})
+                for key in ("prompt_tokens", *CACHE_RULES):
+                    mine[key] = mine.get(key, 0) + int(counts["cache"].get(key) or 0)
 
     @classmethod
     def merged(cls, tallies: Iterable[dict[str, Any]]) -> TokenTally:
@@ -214,10 +363,17 @@ class TokenTally:
         if not self.totals["calls"] and not any(e["replayed_calls"] for e in self.by_model.values()):
             return {}
         by_model = {
-            m: {**e, "estimators": dict(e["estimators"]), "counter": counter_label(e)}
+            m: {**e, "estimators": dict(e["estimators"]), "counter": counter_label(e), **self._cache_of(m)}
             for m, e in sorted(self.by_model.items())
         }
         return {**self.totals, "by_kind": {k: dict(v) for k, v in sorted(self.by_kind.items())}, "by_model": by_model}
+
+    def _cache_of(self, model: str) -> dict[str, Any]:
+        """``{"cache": {counter, prompt_tokens, one count per CACHE_RULES}}`` for ``model``, {} when no seat's
+        prompt was seen (a tally fed without seats, or from games that had none)."""
+        if model in self._caches:
+            return {"cache": {"counter": token_counter(model)[0], **self._caches[model].totals}}
+        return {"cache": dict(self.cache_json[model])} if model in self.cache_json else {}
 
 
 def counter_label(entry: dict[str, Any]) -> str:
