@@ -86,7 +86,8 @@ class DiscreteEnv(raw_env):
         agent = self.agent_selection
         if action is not None and not (self.terminations[agent] or self.truncations[agent]):
             game = self._game()
-            action = self.codec.decode(game, game.pending_turn(self.agent_name_mapping[agent]), action)
+            # The selected agent is the one whose turn is first (``raw_env.step`` answers it).
+            action = self.codec.decode(game, game.state.pending[0], action)
         super().step(action)
 
     def action_mask(self, agent: str) -> np.ndarray:
@@ -116,6 +117,8 @@ class ParallelDiscreteEnv(WerewolfParallelEnv):
         self.codec = DiscreteCodec(self.config)
         self.num_actions = self.codec.num_actions
         _discrete_spaces(self, self.codec)
+        self._idle = np.zeros(self.num_actions, dtype=np.int8)  # the mask of a seat without a turn: the no-op
+        self._idle[NOOP] = 1
 
     def step(
         self, actions: dict[str, Any]
@@ -151,9 +154,7 @@ class ParallelDiscreteEnv(WerewolfParallelEnv):
         return observations
 
     def _idle_mask(self) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[NOOP] = 1
-        return mask
+        return self._idle.copy()
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal actions of ``agent`` now: its turn's answers, or only ``NOOP`` without a turn."""

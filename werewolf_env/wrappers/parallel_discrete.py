@@ -4,7 +4,7 @@ For multi-agent RL libraries that take a PettingZoo ``ParallelEnv`` and need fix
 tensors (TorchRL's ``PettingZooWrapper``, BenchMARL, MARL loops of one's own):
 
     from werewolf_env.wrappers import parallel_discrete_env
-    env = parallel_discrete_env(num_players=8)       # parallel_env(numeric_info=True), wrapped
+    env = parallel_discrete_env(num_players=8)       # the numeric path: ParallelDiscreteEnv (``numeric``)
     observations, infos = env.reset(seed=0)
     while env.agents:
         actions = {a: env.action_space(a).sample(observations[a]["action_mask"]) for a in env.agents}
@@ -19,7 +19,10 @@ tensors (TorchRL's ``PettingZooWrapper``, BenchMARL, MARL loops of one's own):
   only ``NOOP`` (index 0) set, and whatever it sends is ignored. So a masked policy never needs a
   fallback, and idle steps carry no policy gradient (one legal action: log-probability 0).
 * Infos, rewards, terminations, ``state()`` / ``state_space``: the wrapped env's. Use it with
-  ``numeric_info=True`` (``parallel_discrete_env``'s default) for libraries that put infos in tensors.
+  ``numeric_info=True`` for libraries that put infos in tensors.
+
+``parallel_discrete_env()`` returns the numeric ``ParallelDiscreteEnv`` (the same integers, masks, spaces and
+game, faster: no text, no wrapper); it returns this wrapper only when text is asked for.
 
 A masked-out or out-of-range index of a seat with a turn is passed on anyway and becomes the env's
 recorded fallback, as in ``DiscreteActions``.
