@@ -138,8 +138,11 @@ def test_numeric_envs_render_no_text() -> None:
         with pytest.raises(RuntimeError, match="vectors only"):
             env._renderer.text(0, None, [])
         assert env._renderer._seats[0].head == ""
-    with pytest.raises(ValueError, match="renders no text"):
-        discrete_env(render_mode="ansi")
+    for refused in ({"render_mode": "ansi"}, {"info_events": True}, {"numeric_info": False}):
+        with pytest.raises(ValueError, match="has no text"):
+            discrete_env(**refused)
+        with pytest.raises(ValueError, match="has no text"):
+            ParallelDiscreteEnv(**refused)
 
 
 def test_the_rl_factories_choose_the_numeric_path() -> None:

@@ -112,26 +112,38 @@ def play_parallel(env: Any, seed: int, rng: random.Random) -> tuple[int, int]:
     return steps, decisions
 
 
-def bench_loop(make: Any, play: Any, games: int) -> dict[str, Any]:
-    """``games`` games of ``play`` on the env ``make()`` returns (one made first, to warm caches)."""
-    game_env, rng = make(), random.Random(0)
-    play(game_env, 10**6, rng)
-    started = time.perf_counter()
-    steps = decisions = 0
-    for seed in range(games):
-        game_steps, game_decisions = play(game_env, seed, rng)
-        steps, decisions = steps + game_steps, decisions + game_decisions
-    elapsed = time.perf_counter() - started
-    return {
-        "games": games,
-        "steps": steps,
-        "seconds": round(elapsed, 3),
-        "games_per_s": round(games / elapsed, 2),
-        "steps_per_s": round(steps / elapsed, 1),
-        "decisions_per_s": round(decisions / elapsed, 1),
-        "steps_per_game": round(steps / games, 1),
-        "decisions_per_game": round(decisions / games, 1),
-    }
+def bench_paired(workloads: dict[str, tuple[Any, Any, int]], games: int) -> dict[str, dict[str, Any]]:
+    """The RL workloads and their references, interleaved game by game (``name: (make, play, games per
+    unit)``: each unit plays that many games, one of ours or about as many steps of a board game), so that a
+    busy machine slows them alike and their ratios hold; each env is made once and warmed up first."""
+    envs = {name: make() for name, (make, _play, _per) in workloads.items()}
+    rng = random.Random(0)
+    for name, (_make, play_game, _per) in workloads.items():
+        play_game(envs[name], 10**6, rng)
+    totals = {name: [0.0, 0, 0] for name in workloads}  # seconds, steps, decisions
+    for unit in range(games):
+        for name, (_make, play_game, per) in workloads.items():
+            total, game_env = totals[name], envs[name]
+            started = time.perf_counter()
+            for seed in range(unit * per, (unit + 1) * per):
+                game_steps, game_decisions = play_game(game_env, seed, rng)
+                total[1] += game_steps
+                total[2] += game_decisions
+            total[0] += time.perf_counter() - started
+    out = {}
+    for name, (elapsed, steps, decisions) in totals.items():
+        played = games * workloads[name][2]
+        out[name] = {
+            "games": played,
+            "steps": steps,
+            "seconds": round(elapsed, 3),
+            "games_per_s": round(played / elapsed, 2),
+            "steps_per_s": round(steps / elapsed, 1),
+            "decisions_per_s": round(decisions / elapsed, 1),
+            "steps_per_game": round(steps / played, 1),
+            "decisions_per_game": round(decisions / played, 1),
+        }
+    return out
 
 
 def board_game(module: str) -> Any:
@@ -256,28 +268,33 @@ def main(argv: list[str] | None = None) -> int:
         "analysis_off_unread": lambda: bench_env(args.games, args.players, "off", read_text=False),
         "analysis_full": lambda: bench_env(args.games, args.players, "full"),
         "engine_only": lambda: bench_engine(args.games, args.players),
-        "discrete_aec": lambda: bench_loop(lambda: discrete_env(**game), play_aec, args.games),
-        "discrete_aec_wrapper": lambda: bench_loop(
-            lambda: DiscreteActions(env(numeric_info=True, **game)), play_aec, args.games
-        ),
-        "discrete_parallel": lambda: bench_loop(lambda: parallel_discrete_env(**game), play_parallel, args.games),
+    }
+    rl: dict[str, tuple[Any, Any, int]] = {
+        "discrete_aec": (lambda: discrete_env(**game), play_aec, 1),
+        "discrete_aec_wrapper": (lambda: DiscreteActions(env(numeric_info=True, **game)), play_aec, 1),
+        "discrete_parallel": (lambda: parallel_discrete_env(**game), play_parallel, 1),
     }
     boards = []
     for name, module, per_game in BOARD_GAMES:
         make = board_game(module)
         if make is not None:
             boards.append(name)
-            benches[name] = lambda make=make, per_game=per_game: bench_loop(make, play_aec, args.games * per_game)
+            rl[name] = (make, play_aec, per_game)
+    benches["rl"] = lambda: bench_paired(rl, args.games)
     try:
         import textarena  # noqa: F401
 
         benches["textarena"] = lambda: bench_textarena(args.games, args.players)
     except ImportError:
         pass
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in benches}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in [*benches, *rl] if name != "rl"}
     for _ in range(args.rounds):  # interleaved, so drift in machine speed hits every benchmark alike
         for name, bench in benches.items():
-            runs[name].append(bench())
+            if name == "rl":  # several workloads, interleaved game by game
+                for workload, measured in bench().items():
+                    runs[workload].append(measured)
+            else:
+                runs[name].append(bench())
     result: dict[str, Any] = {
         "machine": machine(), "processes": 1, "players": args.players, "rounds": args.rounds,
         "rl_analysis": args.rl_analysis, **{name: _summary(r) for name, r in runs.items()},

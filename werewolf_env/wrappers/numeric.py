@@ -39,6 +39,12 @@ __all__ = ["DiscreteEnv", "ParallelDiscreteEnv", "discrete_env"]
 NOOP = 0  # the one action an idle or dead seat may take in the Parallel env (ignored by the env)
 
 
+def _numeric_only(render_mode: str | None, info_events: bool, numeric_info: bool, instead: str) -> None:
+    """Refuse what needs text: rendering, structured events, text infos (the wrappers have them)."""
+    if render_mode is not None or info_events or not numeric_info:
+        raise ValueError(f"the numeric env has no text (no render_mode, info_events or text infos): {instead}")
+
+
 def _discrete_spaces(env: Any, codec: DiscreteCodec) -> None:
     """Give ``env`` the discrete faces' spaces: the vector and the mask; one ``Discrete`` per seat."""
     obs = spaces.Dict(
@@ -58,10 +64,9 @@ class DiscreteEnv(raw_env):
 
     def __init__(
         self, render_mode: str | None = None, log_dir: str | Path | None = None, config: GameConfig | None = None,
-        **config_kwargs: Any,
+        info_events: bool = False, numeric_info: bool = True, **config_kwargs: Any,
     ) -> None:  # fmt: skip
-        if render_mode is not None:
-            raise ValueError("the numeric env renders no text: wrap werewolf_env.env() in DiscreteActions to render")
+        _numeric_only(render_mode, info_events, numeric_info, "wrap werewolf_env.env() in DiscreteActions")
         super().__init__(log_dir=log_dir, config=config, numeric_info=True, **config_kwargs)
         self.codec = DiscreteCodec(self.config)
         self.num_actions = self.codec.num_actions
@@ -109,10 +114,9 @@ class ParallelDiscreteEnv(WerewolfParallelEnv):
 
     def __init__(
         self, render_mode: str | None = None, log_dir: str | Path | None = None, config: GameConfig | None = None,
-        **config_kwargs: Any,
+        info_events: bool = False, numeric_info: bool = True, **config_kwargs: Any,
     ) -> None:  # fmt: skip
-        if render_mode is not None:
-            raise ValueError("the numeric env renders no text: use ParallelDiscreteActions(parallel_env()) to render")
+        _numeric_only(render_mode, info_events, numeric_info, "use ParallelDiscreteActions(parallel_env())")
         super().__init__(log_dir=log_dir, config=config, numeric_info=True, **config_kwargs)
         self.codec = DiscreteCodec(self.config)
         self.num_actions = self.codec.num_actions
