@@ -77,6 +77,7 @@ def statement_templates(ruleset: Ruleset = DEFAULT_RULESET, seated: frozenset[st
 DEFAULT_TEMPLATES = statement_templates()
 NUM_STATEMENTS = DEFAULT_TEMPLATES.size  # a game of the built-in roles' (a ruleset with more village roles has more)
 _TARGET_KINDS = frozenset(TARGET_KEYS)
+NOOP = 0  # the one action an idle or dead seat may take in a Parallel env (ignored by the env)
 _MASKS_KEPT = 4096  # masks cached per codec, at most (a game of 16 seats makes a few hundred)
 
 
@@ -114,6 +115,20 @@ class DiscreteCodec:
         if mask is None:
             mask = masks[key] = self._build_mask(game, turn)
         return mask.copy()  # a policy may write to its mask: the cached one stays as built
+
+    def mask_or_noop(self, game: Any, turn: Turn | None) -> np.ndarray:
+        """The mask of a Parallel step: the turn's legal integers, or only ``NOOP`` for a seat without a turn
+        (or a turn with no legal answer), whose action the env ignores."""
+        mask = self.mask(game, turn)
+        if not mask.any():
+            mask[NOOP] = 1
+        return mask
+
+    @staticmethod
+    def turn_of(env: Any, agent: str) -> Turn | None:
+        """``agent``'s pending turn in ``env`` (an env of this package), or None."""
+        game = env.game
+        return game.pending_turn(env.agent_name_mapping[agent]) if game is not None else None
 
     def _build_mask(self, game: Any, turn: Turn) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -260,16 +275,12 @@ class DiscreteActions(BaseWrapper):
 
     # ------------------------------------------------------------------
 
-    def _turn(self, agent: str) -> Turn | None:
-        game = self.base.game
-        return game.pending_turn(self.base.agent_name_mapping[agent]) if game is not None else None
-
     def action_mask(self, agent: str) -> np.ndarray:
-        return self.codec.mask(self.base.game, self._turn(agent))
+        return self.codec.mask(self.base.game, self.codec.turn_of(self.base, agent))
 
     def decode(self, agent: str, action: Any) -> dict[str, Any]:
         """The JSON action an integer stands for in ``agent``'s current turn."""
-        return self.codec.decode(self.base.game, self._turn(agent), action)
+        return self.codec.decode(self.base.game, self.codec.turn_of(self.base, agent), action)
 
 
 def templates_of(config: Any) -> StatementTemplates:

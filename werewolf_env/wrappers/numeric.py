@@ -36,8 +36,6 @@ from werewolf_env.wrappers.discrete import DiscreteCodec
 
 __all__ = ["DiscreteEnv", "ParallelDiscreteEnv", "discrete_env"]
 
-NOOP = 0  # the one action an idle or dead seat may take in the Parallel env (ignored by the env)
-
 
 def _numeric_only(render_mode: str | None, info_events: bool, numeric_info: bool, instead: str) -> None:
     """Refuse what needs text: rendering, structured events, text infos (the wrappers have them)."""
@@ -97,18 +95,16 @@ class DiscreteEnv(raw_env):
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal integers of ``agent`` now (all zero without a turn)."""
-        game = self._game()
-        return self.codec.mask(game, game.pending_turn(self.agent_name_mapping[agent]))
+        return self.codec.mask(self._game(), self.codec.turn_of(self, agent))
 
     def decode(self, agent: str, action: Any) -> dict[str, Any]:
         """The JSON action an integer stands for in ``agent``'s current turn."""
-        game = self._game()
-        return self.codec.decode(game, game.pending_turn(self.agent_name_mapping[agent]), action)
+        return self.codec.decode(self._game(), self.codec.turn_of(self, agent), action)
 
 
 class ParallelDiscreteEnv(WerewolfParallelEnv):
     """The Parallel env with integer actions and numeric observations and infos (see the module docstring;
-    masks and ``NOOP`` as in ``ParallelDiscreteActions``)."""
+    masks and ``NOOP`` as in ``ParallelDiscreteActions``: ``DiscreteCodec.mask_or_noop``)."""
 
     text_observations = False
 
@@ -121,8 +117,6 @@ class ParallelDiscreteEnv(WerewolfParallelEnv):
         self.codec = DiscreteCodec(self.config)
         self.num_actions = self.codec.num_actions
         _discrete_spaces(self, self.codec)
-        self._idle = np.zeros(self.num_actions, dtype=np.int8)  # the mask of a seat without a turn: the no-op
-        self._idle[NOOP] = 1
 
     def step(
         self, actions: dict[str, Any]
@@ -141,40 +135,22 @@ class ParallelDiscreteEnv(WerewolfParallelEnv):
         game = self._game()
         state = game.state
         pending = {turn.player: turn for turn in state.pending}
-        vector, mask = self._renderer.vector, self.codec.mask
+        vector, mask = self._renderer.vector, self.codec.mask_or_noop
         observations = {}
         for agent in self.agents:
             seat = self.agent_name_mapping[agent]
             turn = pending.get(seat)
-            if turn is None:
-                legal = []
-                action_mask = self._idle_mask()
-            else:
-                legal = legal_targets(state, turn)
-                action_mask = mask(game, turn)
-                if not action_mask.any():  # a turn with no legal answer: the no-op, as for an idle seat
-                    action_mask[NOOP] = 1
-            observations[agent] = {"observation": vector(seat, turn, legal), "action_mask": action_mask}
+            legal = legal_targets(state, turn) if turn is not None else []
+            observations[agent] = {"observation": vector(seat, turn, legal), "action_mask": mask(game, turn)}
         return observations
-
-    def _idle_mask(self) -> np.ndarray:
-        return self._idle.copy()
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal actions of ``agent`` now: its turn's answers, or only ``NOOP`` without a turn."""
-        game = self._game()
-        turn = game.pending_turn(self.agent_name_mapping[agent])
-        if turn is None:
-            return self._idle_mask()
-        mask = self.codec.mask(game, turn)
-        if not mask.any():
-            mask[NOOP] = 1
-        return mask
+        return self.codec.mask_or_noop(self._game(), self.codec.turn_of(self, agent))
 
     def decode(self, agent: str, action: Any) -> dict[str, Any]:
         """The JSON action an integer stands for in ``agent``'s current turn (``{}`` without a turn)."""
-        game = self._game()
-        return self.codec.decode(game, game.pending_turn(self.agent_name_mapping[agent]), action)
+        return self.codec.decode(self._game(), self.codec.turn_of(self, agent), action)
 
 
 def discrete_env(**kwargs: Any) -> DiscreteEnv:

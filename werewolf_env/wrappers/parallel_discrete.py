@@ -36,10 +36,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
-from werewolf_env.core import Turn
 from werewolf_env.envs import WerewolfParallelEnv, parallel_env
-from werewolf_env.wrappers.discrete import DiscreteCodec
-from werewolf_env.wrappers.numeric import NOOP, ParallelDiscreteEnv
+from werewolf_env.wrappers.discrete import NOOP, DiscreteCodec
+from werewolf_env.wrappers.numeric import ParallelDiscreteEnv
 
 __all__ = ["NOOP", "ParallelDiscreteActions", "ParallelDiscreteEnv", "parallel_discrete_env"]
 
@@ -99,18 +98,11 @@ class ParallelDiscreteActions(BaseParallelWrapper):
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal actions of ``agent`` now: its turn's answers, or only ``NOOP`` without a turn."""
-        mask = self.codec.mask(self.base.game, self._turn(agent))
-        if not mask.any():
-            mask[NOOP] = 1
-        return mask
+        return self.codec.mask_or_noop(self.base.game, self.codec.turn_of(self.base, agent))
 
     def decode(self, agent: str, action: Any) -> dict[str, Any]:
         """The JSON action an integer stands for in ``agent``'s current turn (``{}`` without a turn)."""
-        return self.codec.decode(self.base.game, self._turn(agent), action)
-
-    def _turn(self, agent: str) -> Turn | None:
-        game = self.base.game
-        return game.pending_turn(self.base.agent_name_mapping[agent]) if game is not None else None
+        return self.codec.decode(self.base.game, self.codec.turn_of(self.base, agent), action)
 
     def _wrap(self, observations: dict[str, Any]) -> dict[str, Any]:
         out = {}
