@@ -117,13 +117,13 @@ def bench_paired(workloads: dict[str, tuple[Any, Any, int]], games: int) -> dict
     unit)``: each unit plays that many games, one of ours or about as many steps of a board game), so that a
     busy machine slows them alike and their ratios hold; each env is made once and warmed up first."""
     envs = {name: make() for name, (make, _play, _per) in workloads.items()}
-    rng = random.Random(0)
+    rngs = {name: random.Random(0) for name in workloads}  # one each: the wrapper plays the numeric env's games
     for name, (_make, play_game, _per) in workloads.items():
-        play_game(envs[name], 10**6, rng)
+        play_game(envs[name], 10**6, rngs[name])
     totals = {name: [0.0, 0, 0] for name in workloads}  # seconds, steps, decisions
     for unit in range(games):
         for name, (_make, play_game, per) in workloads.items():
-            total, game_env = totals[name], envs[name]
+            total, game_env, rng = totals[name], envs[name], rngs[name]
             started = time.perf_counter()
             for seed in range(unit * per, (unit + 1) * per):
                 game_steps, game_decisions = play_game(game_env, seed, rng)
