@@ -44,7 +44,7 @@ from werewolf_deception.benchmarks.cli.main import play
 from werewolf_deception.benchmarks.console import game_option
 from werewolf_deception.benchmarks.report.memory import machine
 from werewolf_env import Game, GameConfig, env, raw_env
-from werewolf_env.envs.parallel import NO_ACTION
+from werewolf_env.envs import NO_ACTION
 from werewolf_env.wrappers import DiscreteActions, discrete_env, parallel_discrete_env
 
 # PettingZoo's board games, the references of the RL workloads: (name, module, games per one of ours). A game of
