@@ -15,8 +15,8 @@ Or from your own script:
     Experiment(task=task, algorithm_config=MappoConfig.get_from_yaml(), model_config=MlpConfig.get_from_yaml(),
                critic_model_config=MlpConfig.get_from_yaml(), seed=0, config=ExperimentConfig.get_from_yaml()).run()
 
-The env is the one ``examples/torchrl_ppo.py`` trains on: ``parallel_discrete_env`` (the parallel env
-with ``numeric_info=True``, ``Discrete`` actions and an ``action_mask``) behind TorchRL's
+The env is the one ``examples/torchrl_ppo.py`` trains on: ``parallel_discrete_env`` (the numeric parallel
+env: ``Discrete`` actions, an ``action_mask``, numeric infos, no text) behind TorchRL's
 ``PettingZooWrapper`` with every seat in one group, ``"seats"``. BenchMARL reads the groups' ``observation``
 (the numeric vector), ``action_mask`` (BenchMARL's masked policies keep to legal actions; a seat without
 a turn may only send the no-op), ``info`` (the four numeric info keys) and the global ``state``

@@ -4,9 +4,9 @@
     python examples/torchrl_ppo.py                # 600 frames of self-play, 200 + 200 evaluation games
     python examples/torchrl_ppo.py --smoke        # a few frames and 2 + 2 games (what the tests run)
 
-The env is ``werewolf_env.parallel_env(numeric_info=True)`` behind ``ParallelDiscreteActions``
-(``Discrete`` actions, a numeric observation and an ``action_mask``; a seat without a turn may only
-send the no-op) and TorchRL's ``PettingZooWrapper`` with every seat in one group (``"seats"``: roles
+The env is ``werewolf_env.wrappers.parallel_discrete_env()``, the numeric Parallel env (``Discrete``
+actions, a numeric observation, an ``action_mask`` and numeric infos, no text; a seat without a turn may
+only send the no-op) behind TorchRL's ``PettingZooWrapper`` with every seat in one group (``"seats"``: roles
 follow the seed, so a seat is not a team). One frame is one env step: one simultaneous group of turns,
 eight seats' observations. The actor is one MLP shared by all seats with a masked categorical head;
 the critic is a per-seat MLP on the same observation (IPPO with shared parameters). Self-play: every
@@ -64,7 +64,7 @@ warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested using
 
 def make_env(players: int, seed: int) -> PettingZooWrapper:
     """TorchRL's view of the game: one group with every seat (``[frames, seats, ...]`` tensors)."""
-    base = parallel_discrete_env(num_players=players)  # numeric_info=True: TorchRL puts infos in tensors
+    base = parallel_discrete_env(num_players=players)  # numeric infos: TorchRL puts infos in tensors
     return PettingZooWrapper(
         base,
         group_map={GROUP: list(base.possible_agents)},

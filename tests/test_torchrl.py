@@ -18,7 +18,13 @@ from werewolf_env.actions.specs import ACTION_SPECS, TARGET_KEYS
 from werewolf_env.core.config import MAX_PLAYERS
 from werewolf_env.core.state import ACTION_KINDS
 from werewolf_env.envs.parallel import NO_ACTION
-from werewolf_env.wrappers import NOOP, DiscreteActions, ParallelDiscreteActions, parallel_discrete_env
+from werewolf_env.wrappers import (
+    NOOP,
+    DiscreteActions,
+    ParallelDiscreteActions,
+    ParallelDiscreteEnv,
+    parallel_discrete_env,
+)
 
 WITCH_HUNTER: dict[str, Any] = {"role_counts": {"werewolf": 2, "seer": 1, "doctor": 1, "witch": 1, "hunter": 1}}
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -32,7 +38,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_parallel_api_test(name: str) -> None:
     env = parallel_discrete_env(**CONFIGS[name])
-    assert isinstance(env, ParallelDiscreteActions)
+    assert isinstance(env, (ParallelDiscreteActions, ParallelDiscreteEnv))
     parallel_api_test(env, num_cycles=1000)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from werewolf_env.actions import KIND_PHASE, FreeText, JsonActionSpace, answer_format, legal_targets, to_jsonable
-from werewolf_env.core import ACTION_KINDS, KIND_NAME, ActionKind, GameConfig, Turn, visible
+from werewolf_env.core import ACTION_KINDS, KIND_NAME, ActionKind, GameConfig, GameState, Turn, visible
 from werewolf_env.engine import EventLog, Game, dumps
 from werewolf_env.envs.parallel_state import global_state, state_space
 from werewolf_env.observe import KIND_INDEX, ObservationRenderer, Transcript, layout_of
@@ -43,6 +43,8 @@ class WerewolfBase:
     config and spaces, seeding, the game log, the infos, ``state()``, rendering and the evaluation API."""
 
     metadata: ClassVar[dict[str, Any]]
+    # Whether observations carry text: the numeric RL envs (``werewolf_env.wrappers.numeric``) make vectors only.
+    text_observations: ClassVar[bool] = True
     possible_agents: list[str]
     agents: list[str]
     infos: dict[str, dict[str, Any]]
@@ -93,6 +95,9 @@ class WerewolfBase:
         self._info_group = -1
         self._info_template: dict[str, Any] | None = None
         self._info_template_key: tuple[ActionKind, int] | None = None
+        self._legal_rows: dict[int, np.ndarray] = {}  # numeric infos' legal targets per seat, for one group:
+        self._legal_rows_state: GameState | None = None  # (the game's state and its group id: the state itself,
+        self._legal_rows_group = -1  # not its id, which a new game's state may reuse)
         self._rendered = 0  # characters of the public text already printed (render_mode="human")
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -114,7 +119,7 @@ class WerewolfBase:
             game_seed = int(self._seed_rng.integers(2**31 - 1))
         self._close_log()
         game = self.game = Game(self.config, game_seed)
-        self._renderer = ObservationRenderer(game.state)
+        self._renderer = ObservationRenderer(game.state, text=self.text_observations)
         self._info_template_key = None  # keyed by group: the new game's groups count from 0 again
         self._rendered = 0
         self._last_fallbacks = {}
@@ -300,15 +305,28 @@ class WerewolfBase:
         """``numeric_info=True``: the same keys for every seat on every step, numbers and arrays only
         (see ``NUMERIC_INFO_KEYS``)."""
         state = self._game().state
-        legal = np.zeros(state.num_players, dtype=np.int8)
-        if turn is not None:
-            legal[legal_targets(state, turn)] = 1
-        fallback = self._last_fallbacks.get(self.possible_agents[seat])
+        fallback = self._last_fallbacks.get(self.possible_agents[seat]) if self._last_fallbacks else None
+        fallbacks = len(fallback["reasons"]) if fallback is not None else 0
+        if turn is None:
+            return {
+                "action_kind": NO_ACTION,
+                "round": state.round,
+                "legal_targets": np.zeros(self.config.num_players, dtype=np.int8),
+                "fallbacks": fallbacks,
+            }
+        # A turn's targets cannot change within its group: the row is built once per group and member.
+        if self._legal_rows_state is not state or self._legal_rows_group != state.group_id:
+            self._legal_rows_state, self._legal_rows_group = state, state.group_id
+            self._legal_rows.clear()
+        row = self._legal_rows.get(turn.player)
+        if row is None:
+            row = self._legal_rows[turn.player] = np.zeros(self.config.num_players, dtype=np.int8)
+            row[legal_targets(state, turn)] = 1
         return {
-            "action_kind": KIND_INDEX[turn.kind] if turn is not None else NO_ACTION,
+            "action_kind": KIND_INDEX[turn.kind],
             "round": state.round,
-            "legal_targets": legal,
-            "fallbacks": len(fallback["reasons"]) if fallback is not None else 0,
+            "legal_targets": row.copy(),  # each info its own array: a caller may write to it
+            "fallbacks": fallbacks,
         }
 
 

@@ -79,8 +79,10 @@ class ObservationRenderer:
     always equals a fresh renderer's.
     """
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, text: bool = True) -> None:
         self.state = state
+        # ``text=False``: vectors only (the numeric RL envs), so nothing is ever worded: no head, scores or task.
+        self.renders_text = text
         names = state.names
         n = state.num_players
         # Transcripts: every new event is rendered once and fanned out to the seats that may see it
@@ -93,12 +95,12 @@ class ObservationRenderer:
         self._turn_group = -1
         self._turn_cache: dict[tuple[Any, ...], tuple[str, TurnRow]] = {}
         self._intros: dict[ActionKind | None, str] = {}
-        rules = rules_text(state.config)
+        rules = rules_text(state.config) if text else ""
         ruleset = state.config.ruleset
-        self._static_text = [
+        self._static_text = [  # the head's start, per seat (none without text)
             f"== Werewolf: you are {names[seat]} (player_{seat}) ==\n\n"
             f"{role_card(state.roles[seat], ruleset)}\n\n{rules}"
-            for seat in range(n)
+            for seat in range(n if text else 0)
         ]
         self._labels: list[str] = []  # players as the PLAYERS line shows them, at ``_labels_version``
         self._labels_version = -1
@@ -121,6 +123,7 @@ class ObservationRenderer:
     def observe(self, seat: int, turn: Turn | None, legal: list[int]) -> Observation:
         """``{"observation": vector, "text": text}`` for ``seat``, whose pending turn is ``turn``: each part is
         made when first read, as it is now (``observation.Observation``)."""
+        self._needs_text()
         task, row = self._turn_parts(turn, legal)
         state = self.state
         cache = self._seats[seat]
@@ -143,6 +146,7 @@ class ObservationRenderer:
 
     def text(self, seat: int, turn: Turn | None, legal: list[int]) -> str:
         """Everything ``seat`` may know, ready to paste into a prompt."""
+        self._needs_text()
         return self._text(seat, self._turn_parts(turn, legal)[0])
 
     def vector(self, seat: int, turn: Turn | None, legal: list[int]) -> np.ndarray:
@@ -151,10 +155,15 @@ class ObservationRenderer:
 
     def public_text(self) -> str:
         """What a spectator sees: every public event, no hidden information."""
+        self._needs_text()
         self._sync()
         return "\n".join(self._public_lines)
 
     # ------------------------------------------------------------------ text
+
+    def _needs_text(self) -> None:
+        if not self.renders_text:
+            raise RuntimeError("this renderer makes vectors only (text=False): it has no text to give")
 
     def _turn_parts(self, turn: Turn | None, legal: list[int]) -> tuple[str, TurnRow]:
         """The task section and the vector's public blocks. Nothing they depend on (round, phase,
@@ -166,14 +175,15 @@ class ObservationRenderer:
             self._intros.clear()
         kind = turn.kind if turn is not None else None
         key = (kind, *legal)
-        if kind is ActionKind.PEER_ANALYSIS and state.config.subject_suspicion:  # whom it scores: per listener
+        if kind is ActionKind.PEER_ANALYSIS and state.config.subject_suspicion and self.renders_text:  # whom it scores
             key = (kind, *state.analysis_subjects(turn.player))  # type: ignore[union-attr]
         parts = self._turn_cache.get(key)
         if parts is None:
             intro = self._intros.get(kind)
             if intro is None:
-                intro = self._intros[kind] = task_intro(state, turn)
-            parts = self._turn_cache[key] = (task_text(state, turn, legal, intro), self._public_row(turn, legal))
+                intro = self._intros[kind] = task_intro(state, turn) if self.renders_text else ""
+            task = task_text(state, turn, legal, intro) if self.renders_text else ""
+            parts = self._turn_cache[key] = (task, self._public_row(turn, legal))
         return parts
 
     def _text(self, seat: int, task: str) -> str:
@@ -325,19 +335,21 @@ class ObservationRenderer:
                 start = self.layout.alive_start
                 vec[start : start + n] = self._alive
             cache.sources = head_sources
-            cache.head_base = self._head(seat)
+            if self.renders_text:
+                cache.head_base = self._head(seat)
         if state.config.show_suspicion:
             if cache.scores_version != state.suspicion_version:  # the block, and "Name 0.50" for every seat
                 start = self.layout.suspicion_start
                 vec[start : start + n] = state.suspicion[seat]
                 vec[start + seat] = 0.0
-                row = state.suspicion[seat].tolist()
-                cache.scores = [f"{name} {score:.2f}" for name, score in zip(state.names, row, strict=True)]
+                if self.renders_text:
+                    row = state.suspicion[seat].tolist()
+                    cache.scores = [f"{name} {score:.2f}" for name, score in zip(state.names, row, strict=True)]
                 cache.scores_version = state.suspicion_version
                 rebuilt = True
-            if rebuilt:
+            if rebuilt and self.renders_text:
                 cache.head = cache.head_base + self._scores_line(seat)
-        elif rebuilt:
+        elif rebuilt and self.renders_text:
             cache.head = cache.head_base
         masks = knowledge_masks(state, seat)  # memoised on the state: cheap when unchanged
         if masks != cache.masks:

@@ -32,9 +32,9 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from werewolf_env.actions import ACTION_SPECS, TARGET_KEYS
+from werewolf_env.actions import ACTION_SPECS, TARGET_KEYS, legal_targets
 from werewolf_env.claims import LIE_TYPES, make_claim
-from werewolf_env.core import DEFAULT_RULESET, MAX_PLAYERS, ActionKind, Role, Ruleset, Team
+from werewolf_env.core import DEFAULT_RULESET, MAX_PLAYERS, ActionKind, Role, Ruleset, Team, Turn
 from werewolf_env.observe import layout_of
 
 ABSTAIN = MAX_PLAYERS
@@ -77,59 +77,61 @@ def statement_templates(ruleset: Ruleset = DEFAULT_RULESET, seated: frozenset[st
 DEFAULT_TEMPLATES = statement_templates()
 NUM_STATEMENTS = DEFAULT_TEMPLATES.size  # a game of the built-in roles' (a ruleset with more village roles has more)
 _TARGET_KINDS = frozenset(TARGET_KEYS)
+NOOP = 0  # the one action an idle or dead seat may take in a Parallel env (ignored by the env)
+_MASKS_KEPT = 4096  # masks cached per codec, at most (a game of 16 seats makes a few hundred)
 
 
-class DiscreteActions(BaseWrapper):
-    def __init__(self, env: AECEnv, keep_text: bool = False) -> None:
-        super().__init__(env)
-        base = env.unwrapped
-        self.base = base
-        self.keep_text = keep_text
-        self.templates = templates_of(base.config)
-        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, self.templates.size, 11)
-        obs: dict[str, spaces.Space] = {
-            "observation": spaces.Box(0.0, 1.0, (layout_of(base.config.ruleset).size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
-        }
-        if keep_text:
-            obs["text"] = base.observation_spaces[base.possible_agents[0]]["text"]
-        self._observation_spaces = {a: spaces.Dict(obs) for a in base.possible_agents}
-        self._action_spaces: dict[str, spaces.Space] = {
-            a: spaces.Discrete(self.num_actions) for a in base.possible_agents
-        }
+class DiscreteCodec:
+    """The integers of one game config: what each stands for in a turn (``decode``) and which are legal
+    (``mask``). Shared by ``DiscreteActions``, ``ParallelDiscreteActions`` and the numeric envs
+    (``werewolf_env.wrappers.numeric``), so every discrete face reads an integer the same way."""
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_spaces[agent]
+    def __init__(self, config: Any) -> None:
+        self.templates = templates_of(config)
+        self.num_actions = max(MAX_PLAYERS + 1, config.max_bid + 1, self.templates.size, 11)
+        # A mask is a pure function of its key (the kind; and the legal targets, or for a statement the speaker and
+        # who lives), for the games of one config: built once, then copied. Few keys recur, so the cache stays
+        # small; it is emptied if it ever grows large, or when a game of another config comes.
+        self._config: Any = config
+        self._masks: dict[tuple[Any, ...], np.ndarray] = {}
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self._action_spaces[agent]
-
-    def observe(self, agent: str) -> dict[str, Any]:
-        inner = self.env.observe(agent)
-        out = {"observation": inner["observation"], "action_mask": self.action_mask(agent)}
-        if self.keep_text:
-            out["text"] = inner["text"]
-        return out
-
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if action is None or self.terminations.get(agent) or self.truncations.get(agent):
-            self.env.step(action)
-            return
-        self.env.step(self.decode(agent, action))
-
-    # ------------------------------------------------------------------
-
-    def _turn(self, agent: str):
-        game = self.base.game
-        return game.pending_turn(self.base.agent_name_mapping[agent]) if game is not None else None
-
-    def action_mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        turn = self._turn(agent)
+    def mask(self, game: Any, turn: Turn | None) -> np.ndarray:
+        """The legal integers of ``turn`` in ``game`` (all zero without a turn), as a new array."""
         if turn is None:
-            return mask
-        game = self.base.game
+            return np.zeros(self.num_actions, dtype=np.int8)
+        state = game.state
+        kind = turn.kind
+        if kind in _TARGET_KINDS:
+            key: tuple[Any, ...] = (kind, *legal_targets(state, turn))
+        elif kind is ActionKind.STATEMENT:
+            key = (kind, turn.player, *state.living())
+        else:
+            key = (kind,)
+        masks = self._masks
+        if state.config is not self._config or len(masks) > _MASKS_KEPT:
+            self._config = state.config
+            masks.clear()
+        mask = masks.get(key)
+        if mask is None:
+            mask = masks[key] = self._build_mask(game, turn)
+        return mask.copy()  # a policy may write to its mask: the cached one stays as built
+
+    def mask_or_noop(self, game: Any, turn: Turn | None) -> np.ndarray:
+        """The mask of a Parallel step: the turn's legal integers, or only ``NOOP`` for a seat without a turn
+        (or a turn with no legal answer), whose action the env ignores."""
+        mask = self.mask(game, turn)
+        if not mask.any():
+            mask[NOOP] = 1
+        return mask
+
+    @staticmethod
+    def turn_of(env: Any, agent: str) -> Turn | None:
+        """``agent``'s pending turn in ``env`` (an env of this package), or None."""
+        game = env.game
+        return game.pending_turn(env.agent_name_mapping[agent]) if game is not None else None
+
+    def _build_mask(self, game: Any, turn: Turn) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
         kind = turn.kind
         if kind in _TARGET_KINDS:
             for seat in game.legal_targets(turn):
@@ -157,27 +159,24 @@ class DiscreteActions(BaseWrapper):
             mask[0] = 1
         return mask
 
-    def decode(self, agent: str, action: Any) -> dict[str, Any]:
-        """The JSON action an integer stands for in ``agent``'s current turn."""
-        turn = self._turn(agent)
+    def decode(self, game: Any, turn: Turn | None, action: Any) -> dict[str, Any]:
+        """The JSON action an integer stands for in ``turn`` of ``game``."""
         try:
             index = int(action)
         except (TypeError, ValueError):
             return {"invalid_discrete_action": repr(action)}
         if turn is None:
             return {}
-        names = self.base.game.state.names
         kind = turn.kind
-
-        def seat_name(seat: int) -> str | None:
-            return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-
-        if kind in _TARGET_KINDS:
-            return {TARGET_KEYS[kind]: None if index == ABSTAIN else seat_name(index)}
-        if kind is ActionKind.BID:
+        if kind is ActionKind.BID:  # the most frequent answer first
             return {"bid": index}
+        names = game.state.names
+        if kind in _TARGET_KINDS:
+            if index == ABSTAIN:
+                return {TARGET_KEYS[kind]: None}
+            return {TARGET_KEYS[kind]: names[index] if 0 <= index < len(names) else f"seat {index}"}
         if kind is ActionKind.STATEMENT:
-            return self._statement(index, turn.player, names, self.templates)
+            return statement_answer(index, turn.player, names, self.templates)
         if kind is ActionKind.SELF_ANALYSIS:
             kind_name = SELF_TYPES[index] if 0 <= index < len(SELF_TYPES) else "invalid"
             return {
@@ -197,33 +196,91 @@ class DiscreteActions(BaseWrapper):
             }
         return {"summary": "Good game."}
 
-    @staticmethod
-    def _statement(
-        index: int, speaker: int, names: tuple[str, ...], templates: StatementTemplates = DEFAULT_TEMPLATES
-    ) -> dict[str, Any]:
-        if index == 0 or not 0 <= index < templates.size:
-            return {"statement": "I have nothing to add.", "claims": []}
-        if index < templates.first_seat:
-            text, role = templates.roles[index - 1]
-            return {"statement": text, "claims": [_claim("role", "me", role=role)]}
-        seat, variant = divmod(index - templates.first_seat, _PER_SEAT)
-        if seat >= len(names) or (variant >= 2 and templates.checker is None):
-            return {"statement": "I have nothing to add.", "claims": []}
-        name = names[seat]
-        if variant == 0:
-            claims = [_claim("team", name, team="werewolf", hedged=True)]
-            return {"statement": f"I suspect {name} is a werewolf.", "claims": claims}
-        if variant == 1:
-            claims = [_claim("team", name, team="village", hedged=True)]
-            return {"statement": f"I believe {name} is innocent.", "claims": claims}
-        team = "werewolf" if variant == 2 else "village"
-        result = "a werewolf" if variant == 2 else "innocent"
-        assert templates.checker is not None
-        i_am, checker = templates.checker
-        return {
-            "statement": f"{i_am} I checked {name}, {result}.",
-            "claims": [_claim("role", "me", role=checker), _claim("seer_result", name, team=team)],
+
+def statement_answer(
+    index: int, speaker: int, names: tuple[str, ...], templates: StatementTemplates = DEFAULT_TEMPLATES
+) -> dict[str, Any]:
+    """The statement (text and claims) that index ``index`` stands for."""
+    if index == 0 or not 0 <= index < templates.size:
+        return {"statement": "I have nothing to add.", "claims": []}
+    if index < templates.first_seat:
+        text, role = templates.roles[index - 1]
+        return {"statement": text, "claims": [_claim("role", "me", role=role)]}
+    seat, variant = divmod(index - templates.first_seat, _PER_SEAT)
+    if seat >= len(names) or (variant >= 2 and templates.checker is None):
+        return {"statement": "I have nothing to add.", "claims": []}
+    name = names[seat]
+    if variant == 0:
+        claims = [_claim("team", name, team="werewolf", hedged=True)]
+        return {"statement": f"I suspect {name} is a werewolf.", "claims": claims}
+    if variant == 1:
+        claims = [_claim("team", name, team="village", hedged=True)]
+        return {"statement": f"I believe {name} is innocent.", "claims": claims}
+    team = "werewolf" if variant == 2 else "village"
+    result = "a werewolf" if variant == 2 else "innocent"
+    assert templates.checker is not None
+    i_am, checker = templates.checker
+    return {
+        "statement": f"{i_am} I checked {name}, {result}.",
+        "claims": [_claim("role", "me", role=checker), _claim("seer_result", name, team=team)],
+    }
+
+
+class DiscreteActions(BaseWrapper):
+    """The wrapper form: any AEC env of this package, with its text kept on request (``keep_text``). For RL,
+    ``werewolf_env.wrappers.discrete_env()`` is the same game with the same integers, faster (no text, no
+    attribute forwarding)."""
+
+    def __init__(self, env: AECEnv, keep_text: bool = False) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        self.base = base
+        self.keep_text = keep_text
+        self.codec = DiscreteCodec(base.config)
+        self.templates = self.codec.templates
+        self.num_actions = self.codec.num_actions
+        obs: dict[str, spaces.Space] = {
+            "observation": spaces.Box(0.0, 1.0, (layout_of(base.config.ruleset).size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
         }
+        if keep_text:
+            obs["text"] = base.observation_spaces[base.possible_agents[0]]["text"]
+        self._observation_spaces = {a: spaces.Dict(obs) for a in base.possible_agents}
+        self._action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(self.num_actions) for a in base.possible_agents
+        }
+
+    # The statement an index stands for (``statement_answer``), where the tests have long read it.
+    _statement = staticmethod(statement_answer)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        inner = self.env.observe(agent)
+        out = {"observation": inner["observation"], "action_mask": self.action_mask(agent)}
+        if self.keep_text:
+            out["text"] = inner["text"]
+        return out
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if action is None or self.terminations.get(agent) or self.truncations.get(agent):
+            self.env.step(action)
+            return
+        self.env.step(self.decode(agent, action))
+
+    # ------------------------------------------------------------------
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        return self.codec.mask(self.base.game, self.codec.turn_of(self.base, agent))
+
+    def decode(self, agent: str, action: Any) -> dict[str, Any]:
+        """The JSON action an integer stands for in ``agent``'s current turn."""
+        return self.codec.decode(self.base.game, self.codec.turn_of(self.base, agent), action)
 
 
 def templates_of(config: Any) -> StatementTemplates:

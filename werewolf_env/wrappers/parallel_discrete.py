@@ -4,7 +4,7 @@ For multi-agent RL libraries that take a PettingZoo ``ParallelEnv`` and need fix
 tensors (TorchRL's ``PettingZooWrapper``, BenchMARL, MARL loops of one's own):
 
     from werewolf_env.wrappers import parallel_discrete_env
-    env = parallel_discrete_env(num_players=8)       # parallel_env(numeric_info=True), wrapped
+    env = parallel_discrete_env(num_players=8)       # the numeric path: ParallelDiscreteEnv (``numeric``)
     observations, infos = env.reset(seed=0)
     while env.agents:
         actions = {a: env.action_space(a).sample(observations[a]["action_mask"]) for a in env.agents}
@@ -19,7 +19,10 @@ tensors (TorchRL's ``PettingZooWrapper``, BenchMARL, MARL loops of one's own):
   only ``NOOP`` (index 0) set, and whatever it sends is ignored. So a masked policy never needs a
   fallback, and idle steps carry no policy gradient (one legal action: log-probability 0).
 * Infos, rewards, terminations, ``state()`` / ``state_space``: the wrapped env's. Use it with
-  ``numeric_info=True`` (``parallel_discrete_env``'s default) for libraries that put infos in tensors.
+  ``numeric_info=True`` for libraries that put infos in tensors.
+
+``parallel_discrete_env()`` returns the numeric ``ParallelDiscreteEnv`` (the same integers, masks, spaces and
+game, faster: no text, no wrapper); it returns this wrapper only when text is asked for.
 
 A masked-out or out-of-range index of a seat with a turn is passed on anyway and becomes the env's
 recorded fallback, as in ``DiscreteActions``.
@@ -33,13 +36,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
-from werewolf_env.core import MAX_PLAYERS
 from werewolf_env.envs import WerewolfParallelEnv, parallel_env
-from werewolf_env.wrappers.discrete import DiscreteActions, templates_of
+from werewolf_env.wrappers.discrete import NOOP, DiscreteCodec
+from werewolf_env.wrappers.numeric import ParallelDiscreteEnv
 
-__all__ = ["NOOP", "ParallelDiscreteActions", "parallel_discrete_env"]
-
-NOOP = 0  # the one action an idle or dead seat may take (ignored by the env)
+__all__ = ["NOOP", "ParallelDiscreteActions", "ParallelDiscreteEnv", "parallel_discrete_env"]
 
 
 class ParallelDiscreteActions(BaseParallelWrapper):
@@ -52,16 +53,10 @@ class ParallelDiscreteActions(BaseParallelWrapper):
             raise TypeError(f"ParallelDiscreteActions wraps werewolf_env.parallel_env(), not {type(base).__name__}")
         self.base = base
         self.keep_text = keep_text
-        templates = templates_of(base.config)
-        self.num_actions = max(MAX_PLAYERS + 1, base.config.max_bid + 1, templates.size, 11)
-        # The integer <-> answer mapping and the legal-action mask are DiscreteActions' own: it only reads
-        # ``base`` (the game and the seat names) and ``num_actions``, never the AEC turn order.
-        codec = DiscreteActions.__new__(DiscreteActions)
-        codec.base = base
-        codec.num_actions = self.num_actions
-        codec.templates = templates
-        codec.keep_text = False
-        self.codec = codec
+        # The integer <-> answer mapping and the legal-action mask are the AEC wrapper's (``DiscreteCodec``): they
+        # read only the game, never the AEC turn order.
+        self.codec = DiscreteCodec(base.config)
+        self.num_actions = self.codec.num_actions
         obs: dict[str, spaces.Space] = {
             "observation": base.observation_spaces[base.possible_agents[0]]["observation"],
             "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
@@ -97,20 +92,17 @@ class ParallelDiscreteActions(BaseParallelWrapper):
         for turn in game.group:  # only the current group's answers matter; the others are ignored
             agent = self.possible_agents[turn.player]
             action = actions.get(agent)
-            decoded[agent] = None if action is None else self.codec.decode(agent, action)
+            decoded[agent] = None if action is None else self.codec.decode(game, turn, action)
         observations, rewards, terminations, truncations, infos = self.env.step(decoded)
         return self._wrap(observations), rewards, terminations, truncations, infos
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal actions of ``agent`` now: its turn's answers, or only ``NOOP`` without a turn."""
-        mask = self.codec.action_mask(agent)
-        if not mask.any():
-            mask[NOOP] = 1
-        return mask
+        return self.codec.mask_or_noop(self.base.game, self.codec.turn_of(self.base, agent))
 
     def decode(self, agent: str, action: Any) -> dict[str, Any]:
         """The JSON action an integer stands for in ``agent``'s current turn (``{}`` without a turn)."""
-        return self.codec.decode(agent, action)
+        return self.codec.decode(self.base.game, self.codec.turn_of(self.base, agent), action)
 
     def _wrap(self, observations: dict[str, Any]) -> dict[str, Any]:
         out = {}
@@ -122,7 +114,12 @@ class ParallelDiscreteActions(BaseParallelWrapper):
         return out
 
 
-def parallel_discrete_env(keep_text: bool = False, **kwargs: Any) -> ParallelDiscreteActions:
-    """``ParallelDiscreteActions(parallel_env(**kwargs))``, with ``numeric_info=True`` unless told otherwise."""
+def parallel_discrete_env(keep_text: bool = False, **kwargs: Any) -> ParallelDiscreteEnv | ParallelDiscreteActions:
+    """The Parallel env with integer actions for RL: the numeric ``ParallelDiscreteEnv`` (no text, numeric infos),
+    or, when asked for text (``keep_text``, ``render_mode``, ``info_events``, ``numeric_info=False``),
+    ``ParallelDiscreteActions(parallel_env(**kwargs))`` with ``numeric_info=True`` unless told otherwise."""
+    wants_text = keep_text or kwargs.get("render_mode") is not None or kwargs.get("info_events")
+    if not wants_text and kwargs.pop("numeric_info", True):
+        return ParallelDiscreteEnv(**kwargs)
     kwargs.setdefault("numeric_info", True)
     return ParallelDiscreteActions(parallel_env(**kwargs), keep_text=keep_text)
