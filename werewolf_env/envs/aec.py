@@ -112,7 +112,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from werewolf_env.actions import legal_targets
-from werewolf_env.core import GameConfig, Turn, arguments_table
+from werewolf_env.core import GameConfig, arguments_table
 from werewolf_env.envs.base import METADATA, NO_ACTION, NUMERIC_INFO_KEYS, WerewolfBase
 
 __all__ = ["NO_ACTION", "NUMERIC_INFO_KEYS", "WerewolfBase", "env", "raw_env"]
@@ -182,13 +182,10 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
             self.render()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        state = self._game().state
+        game = self._game()
+        state = game.state
         seat = self.agent_name_mapping[agent]
-        pending = state.pending
-        if pending and pending[0].player == seat:  # the acting seat: the usual caller (``last``)
-            turn: Turn | None = pending[0]
-        else:
-            turn = next((t for t in pending if t.player == seat), None)
+        turn = game.pending_turn(seat)
         if turn is None:
             return self._renderer.observe(seat, None, [])
         return self._renderer.observe(seat, turn, legal_targets(state, turn))

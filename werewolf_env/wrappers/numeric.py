@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from werewolf_env.actions import legal_targets
-from werewolf_env.core import GameConfig, Turn
+from werewolf_env.core import GameConfig
 from werewolf_env.envs import WerewolfParallelEnv, raw_env
 from werewolf_env.observe import layout_of
 from werewolf_env.wrappers.discrete import DiscreteCodec
@@ -74,11 +74,7 @@ class DiscreteEnv(raw_env):
         game = self._game()
         state = game.state
         seat = self.agent_name_mapping[agent]
-        pending = state.pending
-        if pending and pending[0].player == seat:  # the acting seat: the usual caller (``last``)
-            turn: Turn | None = pending[0]
-        else:
-            turn = next((t for t in pending if t.player == seat), None)
+        turn = game.pending_turn(seat)
         legal = legal_targets(state, turn) if turn is not None else []
         return {
             "observation": self._renderer.vector(seat, turn, legal),
