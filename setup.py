@@ -2,8 +2,9 @@
 ``build_backend/werewolf_build.py``): everything else about the package is in ``pyproject.toml``.
 
 ``COMPILED`` are the modules the compiled build turns into C extensions with mypyc, from the same source: the
-rules engine, the state and what a seat sees, the observation text and vector, the action parser and the claim
-reader. A module goes here only if the test suite passes against the compiled build with it
+rules engine, the state and what a seat sees, the observation text and vector, the action parser (with its reading
+of untrusted values and its check for copied instructions) and the claim reader. A module goes here only if the
+test suite passes against the compiled build with it
 (``.ci/run`` builds it, runs the tests of these modules against it and compares default game logs).
 """
 
@@ -18,6 +19,7 @@ COMPILED = [
     "werewolf_env/core/visibility.py",
     "werewolf_env/core/names.py",
     "werewolf_env/core/inert_text.py",
+    "werewolf_env/core/json_input.py",
     "werewolf_env/engine/rules_base.py",
     "werewolf_env/engine/game.py",
     "werewolf_env/engine/rules.py",
@@ -28,6 +30,7 @@ COMPILED = [
     "werewolf_env/observe/public.py",
     "werewolf_env/observe/observation.py",
     "werewolf_env/observe/layout.py",
+    "werewolf_env/actions/formats.py",
     "werewolf_env/actions/parse.py",
     "werewolf_env/claims/tokens.py",
     "werewolf_env/claims/context.py",
@@ -50,6 +53,8 @@ def ext_modules() -> list:  # type: ignore[type-arg]
     from mypyc.build import mypycify
 
     # The overrides of pyproject.toml name modules of every extra: unused in this build, not an error here.
+    # Not ``engine/graph.py``: ``python -m werewolf_env.engine.graph`` prints the graph, and an extension module
+    # cannot be run with ``-m``. Native classes cannot be deep-copied (``copy.deepcopy`` of a ``Game``).
     return mypycify(["--no-warn-unused-configs", *COMPILED], opt_level="3")
 
 

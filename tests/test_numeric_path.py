@@ -161,3 +161,44 @@ def test_masks_are_fresh_arrays() -> None:
     before = obs["action_mask"].copy()
     obs["action_mask"][:] = 0
     assert np.array_equal(env.observe(env.agent_selection)["action_mask"], before)
+
+
+@pytest.mark.parametrize("name", ["default", "witch_hunter", "polls_debate"])
+def test_one_env_many_games_plays_as_fresh_wrappers(name: str, tmp_path: Path) -> None:
+    """An integer's reading is memoised across games (``DiscreteCodec.act``): one numeric env playing game
+    after game logs what a fresh wrapper logs for each, fallbacks included."""
+    aec = discrete_env(log_dir=tmp_path / "aec", **CONFIGS[name])
+    parallel = parallel_discrete_env(log_dir=tmp_path / "parallel", **CONFIGS[name])
+    for seed in range(4):
+        old = DiscreteActions(werewolf_env.raw_env(numeric_info=True, log_dir=tmp_path / f"old{seed}", **CONFIGS[name]))
+        assert len(play_aec(old, seed, seed + 7)) == len(play_aec(aec, seed, seed + 7))
+        old_parallel = ParallelDiscreteActions(
+            werewolf_env.parallel_env(numeric_info=True, log_dir=tmp_path / f"oldp{seed}", **CONFIGS[name])
+        )
+        assert len(play_parallel(old_parallel, seed, seed + 7)) == len(play_parallel(parallel, seed, seed + 7))
+    assert aec.codec._readings and parallel.codec._readings  # the memo was used
+    for new, prefix in (("aec", "old"), ("parallel", "oldp")):
+        old_logs = [log for seed in range(4) for log in _logs(tmp_path / f"{prefix}{seed}")]
+        assert sorted(_logs(tmp_path / new)) == sorted(old_logs) != []
+
+
+ODD_ACTIONS = [True, False, 3.7, -1, 10**30, -(10**30), float("inf"), float("nan"), "3", [1], np.int64(2),
+               np.float32(1.0), np.uint8(255)]  # fmt: skip
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 2), odd=st.lists(st.sampled_from(range(len(ODD_ACTIONS))), min_size=1))
+def test_odd_integers_read_as_the_wrapper_reads_them(seed: int, odd: list[int]) -> None:
+    """Booleans, floats, infinities, NaN, huge and NumPy integers, strings and lists: never a crash, and each
+    read as the wrapper reads it (a number as its integer, the rest a recorded fallback)."""
+    old, new = DiscreteActions(werewolf_env.raw_env(numeric_info=True)), discrete_env()
+    old.reset(seed=seed)
+    new.reset(seed=seed)
+    for step, agent in enumerate(new.agent_iter(max_iter=60)):
+        assert agent == old.agent_selection
+        done = new.terminations[agent] or new.truncations[agent]
+        action = None if done else ODD_ACTIONS[odd[step % len(odd)]]
+        old.step(action)
+        new.step(action)
+        assert _same(new.infos, old.infos)
+    assert old.unwrapped.game.snapshot() == new.game.snapshot()

@@ -17,6 +17,7 @@ from werewolf_env.wrappers import DiscreteActions
 
 def test_only_learner_turns_are_exposed_and_games_finish(tmp_path: Path) -> None:
     env = LearnerSeats({"num_players": 6}, learners=["player_0", "player_3"], log_dir=tmp_path)
+    faces = DiscreteActions(env.raw)  # the wrapper's view of the same table: the learners see the same
     rng = np.random.default_rng(0)
     for seed in range(6):
         env.reset(seed=seed)
@@ -25,6 +26,9 @@ def test_only_learner_turns_are_exposed_and_games_finish(tmp_path: Path) -> None
             obs, reward, termination, truncation, _ = env.last()
             assert agent in ("player_0", "player_3")
             assert obs["observations"].shape == env.observation_space(agent)["observations"].shape
+            expected = faces.observe(agent)
+            assert np.array_equal(obs["observations"], expected["observation"])
+            assert np.array_equal(obs["action_mask"], expected["action_mask"].astype(np.float32))
             if termination or truncation:
                 final[agent] = reward  # the team's reward, seen once the game is over
                 env.step(None)

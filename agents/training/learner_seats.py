@@ -1,9 +1,10 @@
 """``LearnerSeats``: an AEC env in which only some seats are learners; agents play all the others.
 
 For RL libraries that take a PettingZoo AEC env (RLlib's ``PettingZooEnv``, for instance): the
-learners see ``DiscreteActions`` observations and act with integers, and every other seat is played
-inside ``step()`` by its policy from a lineup (heuristic by default), with the structured events it
-needs. Seat roles follow the game seed, so a learner seat plays every role over many games.
+learners act with the integers of the numeric env (``werewolf_env.wrappers.discrete_env``: the same
+``DiscreteCodec``, vector and mask), and every other seat is played inside ``step()`` by its policy from a
+lineup (heuristic by default), with the text and structured events it needs, which the numeric env does not
+make. Seat roles follow the game seed, so a learner seat plays every role over many games.
 
     env = LearnerSeats({"num_players": 8}, learners=["player_0"], lineup="heuristic")
     env.reset(seed=0)
@@ -30,7 +31,7 @@ from werewolf_deception.agents.play import Lineup, load_lineup, make_policy, sea
 from werewolf_env import GameConfig
 from werewolf_env.envs import raw_env
 from werewolf_env.observe import OBS_SIZE
-from werewolf_env.wrappers import DiscreteActions
+from werewolf_env.wrappers import DiscreteCodec
 
 
 class LearnerSeats(AECEnv):
@@ -50,13 +51,13 @@ class LearnerSeats(AECEnv):
         super().__init__()
         game_config = config if isinstance(config, GameConfig) else GameConfig(**(config or {}))
         self.raw = raw_env(config=game_config, log_dir=log_dir, info_events=True)
-        self.discrete = DiscreteActions(self.raw)
+        self.codec = DiscreteCodec(game_config)
         self.lineup = load_lineup(lineup, game_config.ruleset)
         self.possible_agents = list(learners or ["player_0"])
         unknown = set(self.possible_agents) - set(self.raw.possible_agents)
         if unknown:
             raise ValueError(f"no such seats: {sorted(unknown)}; seats are {self.raw.possible_agents}")
-        n = self.discrete.num_actions
+        n = self.codec.num_actions
         space = spaces.Dict(
             {
                 "observations": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
@@ -84,7 +85,7 @@ class LearnerSeats(AECEnv):
         raise RuntimeError("no learner got a turn in 100 games: check the learner seats")
 
     def _new_game(self, seed: int | None, options: dict[str, Any] | None) -> None:
-        self.discrete.reset(seed=seed, options=options)
+        self.raw.reset(seed=seed, options=options)
         game = self.raw.game
         assert game is not None
         roles = game.state.roles
@@ -121,12 +122,16 @@ class LearnerSeats(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self.raw.step(None)
         else:
-            self.discrete.step(None if action is None else int(action))
+            game = self.raw.game
+            assert game is not None  # a learner's turn is pending
+            turn = game.pending_turn(self.raw.agent_name_mapping[agent])
+            self.raw.step(None if action is None else self.codec.decode(game, turn, action))
         self._advance()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = self.discrete.observe(agent)
-        return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
+        # The vector only: the observation's text is worded when read, and nothing reads it here.
+        mask = self.codec.mask(self.raw.game, self.codec.turn_of(self.raw, agent))
+        return {"observations": self.raw.observe(agent)["observation"], "action_mask": mask.astype(np.float32)}
 
     def close(self) -> None:
         self.raw.close()

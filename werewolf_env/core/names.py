@@ -42,6 +42,8 @@ def seat_finder(names: Sequence[str]) -> Callable[[object], int | None]:
 
 def fold(text: str) -> str:
     """NFKC and case folding, cluster by cluster (the same as ``fold_with_positions``'s text)."""
+    if text.isascii():  # the usual text: NFKC changes no ASCII character, and folds its case as lower() does
+        return text.lower()
     if _is_folded(text):
         return text
     return "".join(_fold_cluster(cluster) for cluster in _clusters(text))
@@ -50,8 +52,8 @@ def fold(text: str) -> str:
 def fold_with_positions(text: str) -> tuple[str, list[int], list[int]]:
     """``(folded, starts, ends)``: ``fold(text)``, and for each of its characters the start and end in
     ``text`` of the cluster it came from (a match ``folded[a:b]`` is ``text[starts[a]:ends[b - 1]]``)."""
-    if _is_folded(text):
-        return text, list(range(len(text))), list(range(1, len(text) + 1))
+    if text.isascii() or _is_folded(text):  # one character each, where it stood (ASCII: see ``fold``)
+        return fold(text), list(range(len(text))), list(range(1, len(text) + 1))
     parts: list[str] = []
     starts: list[int] = []
     ends: list[int] = []

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from werewolf_env.actions import KIND_PHASE, UNSEEN_KINDS, ParseResult, legal_targets, to_jsonable
-from werewolf_env.actions.parse import parse
+from werewolf_env.actions import KIND_PHASE, UNSEEN_KINDS, ParseResult, legal_targets, parse, to_jsonable
 from werewolf_env.core import KIND_NAME, Event, GameConfig, GameState, Turn
 from werewolf_env.engine.errors import GameOverError
 from werewolf_env.engine.graph import advance
@@ -78,7 +77,21 @@ class Game:
             raise GameOverError("the game is over: no turn is waiting for an action")
         turn = state.pending[0]
         raw = to_jsonable(raw)
-        result = parse(raw, turn, state)
+        return self._apply(state, turn, raw, parse(raw, turn, state))
+
+    def act_parsed(self, raw: Any, result: ParseResult) -> ParseResult:
+        """Apply an answer already read: ``raw`` a JSON value and ``result`` what ``parse(raw, turn, state)``
+        returned for the current turn, as ``act(raw)`` would. For callers that build their answers and memoise
+        their reading where it cannot depend on the game (``DiscreteCodec.act``); the logged game is the same."""
+        state = self.state
+        if state.over or not state.pending:
+            raise GameOverError("the game is over: no turn is waiting for an action")
+        turn = state.pending[0]
+        if result.kind is not turn.kind:
+            raise ValueError(f"a {result.kind.value} answer cannot answer a {turn.kind.value} turn")
+        return self._apply(state, turn, raw, result)
+
+    def _apply(self, state: GameState, turn: Turn, raw: Any, result: ParseResult) -> ParseResult:
         action = result.action
         data: dict[str, Any] = {"kind": KIND_NAME[turn.kind], "raw": raw, "parsed": action}
         if result.fallbacks:

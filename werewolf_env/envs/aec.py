@@ -155,7 +155,7 @@ class raw_env(WerewolfBase, AECEnv):  # noqa: N801 - PettingZoo naming conventio
         game = self._game()
         state = game.state
         self._cumulative_rewards[agent] = 0.0
-        result = game.act(action)
+        result = self._answer(game, action)
         if result.fallbacks:
             self._last_fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
         else:

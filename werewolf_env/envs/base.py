@@ -14,7 +14,15 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
-from werewolf_env.actions import KIND_PHASE, FreeText, JsonActionSpace, answer_format, legal_targets, to_jsonable
+from werewolf_env.actions import (
+    KIND_PHASE,
+    FreeText,
+    JsonActionSpace,
+    ParseResult,
+    answer_format,
+    legal_targets,
+    to_jsonable,
+)
 from werewolf_env.core import ACTION_KINDS, KIND_NAME, ActionKind, GameConfig, GameState, Turn, visible
 from werewolf_env.engine import EventLog, Game, dumps
 from werewolf_env.envs.parallel_state import global_state, state_space
@@ -205,6 +213,10 @@ class WerewolfBase:
 
     def _agent(self, seat: int) -> str:
         return self.possible_agents[seat]
+
+    def _answer(self, game: Game, action: Any) -> ParseResult:
+        """Apply a policy's ``action`` as the current turn's answer (the numeric envs read integers here)."""
+        return game.act(action)
 
     def _close_log(self) -> None:
         if self._log is not None:

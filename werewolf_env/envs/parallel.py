@@ -109,7 +109,7 @@ class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
         else:
             for turn in list(state.pending):  # the group, in the AEC env's order
                 agent = self.possible_agents[turn.player]
-                result = game.act(actions.get(agent))
+                result = self._answer(game, actions.get(agent))
                 if result.fallbacks:
                     fallbacks[agent] = {"action_kind": result.kind.value, "reasons": list(result.fallbacks)}
                 else:

@@ -2,10 +2,11 @@
 
 ``discrete_env()`` and ``parallel_discrete_env()``: the numeric path (``numeric``), what RL libraries use;
 ``DiscreteActions`` and ``ParallelDiscreteActions``: the same integers as wrappers, for envs that keep their text;
-``DeceptionMetrics`` around the AEC env.
+``DiscreteCodec``, what every one of them reads an integer as (for envs of your own); ``DeceptionMetrics`` around
+the AEC env.
 """
 
-from werewolf_env.wrappers.discrete import DiscreteActions
+from werewolf_env.wrappers.discrete import DiscreteActions, DiscreteCodec
 from werewolf_env.wrappers.metrics import DeceptionMetrics
 from werewolf_env.wrappers.numeric import DiscreteEnv, ParallelDiscreteEnv, discrete_env
 from werewolf_env.wrappers.parallel_discrete import NOOP, ParallelDiscreteActions, parallel_discrete_env
@@ -14,6 +15,7 @@ __all__ = [
     "NOOP",
     "DeceptionMetrics",
     "DiscreteActions",
+    "DiscreteCodec",
     "DiscreteEnv",
     "ParallelDiscreteActions",
     "ParallelDiscreteEnv",

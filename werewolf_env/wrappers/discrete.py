@@ -32,7 +32,7 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from werewolf_env.actions import ACTION_SPECS, TARGET_KEYS, legal_targets
+from werewolf_env.actions import ACTION_SPECS, TARGET_KEYS, ParseResult, legal_targets, parse, to_jsonable
 from werewolf_env.claims import LIE_TYPES, make_claim
 from werewolf_env.core import DEFAULT_RULESET, MAX_PLAYERS, ActionKind, Role, Ruleset, Team, Turn
 from werewolf_env.observe import layout_of
@@ -94,6 +94,9 @@ class DiscreteCodec:
         # small; it is emptied if it ever grows large, or when a game of another config comes.
         self._config: Any = config
         self._masks: dict[tuple[Any, ...], np.ndarray] = {}
+        # The reading of an integer's answer (``act``), where it depends only on the config and the names.
+        self._readings_of: tuple[Any, tuple[str, ...]] = (config, ())
+        self._readings: dict[tuple[Any, ...], tuple[Any, ParseResult]] = {}
 
     def mask(self, game: Any, turn: Turn | None) -> np.ndarray:
         """The legal integers of ``turn`` in ``game`` (all zero without a turn), as a new array."""
@@ -159,11 +162,59 @@ class DiscreteCodec:
             mask[0] = 1
         return mask
 
+    def act(self, game: Any, action: Any) -> ParseResult:
+        """Answer ``game``'s current turn with the integer ``action``, as ``game.act(decode(...))`` does.
+
+        The parse of an answer is memoised where nothing in the game but its config and names can change it:
+        a bid, a legal target, abstaining, a statement (by its speaker), a self analysis, a summary. The rest (a
+        peer analysis, which keeps scores of the moment; an illegal index, whose fallback says why) is parsed
+        each time. A reading with a fallback or a repair is never kept."""
+        if action is None:
+            return game.act(None)  # no answer: the engine's fallback
+        state = game.state
+        turn = state.pending[0]
+        key = self._reading_key(state, turn, action)
+        if key is None:
+            return game.act(self.decode(game, turn, action))
+        of = (state.config, state.names)
+        if self._readings_of != of:
+            if self._readings_of[0] is not of[0] or self._readings_of[1] != of[1] or len(self._readings) > _MASKS_KEPT:
+                self._readings.clear()
+            self._readings_of = of
+        found = self._readings.get(key)
+        if found is None:
+            raw = to_jsonable(self.decode(game, turn, action))
+            result = parse(raw, turn, state)
+            if result.fallbacks or result.repairs:
+                return game.act_parsed(raw, result)
+            found = self._readings[key] = (raw, result)
+        return game.act_parsed(*found)
+
+    @staticmethod
+    def _reading_key(state: Any, turn: Turn, action: Any) -> tuple[Any, ...] | None:
+        """What the reading of ``action`` in ``turn`` depends on besides the config and the names, or None
+        if it depends on more (or ``action`` is no plain integer)."""
+        if type(action) is not int:
+            if not isinstance(action, np.integer):
+                return None
+            action = int(action)
+        kind = turn.kind
+        if kind is ActionKind.BID or kind is ActionKind.SELF_ANALYSIS or kind is ActionKind.SUMMARY:
+            return (kind, action)
+        if kind is ActionKind.STATEMENT:
+            return (kind, action, turn.player)
+        if kind in _TARGET_KINDS:
+            # A legal seat reads as itself; abstaining as null (where null is no answer, the engine's fallback
+            # does not depend on the game either). An illegal seat's fallback names why: parsed each time.
+            if action == ABSTAIN or action in legal_targets(state, turn):
+                return (kind, action)
+        return None
+
     def decode(self, game: Any, turn: Turn | None, action: Any) -> dict[str, Any]:
         """The JSON action an integer stands for in ``turn`` of ``game``."""
         try:
             index = int(action)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # not a number; NaN; an infinity
             return {"invalid_discrete_action": repr(action)}
         if turn is None:
             return {}

@@ -2,7 +2,8 @@
 
 The same game, integers, masks and spaces as ``DiscreteActions`` and ``ParallelDiscreteActions`` with
 ``numeric_info=True``, built for speed: each env *is* the PettingZoo env (a subclass, no attribute-forwarding
-wrapper between the library and the engine), its ``step`` decodes the integer and acts on the engine, and its
+wrapper between the library and the engine), its ``step`` decodes the integer and acts on the engine (the
+reading of an integer memoised where it cannot depend on the game: ``DiscreteCodec.act``), and its
 ``observe`` makes only the vector and the mask (no text is rendered). Masks and numeric infos are built once
 per simultaneous group for the seats whose turn cannot change in it. Same seed and integers: the same
 observations, masks, rewards, terminations, infos and game log as the wrappers
@@ -28,8 +29,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from werewolf_env.actions import legal_targets
+from werewolf_env.actions import ParseResult, legal_targets
 from werewolf_env.core import GameConfig
+from werewolf_env.engine import Game
 from werewolf_env.envs import WerewolfParallelEnv, raw_env
 from werewolf_env.observe import layout_of
 from werewolf_env.wrappers.discrete import DiscreteCodec
@@ -81,13 +83,8 @@ class DiscreteEnv(raw_env):
             "action_mask": self.codec.mask(game, turn),
         }
 
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if action is not None and not (self.terminations[agent] or self.truncations[agent]):
-            game = self._game()
-            # The selected agent is the one whose turn is first (``raw_env.step`` answers it).
-            action = self.codec.decode(game, game.state.pending[0], action)
-        super().step(action)
+    def _answer(self, game: Game, action: Any) -> ParseResult:
+        return self.codec.act(game, action)  # the selected agent's turn is the first pending
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal integers of ``agent`` now (all zero without a turn)."""
@@ -114,18 +111,8 @@ class ParallelDiscreteEnv(WerewolfParallelEnv):
         self.num_actions = self.codec.num_actions
         _discrete_spaces(self, self.codec)
 
-    def step(
-        self, actions: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
-        game = self._game()
-        decoded: dict[str, Any] = {}
-        if not game.over:
-            codec, agents = self.codec, self.possible_agents
-            for turn in game.state.pending:  # only the current group's answers matter; the others are ignored
-                agent = agents[turn.player]
-                action = actions.get(agent)
-                decoded[agent] = None if action is None else codec.decode(game, turn, action)
-        return super().step(decoded)
+    def _answer(self, game: Game, action: Any) -> ParseResult:
+        return self.codec.act(game, action)  # only the current group's answers are read; the others are ignored
 
     def _observations(self) -> dict[str, Any]:
         game = self._game()
