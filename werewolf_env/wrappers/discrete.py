@@ -166,9 +166,10 @@ class DiscreteCodec:
         """Answer ``game``'s current turn with the integer ``action``, as ``game.act(decode(...))`` does.
 
         The parse of an answer is memoised where nothing in the game but its config and names can change it:
-        a bid, a legal target, abstaining, a statement (by its speaker), a self analysis, a summary. The rest (a
-        peer analysis, which keeps scores of the moment; an illegal index, whose fallback says why) is parsed
-        each time. A reading with a fallback or a repair is never kept."""
+        a bid, a legal target, abstaining, a statement (by its speaker), a self analysis, a peer analysis (unless
+        ``subject_suspicion`` asks it to score the players a statement spoke of, who change), a summary. The rest
+        (an illegal index, whose fallback says why) is parsed each time. A reading with a fallback or a repair is
+        never kept."""
         if action is None:
             return game.act(None)  # no answer: the engine's fallback
         state = game.state
@@ -203,6 +204,8 @@ class DiscreteCodec:
             return (kind, action)
         if kind is ActionKind.STATEMENT:
             return (kind, action, turn.player)
+        if kind is ActionKind.PEER_ANALYSIS:
+            return None if state.config.subject_suspicion else (kind, action)
         if kind in _TARGET_KINDS:
             # A legal seat reads as itself; abstaining as null (where null is no answer, the engine's fallback
             # does not depend on the game either). An illegal seat's fallback names why: parsed each time.
