@@ -22,6 +22,7 @@ COMPILED = [
     "werewolf_env/core/json_input.py",
     "werewolf_env/engine/rules_base.py",
     "werewolf_env/engine/game.py",
+    "werewolf_env/engine/phases.py",
     "werewolf_env/engine/rules.py",
     "werewolf_env/engine/rules_day.py",
     "werewolf_env/observe/build.py",
@@ -53,8 +54,8 @@ def ext_modules() -> list:  # type: ignore[type-arg]
     from mypyc.build import mypycify
 
     # The overrides of pyproject.toml name modules of every extra: unused in this build, not an error here.
-    # Not ``engine/graph.py``: ``python -m werewolf_env.engine.graph`` prints the graph, and an extension module
-    # cannot be run with ``-m``. Native classes cannot be deep-copied (``copy.deepcopy`` of a ``Game``).
+    # Not ``engine/graph.py``, which ``python -m`` runs (an extension module cannot be): the graph it draws is
+    # ``engine/phases.py``. Native classes cannot be deep-copied (``copy.deepcopy`` of a ``Game``).
     return mypycify(["--no-warn-unused-configs", *COMPILED], opt_level="3")
 
 

@@ -25,7 +25,7 @@ from werewolf_env.actions.specs import ACTION_SPECS, NIGHT_PHASES, TARGET_KEYS
 from werewolf_env.core.roles import DEFAULT_RULESET, ActionKind, Role, RoleSpec, Ruleset, Team
 from werewolf_env.core.state import GameState, Turn
 from werewolf_env.counterfactual.rollouts import RolloutPolicy, fork, play_out
-from werewolf_env.engine.graph import PHASE_GRAPH
+from werewolf_env.engine.phases import PHASE_GRAPH
 from werewolf_env.engine.rules import night_deaths, open_vote
 from werewolf_env.envs import parallel as parallel_module
 from werewolf_env.record.game_record import GameRecord

@@ -7,7 +7,7 @@
     observations, infos = par.reset(seed=0)
 
 See ``werewolf_env.envs.aec`` for spaces, rewards and the simultaneous-group API, ``werewolf_env.envs.parallel``
-for the parallel API, ``werewolf_env.envs.parallel_state`` for ``state()``, ``werewolf_env.engine.graph`` for the
+for the parallel API, ``werewolf_env.envs.parallel_state`` for ``state()``, ``werewolf_env.engine.phases`` for the
 phase graph, and ``werewolf_env.engine.log.replay`` to re-run a logged game.
 """
 

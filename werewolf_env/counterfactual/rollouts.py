@@ -19,8 +19,7 @@ import numpy as np
 
 from werewolf_env.actions import TARGET_KEYS, legal_targets
 from werewolf_env.core import ActionKind, GameState, Role, Team, Turn, knowledge_masks, role_bit
-from werewolf_env.engine import open_vote
-from werewolf_env.engine.graph import advance
+from werewolf_env.engine import advance, open_vote
 
 # ---------------------------------------------------------------------- determinizations
 

@@ -1,4 +1,4 @@
-"""The rules engine: ``Game``, one handler per phase-graph node, and the NDJSON log and replay.
+"""The rules engine: ``Game``, the phase graph and one handler per node, and the NDJSON log and replay.
 
 The names other packages use, from the modules that define them.
 """
@@ -20,17 +20,21 @@ from werewolf_env.engine.log import (
     replay,
     replayed_actions,
 )
+from werewolf_env.engine.phases import PAUSE_NODES, PHASE_GRAPH, advance
 from werewolf_env.engine.rules import night_deaths, open_vote
 from werewolf_env.engine.rules_base import count_choices
 
 __all__ = [
     "MAX_LOG_DEPTH",
+    "PAUSE_NODES",
+    "PHASE_GRAPH",
     "SCHEMA_VERSION",
     "EventLog",
     "Game",
     "GameOverError",
     "ReplayError",
     "ReplayResult",
+    "advance",
     "count_choices",
     "dumps",
     "game_of_header",

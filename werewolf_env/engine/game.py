@@ -18,7 +18,7 @@ import numpy as np
 from werewolf_env.actions import KIND_PHASE, UNSEEN_KINDS, ParseResult, legal_targets, parse, to_jsonable
 from werewolf_env.core import KIND_NAME, Event, GameConfig, GameState, Turn
 from werewolf_env.engine.errors import GameOverError
-from werewolf_env.engine.graph import advance
+from werewolf_env.engine.phases import advance
 from werewolf_env.engine.rules import rewards, start_game
 
 

@@ -28,7 +28,7 @@ action is ignored (it may be left out of ``actions``); a member of the group lef
 which the engine replaces with its recorded fallback (as ``raw_env.step(None)`` would). In a game with a
 witch, her heal and poison steps come every night even when she is dead, out of potions or has no victim
 to heal: then nobody answers (every seat idles, nothing is logged), so how long a night takes never tells
-her state (the phase graph marks such nodes: ``graph.PAUSE_NODES``).
+her state (the phase graph marks such nodes: ``phases.PAUSE_NODES``).
 
 Same game as the AEC env: the same seed and the same answers give the same events, log file,
 ``ground_truth()`` and ``snapshot()`` byte for byte (``tests/test_parallel_env.py`` plays heuristic
@@ -61,7 +61,7 @@ from pettingzoo import ParallelEnv
 
 from werewolf_env.actions import legal_targets
 from werewolf_env.core import GameConfig
-from werewolf_env.engine.graph import PAUSE_NODES, advance
+from werewolf_env.engine import PAUSE_NODES, advance
 from werewolf_env.envs.base import METADATA, NO_ACTION, WerewolfBase
 
 __all__ = ["NO_ACTION", "WerewolfParallelEnv", "parallel_env"]
@@ -103,7 +103,7 @@ class WerewolfParallelEnv(WerewolfBase, ParallelEnv):
         if state.over:
             return {}, {}, {}, {}, {}
         fallbacks = self._last_fallbacks
-        if state.paused:  # the step of a pausing node that asked nobody (``graph.PAUSE_NODES``)
+        if state.paused:  # the step of a pausing node that asked nobody (``phases.PAUSE_NODES``)
             state.paused = False
             advance(state)
         else:
