@@ -122,10 +122,8 @@ class LearnerSeats(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self.raw.step(None)
         else:
-            game = self.raw.game
-            assert game is not None  # a learner's turn is pending
-            turn = game.pending_turn(self.raw.agent_name_mapping[agent])
-            self.raw.step(None if action is None else self.codec.decode(game, turn, action))
+            turn = self.codec.turn_of(self.raw, agent)
+            self.raw.step(None if action is None else self.codec.decode(self.raw.game, turn, action))
         self._advance()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -78,7 +78,7 @@ DEFAULT_TEMPLATES = statement_templates()
 NUM_STATEMENTS = DEFAULT_TEMPLATES.size  # a game of the built-in roles' (a ruleset with more village roles has more)
 _TARGET_KINDS = frozenset(TARGET_KEYS)
 NOOP = 0  # the one action an idle or dead seat may take in a Parallel env (ignored by the env)
-_MASKS_KEPT = 4096  # masks cached per codec, at most (a game of 16 seats makes a few hundred)
+_MASKS_KEPT = 4096  # masks (and readings) cached per codec, at most (a game of 16 seats makes a few hundred)
 
 
 class DiscreteCodec:
@@ -90,12 +90,11 @@ class DiscreteCodec:
         self.templates = templates_of(config)
         self.num_actions = max(MAX_PLAYERS + 1, config.max_bid + 1, self.templates.size, 11)
         # A mask is a pure function of its key (the kind; and the legal targets, or for a statement the speaker and
-        # who lives), for the games of one config: built once, then copied. Few keys recur, so the cache stays
-        # small; it is emptied if it ever grows large, or when a game of another config comes.
+        # who lives), for the games of one config: built once, then copied. So is the reading of an integer's
+        # answer where ``_reading_key`` gives one (``act``; the names are the config's). Few keys recur, so the
+        # caches stay small; each is emptied if it ever grows large, and both when a game of another config comes.
         self._config: Any = config
         self._masks: dict[tuple[Any, ...], np.ndarray] = {}
-        # The reading of an integer's answer (``act``), where it depends only on the config and the names.
-        self._readings_of: tuple[Any, tuple[str, ...]] = (config, ())
         self._readings: dict[tuple[Any, ...], tuple[Any, ParseResult]] = {}
 
     def mask(self, game: Any, turn: Turn | None) -> np.ndarray:
@@ -110,10 +109,7 @@ class DiscreteCodec:
             key = (kind, turn.player, *state.living())
         else:
             key = (kind,)
-        masks = self._masks
-        if state.config is not self._config or len(masks) > _MASKS_KEPT:
-            self._config = state.config
-            masks.clear()
+        masks = self._cache_for(state, self._masks)
         mask = masks.get(key)
         if mask is None:
             mask = masks[key] = self._build_mask(game, turn)
@@ -177,19 +173,25 @@ class DiscreteCodec:
         key = self._reading_key(state, turn, action)
         if key is None:
             return game.act(self.decode(game, turn, action))
-        of = (state.config, state.names)
-        if self._readings_of != of:
-            if self._readings_of[0] is not of[0] or self._readings_of[1] != of[1] or len(self._readings) > _MASKS_KEPT:
-                self._readings.clear()
-            self._readings_of = of
-        found = self._readings.get(key)
+        readings = self._cache_for(state, self._readings)
+        found = readings.get(key)
         if found is None:
             raw = to_jsonable(self.decode(game, turn, action))
             result = parse(raw, turn, state)
             if result.fallbacks or result.repairs:
                 return game.act_parsed(raw, result)
-            found = self._readings[key] = (raw, result)
+            found = readings[key] = (raw, result)
         return game.act_parsed(*found)
+
+    def _cache_for(self, state: Any, cache: dict[Any, Any]) -> dict[Any, Any]:
+        """``cache``, emptied first if it grew large; both caches emptied for a game of another config."""
+        if state.config is not self._config:
+            self._config = state.config
+            self._masks.clear()
+            self._readings.clear()
+        elif len(cache) > _MASKS_KEPT:
+            cache.clear()
+        return cache
 
     @staticmethod
     def _reading_key(state: Any, turn: Turn, action: Any) -> tuple[Any, ...] | None:
