@@ -113,9 +113,9 @@ def console_errors(driver: Any) -> list[dict[str, Any]]:
 
 
 def test_two_people_play_a_whole_game_in_chromium(tmp_path: Path, browsers: list[Any]) -> None:
-    # The turn let go waits the clock out; the others are answered at once, but a loaded 2-core machine can take
-    # several seconds to drive both browsers round the loop once: the clock leaves room for that.
-    host = make_host(tmp_path / "out", players=5, people=2, clock=30.0, seed=7)
+    host = make_host(
+        tmp_path / "out", players=5, people=2, clock=10.0, seed=7
+    )  # the turn let go waits this long; the others are answered at once
     table = host.new_table()
     links = [f"/seat/{token}" for token in table.seats]
     kinds: list[Counter[str]] = [Counter(), Counter()]
