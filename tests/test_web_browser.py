@@ -47,12 +47,16 @@ def chromium(width: int, height: int) -> Any:
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def browsers() -> Iterator[list[Any]]:
+def need_chromium() -> None:
     if not (CHROMIUM and CHROMEDRIVER):
         if os.environ.get("CI"):
             pytest.fail("CI must install Debian's chromium and chromium-driver (see .ci/run)")
         pytest.skip("Debian's chromium and chromium-driver are not installed")
+
+
+@pytest.fixture
+def browsers() -> Iterator[list[Any]]:
+    need_chromium()
     drivers = [chromium(1200, 900), chromium(*PHONE)]
     try:
         yield drivers
@@ -106,6 +110,12 @@ def play_turn(driver: Any, kind: str) -> None:
         buttons = controls.find_elements(By.CSS_SELECTOR, "button.target")
         assert buttons, f"a {kind} turn drew no names to click"
         buttons[0].click()
+
+
+def timeouts_of(log_path: Path) -> list[tuple[int, int, str]]:
+    """The turns the clock (or an empty page) played: (seat, turn, why), from the game's log."""
+    return [(r["actor"], r["data"]["turn"], r["data"]["reason"]) for r in read_log(log_path)
+            if r.get("type") == "agent_record" and r["data"]["type"] == "timeout"]  # fmt: skip
 
 
 def console_errors(driver: Any) -> list[dict[str, Any]]:
@@ -190,9 +200,43 @@ def test_two_people_play_a_whole_game_in_chromium(tmp_path: Path, browsers: list
     assert reopened
     # Each person met the turns of a game, each drawn with its own controls.
     assert all(k["peer_analysis"] and k["vote"] + k["bid"] for k in kinds), kinds
-    records = read_log(table.log_path)  # type: ignore[arg-type]
     assert replay(table.log_path).ok  # type: ignore[arg-type]
-    timeouts = [(r["actor"], r["data"]["turn"]) for r in records
-                if r.get("type") == "agent_record" and r["data"]["type"] == "timeout"]  # fmt: skip
-    assert timeouts == [(1, let_go)]
+    assert timeouts_of(table.log_path) == [(1, let_go, "clock")]  # type: ignore[arg-type]
     assert notice_seen
+
+
+# The page's answers reach it late, as on a slow network or a loaded server: each POST's response is held back
+# while the server has already opened the seat's next turn and streamed it.
+SLOW_ANSWERS = """
+const realFetch = window.fetch;
+window.fetch = (url, options) => realFetch(url, options).then((response) =>
+  options && options.method === "POST" && String(url).endsWith("/answer")
+    ? new Promise((resolve) => setTimeout(() => resolve(response), 1500)) : response);
+"""
+
+
+def test_a_late_answer_response_never_hides_the_next_turn(tmp_path: Path) -> None:
+    """A seat's next turn (the self-analysis after its statement, a statement after its bid) can open and be drawn
+    before the response to the previous answer arrives; that response must not hide it."""
+    need_chromium()
+    host = make_host(tmp_path / "out", players=5, people=1, clock=10.0, seed=7)
+    table = host.new_table()
+    driver = chromium(1200, 900)
+    answered: set[int] = set()
+    try:
+        with served(host) as base:
+            driver.get(f"{base}/seat/{next(iter(table.seats))}")
+            driver.execute_script(SLOW_ANSWERS)
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline and table.state not in ("over", "failed"):
+                turn = open_turn(driver)
+                if turn is not None and turn[1] not in answered:
+                    play_turn(driver, turn[0])
+                    answered.add(turn[1])
+                time.sleep(0.05)
+            assert table.state == "over", table.error
+            assert console_errors(driver) == []
+    finally:
+        driver.quit()
+    assert len(answered) > 5
+    assert timeouts_of(table.log_path) == []  # type: ignore[arg-type]

@@ -24,6 +24,9 @@ async function send(turn, answer) {
   buttons.forEach((b) => { b.disabled = true; });
   $("controls").dataset.sending = "1";
   $("refused").textContent = "";
+  // The response can arrive after the stream has drawn the seat's next turn (a statement's self-analysis opens
+  // as soon as the statement is taken): it then speaks of a turn no longer shown and must leave the page alone.
+  const stillShown = () => shownTurn === turn;
   let response;
   try {
     response = await fetch(`${api}/answer`, {
@@ -32,17 +35,20 @@ async function send(turn, answer) {
       body: JSON.stringify({ turn, answer }),
     });
   } catch (err) {
+    if (!stillShown()) return;
     $("refused").textContent = "Could not reach the server; try again.";
     buttons.forEach((b) => { b.disabled = false; });
     delete $("controls").dataset.sending;
     return;
   }
   if (response.ok) {
+    if (!stillShown()) return;
     $("turn").hidden = true;
     $("status").textContent = "Answer sent. Waiting for the others…";
     return;
   }
   const body = await response.json().catch(() => ({ error: response.statusText }));
+  if (!stillShown()) return;
   $("refused").textContent = `Not taken: ${body.error}`;
   buttons.forEach((b) => { b.disabled = false; });
   delete $("controls").dataset.sending;
