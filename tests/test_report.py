@@ -123,8 +123,10 @@ def test_report_on_a_run_whose_analyses_all_fell_back(tmp_path: Path, capsys: py
     records = [garbage_game(tmp_path / "games", seed=seed) for seed in (1, 2)]
     asked = sum(len(st.peer_labels) for r in records for st in r.statements)
     capsys.readouterr()
-    assert main(["report", str(tmp_path), "--baseline-games", "0", "--resamples", "50"]) == 0
+    # Written, and invalid: the policy's analyses all fell back (over the default max fallback rate, 10%).
+    assert main(["report", str(tmp_path), "--baseline-games", "0", "--resamples", "50"]) == 4
     out = capsys.readouterr().out
+    assert out.startswith("INVALID RUN: garbage fell back on ")
     assert "no valid predictions" in out and "F1 0.00" not in out and "F1 n/a" not in out
     assert f"analyses: 0 answered / {asked + sum(len(r.statements) for r in records)} expected" in out
     document = json.loads((tmp_path / "metrics.json").read_text())
@@ -371,3 +373,44 @@ def test_report_first_screen_at_1280_by_800(run_dir: Path, browser) -> None:  # 
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_report_judges_a_run_by_the_limit_it_was_played_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run played with a lenient ``--max-fallback-rate`` is judged by it, in ``run``'s report and in a later
+    ``report`` (from the run's summary.json), which says the limit is lenient; ``report --max-fallback-rate``
+    judges by another, and a folder of logs alone by the default."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    out = tmp_path / "run"
+    with FakeOpenAIServer(faults=FaultPlan(rates={"malformed": 0.9}, seed=3)) as server:
+        code = main(
+            ["run", "--model", "fake", "--base-url", server.base_url, "--games", "1", "--players", "5",
+             "--rounds", "1", "--debate-turns", "1", "--retries", "0", "--out", str(out), "--baseline-games", "0",
+             "--max-fallback-rate", "0.95", "--quiet"]
+        )  # fmt: skip
+    assert code == 0
+    rate = json.loads((out / "metrics.json").read_text())["validity"]["policies"]["llm:fake"]["overall"]
+    assert 0.10 < rate["fallback_rate"] <= 0.95  # invalid by the default limit, valid by the run's own
+
+    def judged(*flags: str) -> tuple[int, dict[str, object], str, str]:
+        capsys.readouterr()
+        code = main(["report", str(out), "--baseline-games", "0", "--resamples", "0", "--no-plots", *flags])
+        document = json.loads((out / "metrics.json").read_text())
+        page = (out / "report.html").read_text()
+        return code, document["run"], page[page.index("class='status") :].split("</p>")[0], capsys.readouterr().out
+
+    code, run, status, printed = judged()
+    assert code == 0 and run["max_fallback_rate"] == 0.95 and run["max_fallback_rate_from"] == "summary.json"
+    assert "Status: caution" in status and "judged by a max fallback rate of 95%, above the default 10%" in status
+    assert "INVALID" not in printed
+    code, run, status, printed = judged("--max-fallback-rate", "0.1")
+    assert code == 4 and run["max_fallback_rate"] == 0.1 and run["max_fallback_rate_from"] == "command"
+    assert "Status: invalid" in status and "over the max fallback rate 10%" in status
+    assert printed.startswith("INVALID RUN: llm:fake fell back on ")
+    (out / "summary.json").write_text('{"max_fallback_rate": "lots"}')  # a file is never trusted blindly
+    code, run, status, _ = judged()
+    assert code == 4 and run["max_fallback_rate_from"] == "default" and "(the folder records none)" in status
+    capsys.readouterr()
+    assert main(["report", str(out), "--max-fallback-rate", "nan"]) == 2
+    assert "--max-fallback-rate must be between 0 and 1" in capsys.readouterr().err

@@ -7,7 +7,9 @@ The report itself is ``werewolf_deception.benchmarks.report.build.build_report``
 on, ``werewolf_deception.benchmarks.labels.run_labels``. Exit codes: 0 written; 2 no logs, no finished game, no readable
 labels file for ``--labeler`` (the message names the file and the command that writes it), a log that does not replay as
 a whole, identical game (without ``--allow-unverified``), or an ``--out`` that is a file or a folder of other files
-(nothing is written there); 5 a file that cannot be written (the message names it).
+(nothing is written there); 4 written, but a policy's actions fell back more than the max fallback rate (the rate
+the run was played with, from its ``summary.json`` or ``tournament.json``, or ``--max-fallback-rate``; the first line
+says so); 5 a file that cannot be written (the message names it).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from typing import Any
 
 from werewolf_deception.benchmarks.console import (
     BASELINE_GAMES,
+    DEFAULT_MAX_FALLBACK_RATE,
     EXIT_BAD_OPTIONS,
+    EXIT_INVALID,
     MAX_RESAMPLES,
     RESAMPLES,
     WIDTH,
@@ -31,10 +35,10 @@ from werewolf_deception.benchmarks.console import (
     table,
 )
 from werewolf_deception.benchmarks.labels import DEFAULT_LABELER, LABELERS, format_unlabelled
-from werewolf_deception.benchmarks.report import build_report, report_dir, token_lines
+from werewolf_deception.benchmarks.report import build_report, report_dir, run_status, token_lines
 from werewolf_deception.benchmarks.runs import check_out_folder
 from werewolf_env.analysis import action_kinds_of, claims_coverage_lines
-from werewolf_env.core import DEFAULT_RULESET, Ruleset
+from werewolf_env.core import DEFAULT_RULESET, Ruleset, terminal_safe
 from werewolf_env.record import ruleset_of_config
 
 # What a folder a report may be written into holds: a run, or an earlier report.
@@ -68,6 +72,14 @@ def add_report_parser(commands: Any) -> None:
         "(werewolf-bench relabel)",
     )
     report.add_argument(
+        "--max-fallback-rate",
+        type=float,
+        default=None,
+        help="call the run invalid when a policy's share of actions played by the env's fallback exceeds this "
+        "(default: the rate the run was played with, from RUN_DIR's summary.json or tournament.json; else "
+        f"{DEFAULT_MAX_FALLBACK_RATE})",
+    )
+    report.add_argument(
         "--explain", action="store_true", help="end with the full legend of the terms (instead of the short one)"
     )
     report.add_argument(
@@ -82,6 +94,9 @@ def add_report_parser(commands: Any) -> None:
 def report_command(args: argparse.Namespace) -> int:
     labeler = getattr(args, "labeler", DEFAULT_LABELER)
     try:
+        rate = getattr(args, "max_fallback_rate", None)
+        if rate is not None and not 0.0 <= rate <= 1.0:  # NaN fails this too
+            raise ValueError(f"--max-fallback-rate must be between 0 and 1 (got {rate})")
         if args.out is not None:
             check_out_folder(args.out, "--out", REPORT_FOLDERS)
         document = build_report(
@@ -92,11 +107,18 @@ def report_command(args: argparse.Namespace) -> int:
             plots=not args.no_plots,
             labeler=labeler,
             verify="mark" if getattr(args, "allow_unverified", False) else "refuse",
+            max_fallback_rate=rate,
         )
     except (FileNotFoundError, ValueError) as exc:  # claim_labels.LabelsError and RunFolderError are ValueErrors
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_OPTIONS
     lines = []
+    status, reasons = run_status(document)
+    if status == "invalid":  # before any figure: what follows does not measure the policy that fell back
+        lines += fit(
+            f"INVALID RUN: {terminal_safe(reasons[0])}: the figures do not measure it (the report says so too).",
+            subsequent="  ",
+        )
     run = document["run"]
     left_out = f" ({len(run['incomplete_logs'])} unfinished logs left out)" if run["incomplete_logs"] else ""
     lines += pack(
@@ -123,7 +145,7 @@ def report_command(args: argparse.Namespace) -> int:
     lines += [f"  {line}" for line in token_lines(document.get("tokens") or {})]  # ``run``: in its own summary
     lines += report_lines(document, report_dir(args.run_dir, args.out, labeler))
     print_lines(lines + legend_lines("\n".join(lines), full=getattr(args, "explain", False)))
-    return 0
+    return EXIT_INVALID if status == "invalid" else 0
 
 
 def coverage_lines(document: dict[str, Any]) -> list[str]:

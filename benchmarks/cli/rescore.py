@@ -29,7 +29,7 @@ from werewolf_deception.benchmarks.console import (
     llm_overrides,
     track,
 )
-from werewolf_deception.benchmarks.report import build_report, load_records
+from werewolf_deception.benchmarks.report import build_report, judged_fallback_limit, load_records
 from werewolf_deception.benchmarks.runs import RunFolderError, check_out_folder, find_logs, preflight_gate, stopped
 from werewolf_env.analysis.metrics import aggregate
 
@@ -96,6 +96,8 @@ def rescore_command(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
         progress=True,
+        # The players' answers are the original run's: judged by the limit that run was judged by.
+        max_fallback_rate=judged_fallback_limit(Path(args.run_dir))[0],
     )
     from werewolf_deception.benchmarks.runs import common_answers, format_coverage
 

@@ -258,6 +258,7 @@ def play_and_sum_up(plan: RunPlan, args: argparse.Namespace, label: str, started
                 baseline_games=args.baseline_games,
                 progress=not args.quiet,
                 title=f"Werewolf deception report: {label}, {args.games} games",
+                max_fallback_rate=args.max_fallback_rate,
             )
     finally:  # the summary is written (and printed) even when the report fails
         if document is not None:

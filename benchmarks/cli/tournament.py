@@ -111,6 +111,7 @@ def play_tournament(plan: RunPlan, tour: TournamentConfig, args: argparse.Namesp
         plots=not args.no_plots,
         progress=not args.quiet,
         title=f"Werewolf deception tournament: {tour.name}",
+        max_fallback_rate=args.max_fallback_rate,
     )
     ratings = fit_ratings(records, tour.names)
     table = entrant_table(tour, document, records, ratings)
@@ -122,7 +123,8 @@ def play_tournament(plan: RunPlan, tour: TournamentConfig, args: argparse.Namesp
         "seconds": round(time.perf_counter() - started, 2),
         "seating": "blocks of one seed, entrants rotated over seats",
         "ratings": ratings, "entrants": table, "validity": validity,
-        "status": "invalid" if invalid else "ok", "endpoints": outcome.endpoints,
+        "status": "invalid" if invalid else "ok", "max_fallback_rate": args.max_fallback_rate,
+        "endpoints": outcome.endpoints,
         "tokens": document.get("tokens") or {},  # by call kind and model, with the cost at the prices by model
     }  # fmt: skip
     run.write_json("tournament.json", result)

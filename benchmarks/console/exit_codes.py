@@ -96,6 +96,8 @@ COMMANDS: dict[str, dict[int, str | None]] = {
                                       "--allow-unverified)",
                                       "no readable labels file for --labeler (the message names the command that "
                                       "writes it)", _OUT, head=_BAD_UNWRITTEN),
+               EXIT_INVALID: f"{_INVALID}: a policy's actions fell back more than the max fallback rate (the one "
+                             "the run was played with, or --max-fallback-rate); the report is written and says so",
                **_ANY},
     "rescore": {EXIT_OK: "every game rescored; the report is written",
                 EXIT_FAILED_GAMES: "some games were skipped (the message names them), or none could be rescored",

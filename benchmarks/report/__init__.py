@@ -13,6 +13,7 @@ from werewolf_deception.benchmarks.report.build import (
     baseline_records,
     build_report,
     iter_records,
+    judged_fallback_limit,
     load_records,
     load_run,
     missing_baselines,
@@ -20,6 +21,7 @@ from werewolf_deception.benchmarks.report.build import (
     report_dir,
     unverified_logs,
 )
+from werewolf_deception.benchmarks.report.html_findings import run_status
 from werewolf_deception.benchmarks.report.tokens import game_cost, priced, token_lines
 
 __all__ = [
@@ -31,12 +33,14 @@ __all__ = [
     "build_report",
     "game_cost",
     "iter_records",
+    "judged_fallback_limit",
     "load_records",
     "load_run",
     "missing_baselines",
     "priced",
     "refusal",
     "report_dir",
+    "run_status",
     "token_lines",
     "unverified_logs",
 ]

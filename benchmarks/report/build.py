@@ -44,7 +44,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, cast
 
-from werewolf_deception.benchmarks.console import Bar, one_line_verdict, track
+from werewolf_deception.benchmarks.console import DEFAULT_MAX_FALLBACK_RATE, Bar, one_line_verdict, track
 from werewolf_deception.benchmarks.labels import (
     DEFAULT_LABELER,
     LabelsError,
@@ -55,10 +55,11 @@ from werewolf_deception.benchmarks.report import html_report
 from werewolf_deception.benchmarks.report.stream import RunPass, read_run
 from werewolf_deception.benchmarks.report.tables import TABLES, write_tables
 from werewolf_deception.benchmarks.report.tokens import priced, run_prices
-from werewolf_deception.benchmarks.runs import find_logs, game_validity, natural_key
+from werewolf_deception.benchmarks.runs import MAX_RUN_FILE_DEPTH, find_logs, game_validity, natural_key
 from werewolf_env import GameConfig, __version__
 from werewolf_env.analysis import METRICS_SCHEMA_VERSION, ClaimsCoverage, GameRecord
 from werewolf_env.analysis.metrics import aggregate
+from werewolf_env.core import loads_bounded
 from werewolf_env.engine import read_log, replay
 from werewolf_env.record import Price
 
@@ -191,6 +192,7 @@ def build_report(
     labeler: str = DEFAULT_LABELER,
     progress: bool = False,
     verify: Verify | None = None,
+    max_fallback_rate: float | None = None,
 ) -> dict[str, Any]:
     """Write metrics.json, tables, plots, report.html and the per-game viewer pages; return the metrics.
 
@@ -200,7 +202,11 @@ def build_report(
     ``verify``: replay every log first (``unverified_logs``); "refuse" raises ``UnverifiedLogsError`` before anything
     is written when one does not replay identically, "mark" reports every log it can read as a finished game (what
     cannot be read as one is left out) and lists them all in ``run.unverified_logs``. None: the caller has replayed
-    them (``run`` and ``tournament`` check each game they play)."""
+    them (``run`` and ``tournament`` check each game they play). ``max_fallback_rate``: the share of a policy's
+    actions played by fallbacks over which the report calls the run invalid; None: the one the run was judged by
+    (``judged_fallback_limit``), else ``DEFAULT_MAX_FALLBACK_RATE``. ``run.max_fallback_rate`` in the metrics says
+    which, and ``run.max_fallback_rate_from`` where it came from ("command": this argument, a file of
+    ``JUDGED_IN``, or "default")."""
     run_dir = Path(run_dir)
     out_dir = report_dir(run_dir, out, labeler)
     if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():
@@ -252,6 +258,10 @@ def build_report(
     with Bar("report figures", steps, unit="steps", quiet=not progress, leave=False) as bar:
         metrics = run.totals.result(resamples=resamples)
         document = _document(run, run_dir, labeler, metrics, found, resamples, prices)
+        limit, limit_from = (
+            (max_fallback_rate, "command") if max_fallback_rate is not None else judged_fallback_limit(run_dir)
+        )
+        document["run"].update(max_fallback_rate=limit, max_fallback_rate_from=limit_from)
         if unverified is not None:  # only when checked here: "none" would otherwise read as "checked, all fine"
             document["run"]["unverified_logs"] = unverified
         (out_dir / "metrics.json").write_text(json.dumps(document, indent=1, allow_nan=False) + "\n", encoding="utf-8")
@@ -263,6 +273,25 @@ def build_report(
         html_report.write_report(document, run.names, overviews, images, out_dir / "report.html", title, plot_note)
         bar.advance()
     return document
+
+
+# Where a run folder says which --max-fallback-rate judged it: a run's summary, a tournament's result.
+JUDGED_IN = ("summary.json", "tournament.json")
+
+
+def judged_fallback_limit(run_dir: Path) -> tuple[float, str]:
+    """The ``--max-fallback-rate`` the command that played ``run_dir`` judged it by, and the file that says so
+    (``JUDGED_IN``); ``(DEFAULT_MAX_FALLBACK_RATE, "default")`` for a folder of logs, or one whose file holds no
+    readable rate (a run folder's files are never trusted blindly)."""
+    for name in JUDGED_IN:
+        try:
+            data = loads_bounded((run_dir / name).read_text(encoding="utf-8"), MAX_RUN_FILE_DEPTH)
+        except (OSError, ValueError):  # missing, unreadable, not JSON, nested too deep
+            continue
+        rate = data.get("max_fallback_rate") if isinstance(data, dict) else None
+        if isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0.0 <= rate <= 1.0:
+            return float(rate), name
+    return DEFAULT_MAX_FALLBACK_RATE, "default"
 
 
 def _baselines(

@@ -189,21 +189,29 @@ def run_status(document: dict[str, Any]) -> tuple[str, list[str]]:
     (fallbacks under that rate, analyses without a usable answer, statements the labeler left unlabelled,
     logs unverified or unfinished)."""
     metrics = document["metrics"]
-    limit = (document.get("run") or {}).get("max_fallback_rate", DEFAULT_MAX_FALLBACK_RATE)
+    run = document.get("run") or {}
+    limit = run.get("max_fallback_rate")
+    if limit is None:  # metrics.json of an older report
+        limit = DEFAULT_MAX_FALLBACK_RATE
+    default = run.get("max_fallback_rate_from", "default") == "default"
     policy, rate = worst_fallback_rate(document.get("validity") or {})
     if rate is not None and rate > limit:
-        return "invalid", [f"{policy} fell back on {rate:.0%} of its actions, over the max fallback rate {limit:.0%}"]
+        which = "the default max fallback rate (the folder records none)" if default else "the max fallback rate"
+        return "invalid", [f"{policy} fell back on {rate:.0%} of its actions, over {which} {limit:.0%}"]
     reasons = []
     totals = metrics["totals"]
     if totals.get("fallbacks"):
         reasons.append(f"{totals['fallbacks']} of {totals['actions']} actions replaced by fallbacks")
+        if limit > DEFAULT_MAX_FALLBACK_RATE:  # a lenient limit lets through what the default would call invalid
+            reasons.append(
+                f"judged by a max fallback rate of {limit:.0%}, above the default {DEFAULT_MAX_FALLBACK_RATE:.0%}"
+            )
     analyses = totals.get("analysis_coverage") or {}
     if analyses.get("expected") and analyses.get("answered", 0) < analyses["expected"]:
         reasons.append(f"{analyses['expected'] - analyses['answered']} of {analyses['expected']} analyses fell back")
     unlabelled = (document.get("unlabelled") or {}).get("unlabelled")
     if unlabelled:
         reasons.append(f"{unlabelled} statements unlabelled")
-    run = document.get("run") or {}
     if run.get("unverified_logs"):
         reasons.append(f"{len(run['unverified_logs'])} logs unverified")
     if run.get("incomplete_logs"):
