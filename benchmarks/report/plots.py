@@ -209,6 +209,8 @@ def run_plots(document: dict[str, Any], records: list[GameRecord], folder: Path)
             )
     ax.set_xlabel("round")
     ax.set_ylabel("village's mean suspicion")
+    # Suspicion is a probability: a steep trend line is cut at the axes instead of stretching them past 0 or 1.
+    ax.set_ylim(-0.02, 1.02)
     ax.set_title("Suspicion over rounds (Theil-Sen trend)")
     _legend(ax)
     out["suspicion trend"] = _save(fig, folder / "suspicion_trend.png")
