@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -142,6 +143,32 @@ def test_bad_resets_and_steps_are_refused_in_one_line_and_the_session_goes_on(ba
         assert env.state()["step_count"] == 1 and "NOW:" in result.observation["text"]
 
 
+def test_an_idle_session_is_ended_and_frees_its_slot() -> None:
+    """With one slot, a second client is refused while the first holds it; once the first has sent nothing for
+    longer than ``idle_timeout`` (OpenEnv checks at least every 5 s), its slot is free again and its next step
+    says that its session was ended."""
+    errors: list[logging.LogRecord] = []
+    with uvicorn_thread(seat_app(CONFIG, max_sessions=1, idle_timeout=1.0), errors) as base:
+        with GenericEnvClient(base_url=base).sync() as idle:
+            assert not idle.reset(seed=SEED, seat=0).done
+            with pytest.raises(Exception, match=r"capacity|1000"):  # refused, or closed at once, by OpenEnv
+                with GenericEnvClient(base_url=base).sync() as other:
+                    other.reset(seed=SEED, seat=1)
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with GenericEnvClient(base_url=base).sync() as other:
+                        assert "NOW:" in other.reset(seed=SEED, seat=1).observation["text"]
+                    break
+                except Exception:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(1)
+            with pytest.raises(RuntimeError, match="idle longer than the server's idle timeout"):
+                idle.step({"answer": {"bid": 3}})
+    assert [record.getMessage() for record in errors] == []
+
+
 def test_the_command_serves_on_127_0_0_1_by_default() -> None:
     """``python -m werewolf_deception.agents.training.openenv_server --port 0``: uvicorn on a free port of 127.0.0.1,
     which it logs; a client plays there; the process is stopped after."""
@@ -177,6 +204,8 @@ def test_the_command_refuses_bad_options_in_one_line() -> None:
         (["--port", "70000"], "--port 70000"),
         (["--players", "2"], "num_players"),
         (["--max-sessions", "0"], "max_sessions"),
+        (["--idle-timeout", "-5"], "idle_timeout"),
+        (["--idle-timeout", "nan"], "idle_timeout"),
         (["--lineup", "no-such-lineup.toml"], "no-such-lineup"),
     ]
     for options, wanted in refused:

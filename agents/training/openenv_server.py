@@ -49,6 +49,10 @@ MISSING_EXTRA = (
 )
 RESET_OPTIONS = ("seed", "seat", "episode_id")
 DEFAULT_MAX_SESSIONS = 16  # concurrent WebSocket sessions, each one game: a GRPO group plays several at once
+# A session that sends nothing for this long is ended and its slot freed: a client that vanished (or a few idle
+# connections) must not hold every one of the ``max_sessions`` slots for good. A model's turn takes seconds.
+DEFAULT_IDLE_TIMEOUT = 600.0
+SESSION_ENDED = "this session was ended (idle longer than the server's idle timeout): open a new one"
 # Built on first use, so that importing this module needs no openenv (see ``_openenv_classes``).
 PUBLIC_CLASSES = ("SeatAction", "SeatObservation", "SeatState", "SeatEnvironment", "SeatClient")
 
@@ -58,17 +62,25 @@ def seat_app(
     lineup: Lineup | Mapping[str, Any] | str | Path | None = "heuristic",
     weights: RewardWeights | Mapping[str, float] | None = None,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
+    idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
 ) -> Any:
     """The OpenEnv server's ASGI app (FastAPI): one ``SeatEnvironment`` per WebSocket session, of these options.
 
-    The options are checked here, before anything is served (a ``ValueError`` names what is wrong)."""
+    ``idle_timeout``: seconds a session may send nothing before OpenEnv ends it (checked every quarter of it, at
+    least every 5 s), freeing its slot; None: never. The options are checked here, before anything is served (a
+    ``ValueError`` names what is wrong)."""
     classes = _openenv_classes()
     try:
         from openenv.core.env_server.http_server import create_app
+        from openenv.core.env_server.types import ConcurrencyConfig
     except ImportError as exc:
         raise RuntimeError(MISSING_EXTRA) from exc
     if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
         raise ValueError(f"max_sessions {max_sessions!r}: a positive number of concurrent sessions")
+    if idle_timeout is not None and (
+        isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) or not 0 < idle_timeout < 1e9
+    ):  # NaN fails the range too
+        raise ValueError(f"idle_timeout {idle_timeout!r}: seconds above 0, or None for no timeout")
     game_config = config if isinstance(config, GameConfig) else GameConfig(**dict(config or {}))
     seat_lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup), game_config.ruleset)
     reward_weights = weights if isinstance(weights, RewardWeights) else RewardWeights(**dict(weights or {}))
@@ -78,7 +90,10 @@ def seat_app(
         classes["SeatAction"],
         classes["SeatObservation"],
         env_name="werewolf_seat",
-        max_concurrent_envs=max_sessions,
+        concurrency_config=ConcurrencyConfig(
+            max_concurrent_envs=max_sessions,
+            session_timeout=None if idle_timeout is None else float(idle_timeout),
+        ),
     )
     app.add_middleware(_ClientClosedFirst)
     return app
@@ -158,12 +173,14 @@ def _openenv_classes() -> dict[str, Any]:
             super().__init__()
             self.seat_env = SeatEnv(config, lineup, weights)
             self._state = SeatState()
+            self._closed = False
 
         def reset(
             self, seed: int | None = None, episode_id: str | None = None, seat: int | str | None = None, **options: Any
         ) -> SeatObservation:
             """A new game: ``seed`` (a non-negative integer) names the deal, ``seat`` the seat played (an
             index, ``player_<i>`` or a name; by default the seed's)."""
+            self._check_open()
             if options:
                 unknown = ", ".join(sorted(options))
                 raise ValueError(f"unknown reset option(s) {unknown}: the options are {', '.join(RESET_OPTIONS)}")
@@ -181,6 +198,7 @@ def _openenv_classes() -> dict[str, Any]:
         def step(self, action: Any, timeout_s: float | None = None, **options: Any) -> SeatObservation:
             """Answer the seat's turn; the other seats play until its next one (``timeout_s`` is not used: the
             lineup's own timeouts bound their turns)."""
+            self._check_open()
             if not isinstance(action, SeatAction):
                 raise ValueError(f"a step takes a SeatAction, not {type(action).__name__}")
             if self._state.episode_id is None:
@@ -203,7 +221,15 @@ def _openenv_classes() -> dict[str, Any]:
             )
 
         def close(self) -> None:
-            self.seat_env.close()
+            if not self._closed:
+                self._closed = True
+                self.seat_env.close()
+
+        def _check_open(self) -> None:
+            # OpenEnv ends an idle session (``idle_timeout``) while its connection may still be open: say so,
+            # rather than play on in a game whose seats were shut.
+            if self._closed:
+                raise RuntimeError(SESSION_ENDED)
 
         def _observation(self) -> SeatObservation:
             env = self.seat_env
@@ -244,12 +270,21 @@ def main(argv: list[str] | None = None) -> None:
         "--weight", action="append", default=[], metavar="NAME=VALUE", help="a reward's weight (repeat; default win=1)"
     )
     parser.add_argument("--max-sessions", type=int, default=DEFAULT_MAX_SESSIONS, help="concurrent games at most")
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=DEFAULT_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help=f"end a session that sends nothing for this long, freeing its slot (default {DEFAULT_IDLE_TIMEOUT:g}; "
+        "0: never)",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port < 65536:
         parser.error(f"--port {args.port}: a port from 0 (a free one) to 65535")
     try:
         weights = dict(_weight(text) for text in args.weight)
-        app = seat_app({"num_players": args.players}, args.lineup, weights or None, args.max_sessions)
+        idle = None if args.idle_timeout == 0 else args.idle_timeout
+        app = seat_app({"num_players": args.players}, args.lineup, weights or None, args.max_sessions, idle)
         import uvicorn
     except ImportError:
         parser.error(MISSING_EXTRA)
