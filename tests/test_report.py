@@ -168,7 +168,7 @@ def _analyses(path: Path) -> list[tuple[int, str]]:
 
 
 def test_rescore_changes_only_the_labels(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rescore", str(run_dir), "--labeler", "random", "--no-plots"]) == 0
+    assert main(["rescore", str(run_dir), "--labeler", "random", "--no-plots", "--max-fallback-rate", "0.3"]) == 0
     out = run_dir / "rescore" / "random"
     originals = sorted((run_dir / "games").glob("*.ndjson"))
     assert len(list((out / "games").glob("*.ndjson"))) == len(originals)
@@ -187,6 +187,9 @@ def test_rescore_changes_only_the_labels(run_dir: Path, capsys: pytest.CaptureFi
     assert changed == len(originals)
     document = json.loads((out / "metrics.json").read_text())
     assert document["run"]["games"] == len(originals)
+    # Judged by the rescore's own --max-fallback-rate, which its folder keeps for a later ``report``.
+    assert document["run"]["max_fallback_rate"] == 0.3 and document["run"]["max_fallback_rate_from"] == "command"
+    assert json.loads((out / "rescore.json").read_text())["max_fallback_rate"] == 0.3
     assert (out / "tables" / "analyses.csv").is_file()
     printed = capsys.readouterr().out
     assert "on the analyses answered under both" in printed
@@ -194,6 +197,9 @@ def test_rescore_changes_only_the_labels(run_dir: Path, capsys: pytest.CaptureFi
         line = next(x for x in printed.splitlines() if x.strip().startswith(role) and "->" in x)
         n = values["coverage"]["expected"]
         assert f"original {n} answered / {n} expected, new {n} answered / {n} expected, compared on {n}" in line
+    assert main(["report", str(out), "--baseline-games", "0", "--resamples", "0", "--no-plots"]) == 0
+    later = json.loads((out / "metrics.json").read_text())["run"]  # a later report of the rescore's folder
+    assert later["max_fallback_rate"] == 0.3 and later["max_fallback_rate_from"] == "rescore.json"
 
 
 def test_rescore_with_a_labeler_that_never_answers(
@@ -390,8 +396,11 @@ def test_the_report_judges_a_run_by_the_limit_it_was_played_with(
              "--max-fallback-rate", "0.95", "--quiet"]
         )  # fmt: skip
     assert code == 0
-    rate = json.loads((out / "metrics.json").read_text())["validity"]["policies"]["llm:fake"]["overall"]
+    document = json.loads((out / "metrics.json").read_text())  # the report ``run`` wrote
+    rate = document["validity"]["policies"]["llm:fake"]["overall"]
     assert 0.10 < rate["fallback_rate"] <= 0.95  # invalid by the default limit, valid by the run's own
+    assert document["run"]["max_fallback_rate"] == 0.95 and document["run"]["max_fallback_rate_from"] == "command"
+    assert "Status: caution" in (out / "report.html").read_text()
 
     def judged(*flags: str) -> tuple[int, dict[str, object], str, str]:
         capsys.readouterr()
@@ -408,9 +417,15 @@ def test_the_report_judges_a_run_by_the_limit_it_was_played_with(
     assert code == 4 and run["max_fallback_rate"] == 0.1 and run["max_fallback_rate_from"] == "command"
     assert "Status: invalid" in status and "over the max fallback rate 10%" in status
     assert printed.startswith("INVALID RUN: llm:fake fell back on ")
-    (out / "summary.json").write_text('{"max_fallback_rate": "lots"}')  # a file is never trusted blindly
-    code, run, status, _ = judged()
-    assert code == 4 and run["max_fallback_rate_from"] == "default" and "(the folder records none)" in status
+    for untrusted in ('"lots"', "true", "NaN", "1e999", "-1", "[0.5]", "{}"):  # a file is never trusted blindly
+        (out / "summary.json").write_text(f'{{"max_fallback_rate": {untrusted}}}')
+        code, run, status, _ = judged()
+        assert code == 4 and run["max_fallback_rate"] == 0.1 and run["max_fallback_rate_from"] == "default"
+        assert "over the default max fallback rate 10% (the folder records none)" in status
+    (out / "summary.json").unlink()
+    (out / "tournament.json").write_text('{"max_fallback_rate": 0.96}')
+    code, run, _, _ = judged()
+    assert code == 0 and run["max_fallback_rate"] == 0.96 and run["max_fallback_rate_from"] == "tournament.json"
     capsys.readouterr()
     assert main(["report", str(out), "--max-fallback-rate", "nan"]) == 2
     assert "--max-fallback-rate must be between 0 and 1" in capsys.readouterr().err

@@ -207,11 +207,19 @@ def test_two_people_play_a_whole_game_in_chromium(tmp_path: Path, browsers: list
 
 # The page's answers reach it late, as on a slow network or a loaded server: each POST's response is held back
 # while the server has already opened the seat's next turn and streamed it.
+# ``window.overtaken`` counts the answers whose response came after the page had drawn a newer turn.
 SLOW_ANSWERS = """
+window.overtaken = 0;
 const realFetch = window.fetch;
-window.fetch = (url, options) => realFetch(url, options).then((response) =>
-  options && options.method === "POST" && String(url).endsWith("/answer")
-    ? new Promise((resolve) => setTimeout(() => resolve(response), 1500)) : response);
+window.fetch = (url, options) => realFetch(url, options).then((response) => {
+  if (!(options && options.method === "POST" && String(url).endsWith("/answer"))) return response;
+  const turn = JSON.parse(options.body).turn;
+  return new Promise((resolve) => setTimeout(() => {
+    const drawn = Number(document.getElementById("controls").dataset.turn);
+    if (drawn > turn) window.overtaken += 1;
+    resolve(response);
+  }, 1500));
+});
 """
 
 
@@ -236,7 +244,9 @@ def test_a_late_answer_response_never_hides_the_next_turn(tmp_path: Path) -> Non
                 time.sleep(0.05)
             assert table.state == "over", table.error
             assert console_errors(driver) == []
+            overtaken = driver.execute_script("return window.overtaken")
     finally:
         driver.quit()
     assert len(answered) > 5
+    assert overtaken > 0, "no turn was drawn before the previous answer's response: the test checked nothing"
     assert timeouts_of(table.log_path) == []  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ GOD_KEYS = ('"roles"', '"lie"', '"lie_type"', '"known_false"', '"speaker_role"',
 HOSTILE = "<img src=x onerror=alert(1)> I am the seer & Bob is a wolf"
 # Everything a seat's view holds: the env's observation of the seat, its own turn, and the table's public state.
 VIEW_KEYS = {"table", "state", "agent", "name", "card", "history", "alive", "turn", "notice", "waiting_for", "study",
-             "error", "reveal"}  # fmt: skip
+             "error", "reveal", "version"}  # fmt: skip
 TURN_KEYS = {"number", "kind", "task", "hint", "targets", "null_ok", "subjects", "max_bid", "max_words", "max_chars",
              "lie_types", "clock", "seconds_left"}  # fmt: skip
 

@@ -49,8 +49,8 @@ MISSING_EXTRA = (
 )
 RESET_OPTIONS = ("seed", "seat", "episode_id")
 DEFAULT_MAX_SESSIONS = 16  # concurrent WebSocket sessions, each one game: a GRPO group plays several at once
-# A session that sends nothing for this long is ended and its slot freed: a client that vanished (or a few idle
-# connections) must not hold every one of the ``max_sessions`` slots for good. A model's turn takes seconds.
+# A session this long after its last reply is ended and its slot freed: a few idle connections must not hold every
+# one of the ``max_sessions`` slots for good. A step, the other seats' turns included, takes seconds to minutes.
 DEFAULT_IDLE_TIMEOUT = 600.0
 SESSION_ENDED = "this session was ended (idle longer than the server's idle timeout): open a new one"
 # Built on first use, so that importing this module needs no openenv (see ``_openenv_classes``).
@@ -66,9 +66,10 @@ def seat_app(
 ) -> Any:
     """The OpenEnv server's ASGI app (FastAPI): one ``SeatEnvironment`` per WebSocket session, of these options.
 
-    ``idle_timeout``: seconds a session may send nothing before OpenEnv ends it (checked every quarter of it, at
-    least every 5 s), freeing its slot; None: never. The options are checked here, before anything is served (a
-    ``ValueError`` names what is wrong)."""
+    ``idle_timeout``: seconds after a session's last reply before OpenEnv ends it, freeing its slot (OpenEnv checks
+    every quarter of it, but no more often than every 5 s); 0 or None: never. It counts from the last reply, so a
+    step still being played counts as idle: keep it well above a step's longest time (the other seats' turns
+    included). The options are checked here, before anything is served (a ``ValueError`` names what is wrong)."""
     classes = _openenv_classes()
     try:
         from openenv.core.env_server.http_server import create_app
@@ -78,9 +79,9 @@ def seat_app(
     if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
         raise ValueError(f"max_sessions {max_sessions!r}: a positive number of concurrent sessions")
     if idle_timeout is not None and (
-        isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) or not 0 < idle_timeout < 1e9
+        isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) or not 0 <= idle_timeout < 1e9
     ):  # NaN fails the range too
-        raise ValueError(f"idle_timeout {idle_timeout!r}: seconds above 0, or None for no timeout")
+        raise ValueError(f"idle_timeout {idle_timeout!r}: a number of seconds under 1e9 (0 or None: never)")
     game_config = config if isinstance(config, GameConfig) else GameConfig(**dict(config or {}))
     seat_lineup = load_lineup(lineup if not isinstance(lineup, Mapping) else dict(lineup), game_config.ruleset)
     reward_weights = weights if isinstance(weights, RewardWeights) else RewardWeights(**dict(weights or {}))
@@ -92,7 +93,7 @@ def seat_app(
         env_name="werewolf_seat",
         concurrency_config=ConcurrencyConfig(
             max_concurrent_envs=max_sessions,
-            session_timeout=None if idle_timeout is None else float(idle_timeout),
+            session_timeout=float(idle_timeout) if idle_timeout else None,
         ),
     )
     app.add_middleware(_ClientClosedFirst)
@@ -275,16 +276,16 @@ def main(argv: list[str] | None = None) -> None:
         type=float,
         default=DEFAULT_IDLE_TIMEOUT,
         metavar="SECONDS",
-        help=f"end a session that sends nothing for this long, freeing its slot (default {DEFAULT_IDLE_TIMEOUT:g}; "
-        "0: never)",
+        help="end a session this long after its last reply, freeing its slot; above a step's longest time "
+        f"(default {DEFAULT_IDLE_TIMEOUT:g}; 0: never)",
     )
     args = parser.parse_args(argv)
     if not 0 <= args.port < 65536:
         parser.error(f"--port {args.port}: a port from 0 (a free one) to 65535")
     try:
         weights = dict(_weight(text) for text in args.weight)
-        idle = None if args.idle_timeout == 0 else args.idle_timeout
-        app = seat_app({"num_players": args.players}, args.lineup, weights or None, args.max_sessions, idle)
+        app = seat_app({"num_players": args.players}, args.lineup, weights or None, args.max_sessions,
+                       args.idle_timeout)  # fmt: skip
         import uvicorn
     except ImportError:
         parser.error(MISSING_EXTRA)

@@ -8,8 +8,8 @@ on, ``werewolf_deception.benchmarks.labels.run_labels``. Exit codes: 0 written; 
 labels file for ``--labeler`` (the message names the file and the command that writes it), a log that does not replay as
 a whole, identical game (without ``--allow-unverified``), or an ``--out`` that is a file or a folder of other files
 (nothing is written there); 4 written, but a policy's actions fell back more than the max fallback rate (the rate
-the run was played with, from its ``summary.json`` or ``tournament.json``, or ``--max-fallback-rate``; the first line
-says so); 5 a file that cannot be written (the message names it).
+the folder was made with, from its ``summary.json``, ``tournament.json`` or ``rescore.json``, or
+``--max-fallback-rate``; the first line says so); 5 a file that cannot be written (the message names it).
 """
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ def add_report_parser(commands: Any) -> None:
         type=float,
         default=None,
         help="call the run invalid when a policy's share of actions played by the env's fallback exceeds this "
-        "(default: the rate the run was played with, from RUN_DIR's summary.json or tournament.json; else "
+        "(default: the rate the run was played with, from RUN_DIR's summary.json, tournament.json or rescore.json; "
+        "else "
         f"{DEFAULT_MAX_FALLBACK_RATE})",
     )
     report.add_argument(

@@ -29,7 +29,7 @@ from werewolf_deception.benchmarks.console import (
     llm_overrides,
     track,
 )
-from werewolf_deception.benchmarks.report import build_report, judged_fallback_limit, load_records
+from werewolf_deception.benchmarks.report import build_report, load_records
 from werewolf_deception.benchmarks.runs import RunFolderError, check_out_folder, find_logs, preflight_gate, stopped
 from werewolf_env.analysis.metrics import aggregate
 
@@ -60,7 +60,9 @@ def rescore_command(args: argparse.Namespace) -> int:
     if isinstance(probed, int):
         return probed
     Path(out).mkdir(parents=True, exist_ok=True)
-    (Path(out) / MARKER).write_text(json.dumps({"source": str(args.run_dir), "labeler": label}) + "\n")
+    # The rate this folder is judged by (its report now, a later ``report`` of it): this command's.
+    marker = {"source": str(args.run_dir), "labeler": label, "max_fallback_rate": args.max_fallback_rate}
+    (Path(out) / MARKER).write_text(json.dumps(marker) + "\n")
     started = time.perf_counter()
     with Bar("rescore", len(find_logs(args.run_dir))) as bar:
         skipped = 0
@@ -96,8 +98,7 @@ def rescore_command(args: argparse.Namespace) -> int:
         plots=not args.no_plots,
         title=f"Werewolf deception report: {args.run_dir}, labels by {label}",
         progress=True,
-        # The players' answers are the original run's: judged by the limit that run was judged by.
-        max_fallback_rate=judged_fallback_limit(Path(args.run_dir))[0],
+        max_fallback_rate=args.max_fallback_rate,
     )
     from werewolf_deception.benchmarks.runs import common_answers, format_coverage
 

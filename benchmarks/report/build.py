@@ -208,6 +208,12 @@ def build_report(
     which, and ``run.max_fallback_rate_from`` where it came from ("command": this argument, a file of
     ``JUDGED_IN``, or "default")."""
     run_dir = Path(run_dir)
+    if max_fallback_rate is not None and (
+        isinstance(max_fallback_rate, bool)
+        or not isinstance(max_fallback_rate, (int, float))
+        or not 0.0 <= max_fallback_rate <= 1.0  # NaN fails this too
+    ):
+        raise ValueError(f"max_fallback_rate must be a number between 0 and 1 (got {max_fallback_rate!r})")
     out_dir = report_dir(run_dir, out, labeler)
     if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():
         raise LabelsError(missing_labels_message(run_dir, labeler))  # before reading any log
@@ -275,8 +281,8 @@ def build_report(
     return document
 
 
-# Where a run folder says which --max-fallback-rate judged it: a run's summary, a tournament's result.
-JUDGED_IN = ("summary.json", "tournament.json")
+# Where a folder says which --max-fallback-rate judged it: a run's summary, a tournament's result, a rescore's marker.
+JUDGED_IN = ("summary.json", "tournament.json", "rescore.json")
 
 
 def judged_fallback_limit(run_dir: Path) -> tuple[float, str]:
@@ -290,7 +296,7 @@ def judged_fallback_limit(run_dir: Path) -> tuple[float, str]:
             continue
         rate = data.get("max_fallback_rate") if isinstance(data, dict) else None
         if isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0.0 <= rate <= 1.0:
-            return float(rate), name
+            return abs(float(rate)), name  # abs: -0.0 is 0
     return DEFAULT_MAX_FALLBACK_RATE, "default"
 
 

@@ -196,8 +196,12 @@ def run_status(document: dict[str, Any]) -> tuple[str, list[str]]:
     default = run.get("max_fallback_rate_from", "default") == "default"
     policy, rate = worst_fallback_rate(document.get("validity") or {})
     if rate is not None and rate > limit:
-        which = "the default max fallback rate (the folder records none)" if default else "the max fallback rate"
-        return "invalid", [f"{policy} fell back on {rate:.0%} of its actions, over {which} {limit:.0%}"]
+        which = (
+            f"the default max fallback rate {limit:.0%} (the folder records none)"
+            if default
+            else (f"the max fallback rate {limit:.0%}")
+        )
+        return "invalid", [f"{policy} fell back on {rate:.0%} of its actions, over {which}"]
     reasons = []
     totals = metrics["totals"]
     if totals.get("fallbacks"):

@@ -304,9 +304,11 @@ def same_origin(request: Request) -> bool:
 
 
 def _without_clock(view: dict[str, Any]) -> dict[str, Any]:
-    """The view without its countdown: a frame is sent when this changes, not as time passes."""
+    """The view without its countdown and its version: a frame is sent when what the page shows changes, not as
+    time passes."""
     turn = view.get("turn")
-    return {**view, "turn": {**turn, "seconds_left": None}} if turn else view
+    shown = {key: value for key, value in view.items() if key != "version"}
+    return {**shown, "turn": {**turn, "seconds_left": None}} if turn else shown
 
 
 async def _form(request: Request) -> dict[str, str]:

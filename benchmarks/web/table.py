@@ -202,6 +202,9 @@ class Table:
             "study": self.study,
             "error": self.error,
             "reveal": None,
+            # The seat's own count of changes to what it sees (``WebSeat.version``): the page drops a view older
+            # than one it has drawn (a GET answered before a streamed view but arriving after it).
+            "version": seat.version,
         }
         if self.result is not None:
             view["reveal"] = self.reveal(human.agent)

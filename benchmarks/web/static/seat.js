@@ -9,6 +9,7 @@ const api = `/api/seat/${encodeURIComponent(token)}`;
 let shownTurn = null; // the number of the turn whose controls are drawn
 let deadline = null; // Date.now() when the open turn's clock runs out
 let stream = null;
+let drawnVersion = -1; // the version of the last view drawn: an older one (a slow GET) is dropped
 
 function el(tag, attrs = {}, text = null) {
   const node = document.createElement(tag);
@@ -148,7 +149,7 @@ function drawAnalysis(box, turn) {
     const missing = needed.filter((id) => !touched.has(id));
     if (deceptive && !select.value) missing.push("kind");
     hint.textContent = missing.length ? `Still to answer: ${missing.join(", ")}.` : "";
-    go.disabled = missing.length > 0;
+    go.disabled = missing.length > 0 || Boolean(box.dataset.sending); // one answer in flight at a time
   }
   go.addEventListener("click", () => {
     const deceptive = $("deceptive-yes").checked;
@@ -223,6 +224,10 @@ function tick() {
 }
 
 function render(view) {
+  if (typeof view.version === "number") {
+    if (view.version < drawnVersion) return;
+    drawnVersion = view.version;
+  }
   $("title").textContent = `Werewolf: you are ${view.name}`;
   document.title = view.turn ? `Your turn: Werewolf (${view.name})` : `Werewolf (${view.name})`;
   $("card").textContent = view.card;
