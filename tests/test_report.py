@@ -429,3 +429,28 @@ def test_the_report_judges_a_run_by_the_limit_it_was_played_with(
     capsys.readouterr()
     assert main(["report", str(out), "--max-fallback-rate", "nan"]) == 2
     assert "--max-fallback-rate must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_policy_seated_only_as_werewolves_is_never_the_best_detective(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Wolves know who lies among them: a policy playing only the werewolves flags its partners' lies from
+    knowledge. Its detection (card, "who caught it", plot) is read on its village seats, where it has none."""
+    lineup = tmp_path / "lineup.json"
+    lineup.write_text(json.dumps({"default": "random", "teams": {"werewolf": {"kind": "heuristic", "name": "pack"}}}))
+    out = tmp_path / "run"
+    assert main(["run", "--lineup", str(lineup), "--games", "6", "--out", str(out), "--baseline-games", "0",
+                 "--quiet"]) == 0  # fmt: skip
+    detective = json.loads((out / "metrics.json").read_text())["metrics"]["detective"]
+    pooled = detective["by_policy"]["pack"]["f1"]["value"]
+    assert pooled is not None and pooled > detective["by_policy"]["random"]["f1"]["value"]  # knowledge, pooled in
+    joint = detective["by_policy_team"]
+    assert joint["pack | village"]["f1"]["value"] is None and joint["pack | village"]["analyses"] == 0
+    assert joint["random | village"]["f1"] == detective["by_policy"]["random"]["f1"]  # random holds no wolf seat
+    page = (out / "report.html").read_text()
+    caught = page[page.index("Who caught it:") :].split("<b>")[0]
+    assert (
+        caught.startswith("Who caught it:</b> the <bdi>random</bdi> policy, detection F1")
+        and "on its village seats" in caught
+    )
+    assert "detection F1 (village seats)" in page and "no lies heard, no flags, or (a policy) no village seat" in page

@@ -22,6 +22,7 @@ from werewolf_deception.benchmarks.console import DEFAULT_MAX_FALLBACK_RATE, lin
 from werewolf_deception.benchmarks.report.html_base import Html, figure, fmt, join, name, render, trusted
 from werewolf_deception.benchmarks.report.html_persuasion import PREDICTION_FIGURES as PERSUASION_FIGURES
 from werewolf_deception.benchmarks.runs import worst_fallback_rate
+from werewolf_env.analysis import joint_key
 from werewolf_env.core import Team
 
 NO_PREDICTIONS = trusted('<span class="nvp">no valid predictions</span>')
@@ -76,7 +77,7 @@ HEADLINES = (
              lambda v: f"{_pct(v)} of its lies were flagged by no majority of the listeners.", "no lies told"),
     Headline("detective", "f1", "detection F1",
              lambda v: f"Its flags of others' lies scored {v:.2f} (1: every lie flagged and nothing else).",
-             "no lies heard or no flags"),
+             "no lies heard, no flags, or (a policy) no village seat"),
     Headline("persuasion_speaker", "deception_success", "deception success",
              lambda v: f"{_pct(v)} of its measured lies moved the village their way unflagged.", "no lies measured"),
     Headline("persuasion_speaker", "persuasion", "persuasion",
@@ -89,6 +90,23 @@ def _section(metrics: dict[str, Any], section: str) -> dict[str, Any]:
     if section == "persuasion_speaker":
         return (metrics.get("persuasion") or {}).get("speaker") or {}
     return metrics.get(section) or {}
+
+
+def detection_of(metrics: dict[str, Any], group: str, key: str) -> dict[str, Any]:
+    """The detection figures shown for ``key`` of ``group``: a policy's on its village seats only
+    (``by_policy_team``), since a werewolf's flags on its partners are knowledge, not detection, and a policy
+    seated more often as a werewolf would otherwise look the better detective; any other group's as they are."""
+    detective = metrics.get("detective") or {}
+    joint = detective.get("by_policy_team")
+    if group == "by_policy" and joint is not None:
+        return joint.get(joint_key(key, Team.VILLAGE.value)) or {}
+    return (detective.get(group) or {}).get(key) or {}
+
+
+def _group_figures(metrics: dict[str, Any], section: str, group: str, key: str) -> dict[str, Any]:
+    if section == "detective":
+        return detection_of(metrics, group, key)
+    return _section(metrics, section).get(group, {}).get(key, {})
 
 
 def card_groups(document: dict[str, Any]) -> str:
@@ -105,33 +123,32 @@ def _baselines(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _card(document: dict[str, Any], group: str, key: str) -> Html:
     items = []
     for h in HEADLINES:
-        row = _section(document["metrics"], h.section).get(group, {}).get(key, {})
+        row = _group_figures(document["metrics"], h.section, group, key)
         est = row.get(h.metric)
-        # A team's baseline is the same team; a policy's is the baseline lineup over all its seats.
+        # A team's baseline is the same team; a policy's is the baseline lineup over all its seats (its village
+        # seats for detection, as the policy's own figure).
+        village = h.section == "detective" and group == "by_policy"
+        where = (
+            ("by_team", key) if group == "by_team" else ("by_team", Team.VILLAGE.value) if village else ("all", "all")
+        )
         base = join(
             (
                 render(
                     "{kind} {value}",
                     kind=kind[:1].upper(),
-                    value=shown_figure(
-                        _section(m, h.section)
-                        .get(group if group == "by_team" else "all", {})
-                        .get(key if group == "by_team" else "all", {}),
-                        h.section,
-                        h.metric,
-                        ci=False,
-                    ),
+                    value=shown_figure(_section(m, h.section).get(where[0], {}).get(where[1], {}), h.section, h.metric,
+                                       ci=False),
                 )
                 for kind, m in _baselines(document).items()
             ),
             " · ",
-        )
+        )  # fmt: skip
         value = None if not est else est.get("value")
         says = h.undefined if value is None else h.says(float(value))
         items.append(
             render(
                 "<dt>{label}</dt><dd><span class='value'>{figure}</span>{base}<span class='says'>{says}</span></dd>",
-                label=h.label,
+                label=f"{h.label} (village seats)" if village else h.label,
                 figure=shown_figure(row, h.section, h.metric),
                 base=render("<span class='base'>{b}</span>", b=base) if base else "",
                 says=says,
@@ -149,8 +166,10 @@ def _card(document: dict[str, Any], group: str, key: str) -> Html:
 def _best(
     document: dict[str, Any], group: str, section: str, metric: str, leave_out: tuple[str, ...] = ()
 ) -> tuple[str, dict[str, Any]] | None:
-    """The group's key with the highest value of the figure (and that estimate), none left out."""
-    rows = _section(document["metrics"], section).get(group, {})
+    """The group's key with the highest value of the figure as its card shows it (and that estimate), none left
+    out."""
+    metrics = document["metrics"]
+    rows = {k: _group_figures(metrics, section, group, k) for k in _section(metrics, section).get(group, {})}
     defined = [
         (k, r[metric]) for k, r in rows.items() if k not in leave_out and (r.get(metric) or {}).get("value") is not None
     ]
@@ -170,8 +189,8 @@ def _answer(document: dict[str, Any], group: str, status: str) -> Html:
         if liar else trusted("<b>Who lied:</b> no statements. ")
     )  # fmt: skip
     caught = (
-        render("<b>Who caught it:</b> the {who} {kind}, detection F1 {f1}. ", who=name(catcher[0]), kind=kind,
-               f1=fmt(catcher[1]))
+        render("<b>Who caught it:</b> the {who} {kind}, detection F1 {f1}{seats}. ", who=name(catcher[0]), kind=kind,
+               f1=fmt(catcher[1]), seats=" on its village seats" if group == "by_policy" else "")
         if catcher else trusted("<b>Who caught it:</b> no detection measured. ")
     )  # fmt: skip
     games = document["metrics"].get("games") or document["run"]["games"]
@@ -268,10 +287,11 @@ def findings(document: dict[str, Any]) -> list[Html]:
 # The key plots, in order: caption -> (what to look for, alt text). Their captions are ``plots.run_plots``'s keys.
 KEY_PLOTS = {
     "deception against detection": (
-        "Each policy's lies left unflagged (right: better liar) against its own detection F1 (up: better detector); "
-        "filled dots are this run, hollow squares the baselines. Non-overlapping bars mean a real difference.",
+        "Each policy's lies left unflagged (right: better liar) against its own detection F1 on its village seats "
+        "(up: better detector); filled dots are this run, hollow squares the baselines. Non-overlapping bars mean a "
+        "real difference.",
         "Scatter plot with 95% interval bars: for each policy and baseline, the share of its lies no majority "
-        "flagged on the x axis and the F1 of its own flags on the y axis, both from 0 to 1.",
+        "flagged on the x axis and the F1 of its own flags on village seats on the y axis, both from 0 to 1.",
     ),
     "cross-perception by role pair": (
         "Rows are observers, columns the suspected role. A dark werewolf column means the village found the "
@@ -299,4 +319,6 @@ def key_plots(images: dict[str, str]) -> list[Html]:
     return [render("<h2 id='key-plots'>Key plots</h2><div class='plots key-plots'>{figures}</div>", figures=figures)]
 
 
-__all__ = ["HEADLINES", "KEY_PLOTS", "card_groups", "findings", "key_plots", "run_status", "shown_figure"]
+__all__ = [
+    "HEADLINES", "KEY_PLOTS", "card_groups", "detection_of", "findings", "key_plots", "run_status", "shown_figure",
+]  # fmt: skip

@@ -32,6 +32,7 @@ import numpy as np
 from matplotlib.patches import Patch
 
 from werewolf_deception.benchmarks.console import lineup_itself
+from werewolf_deception.benchmarks.report.html_findings import detection_of
 from werewolf_env.analysis import GameRecord, cause_order, suspicion_by_round
 from werewolf_env.core import Team, visible_controls
 
@@ -228,15 +229,22 @@ def _interval(est: dict[str, Any] | None) -> tuple[float, float, float] | None:
 
 def _deception_against_detection(document: dict[str, Any]) -> Any:
     """One point per policy of the run (filled) and per baseline lineup (hollow, its figures over all seats):
-    the share of its lies that no majority of listeners flagged against the F1 of its own flags, with 95%
-    intervals on both axes. A policy that told no lie (or flagged nothing) has no point and is named below."""
+    the share of its lies that no majority of listeners flagged against the F1 of its own flags on its village
+    seats (a werewolf's flags on its partners are knowledge: ``html_findings.detection_of``), with 95% intervals
+    on both axes. A policy that told no lie (or flagged nothing as a villager) has no point and is named below."""
     metrics = document["metrics"]
     itself = set(lineup_itself(document))
+    village = Team.VILLAGE.value
     points = [
-        (str(p), metrics["deceptive"]["by_policy"].get(p, {}), metrics["detective"]["by_policy"].get(p, {}), True)
+        (str(p), metrics["deceptive"]["by_policy"].get(p, {}), detection_of(metrics, "by_policy", p), True)
         for p in metrics["deceptive"]["by_policy"]
     ] + [
-        (f"{k} (baseline)", v["metrics"]["deceptive"]["all"]["all"], v["metrics"]["detective"]["all"]["all"], False)
+        (
+            f"{k} (baseline)",
+            v["metrics"]["deceptive"]["all"]["all"],
+            v["metrics"]["detective"]["by_team"].get(village, {}),
+            False,
+        )
         for k, v in sorted(document.get("baselines", {}).items())
         if k not in itself
     ]
@@ -255,7 +263,7 @@ def _deception_against_detection(document: dict[str, Any]) -> Any:
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("its lies left unflagged by the listeners (share)")
-    ax.set_ylabel("its detection of others' lies (F1)")
+    ax.set_ylabel("its detection of others' lies on village seats (F1)")
     title = "Deception against detection, per policy (95% CI)"
     if missing:
         title += "\n" + textwrap.fill("no point (no lie or no flag): " + ", ".join(missing), 70)  # names are any length

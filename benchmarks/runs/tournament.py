@@ -53,7 +53,7 @@ from werewolf_deception.agents.play import AgentSpec, Lineup, read_settings_file
 from werewolf_deception.benchmarks.console import MAX_GAMES, MAX_SEED, game_config_of
 from werewolf_deception.benchmarks.runs.loop import Job
 from werewolf_env import GameConfig
-from werewolf_env.analysis import Bootstrap, GameRecord, fit_logistic
+from werewolf_env.analysis import Bootstrap, GameRecord, fit_logistic, joint_key
 from werewolf_env.core import Role
 from werewolf_env.engine import read_log
 from werewolf_env.record import Price, cost_usd
@@ -324,11 +324,11 @@ def entrant_table(
             else None
         )
         # Keys are "<entrant> | <role>": looked up, never split (an entrant may be called "a | b").
-        roles = sorted(role.value for role in Role if f"{name} | {role.value}" in by_policy_role)
+        roles = sorted(role.value for role in Role if joint_key(name, role.value) in by_policy_role)
         out[name] = {
             "games": games,
             "win_rate": players.get("by_policy", {}).get(name, {}).get("win_rate"),
-            "win_rate_by_role": {role: by_policy_role[f"{name} | {role}"]["win_rate"] for role in roles},
+            "win_rate_by_role": {role: by_policy_role[joint_key(name, role)]["win_rate"] for role in roles},
             "rating": ratings["ratings"].get(name),
             "deception": {
                 k: metrics["deceptive"].get("by_policy", {}).get(name, {}).get(k)

@@ -5,6 +5,7 @@ The names other packages use, from the modules that define them.
 
 from __future__ import annotations
 
+from werewolf_env.analysis.columns import joint_key
 from werewolf_env.analysis.coverage import ClaimsCoverage, claims_coverage_lines, shown_kinds
 from werewolf_env.analysis.logistic import Columns, LogisticFit, Sparse, best_threshold, fit_logistic, sigmoid
 from werewolf_env.analysis.metrics import (
@@ -54,6 +55,7 @@ __all__ = [
     "cause_order",
     "claims_coverage_lines",
     "fit_logistic",
+    "joint_key",
     "last_acts",
     "reward",
     "role_kinds",

@@ -78,7 +78,12 @@ def coverage(answered: int, expected: int) -> dict[str, Any]:
     return {"answered": answered, "expected": expected, "share": round(answered / expected, 4) if expected else None}
 
 
-GROUPS = ("role", "team", "policy")  # figures by the unit's role, team and policy (and policy x role)
+GROUPS = ("role", "team", "policy")  # figures by the unit's role, team and policy (and policy x role, x team)
+
+
+def joint_key(policy: str, part: str) -> str:
+    """The key of a policy's figures in one role or team (``by_policy_role``, ``by_policy_team``)."""
+    return f"{policy} | {part}"
 
 
 def unit_keys(*units: str) -> tuple[str, ...]:
@@ -93,11 +98,12 @@ def group_masks(cols: TableColumns, prefix: str) -> dict[str, dict[str, np.ndarr
         keys = cols.keys(f"{prefix}_{by}")
         out[f"by_{by}"] = {k: keys == k for k in sorted(set(keys.tolist()))}
     policies = out["by_policy"]
-    if len(policies) > 1:  # several models or agent kinds: each one's figures per role too
-        roles = cols.keys(f"{prefix}_role")
-        out["by_policy_role"] = {
-            f"{p} | {r}": mask & (roles == r) for p, mask in policies.items() for r in sorted(set(roles.tolist()))
-        }
+    if len(policies) > 1:  # several models or agent kinds: each one's figures per role and per team too
+        for by in ("role", "team"):
+            keys = cols.keys(f"{prefix}_{by}")
+            out[f"by_policy_{by}"] = {
+                joint_key(p, k): mask & (keys == k) for p, mask in policies.items() for k in sorted(set(keys.tolist()))
+            }
     return out
 
 

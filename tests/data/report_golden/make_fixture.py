@@ -22,7 +22,8 @@ and cell by cell: every earlier key, value, row and column is the same; the only
 ``controls_asked``, ``controls_reported``, ``shift_control``, ``day_first``; analyses: ``shift_control``;
 players: ``werewolf_env.record.persuasion.SEAT_FIGURES``). And once for the report's fallback limit, checked key by
 key: the only changes are ``run.max_fallback_rate`` (0.1) and ``run.max_fallback_rate_from`` ("default": the
-fixture's run has no ``summary.json``).
+fixture's run has no ``summary.json``). And once for each policy's figures by team, checked key by key: the only
+change is a new ``by_policy_team`` grouping in seven sections (the run has three policies); the tables are the same.
 
 The run: 6 seats with names a CSV or a spreadsheet could trip on; three heuristic games, one with
 random villagers under a policy label holding a comma, quotes and ``=``, one whose every analysis falls
