@@ -89,8 +89,13 @@ def test_tournament_command(tmp_path: Path) -> None:
         assert entrant["rating"]["elo"] is not None
     assert result["entrants"]["rnd"]["priced"] and result["entrants"]["rnd"]["cost_per_game_usd"] == 0.0
     # Beside the ratings: each entrant's persuasion and lie success as a speaker, its resistance as a listener.
-    metrics = json.loads((out / "metrics.json").read_text())["metrics"]["persuasion"]
+    document = json.loads((out / "metrics.json").read_text())["metrics"]
+    metrics = document["persuasion"]
     for name, entrant in result["entrants"].items():
+        # Detection on its village seats: a werewolf's flags on its partners are knowledge.
+        village = document["detective"]["by_policy_team"][f"{name} | village"]
+        assert entrant["detection"]["f1"] == village["f1"] and village["f1"]["value"] is not None
+        assert village["analyses"] < document["detective"]["by_policy"][name]["analyses"]
         speaker = metrics["speaker"]["by_policy"][name]
         assert entrant["persuasion"]["deception_success"] == speaker["deception_success"]
         assert entrant["persuasion"]["persuasion"] == speaker["persuasion"]

@@ -54,7 +54,7 @@ from werewolf_deception.benchmarks.console import MAX_GAMES, MAX_SEED, game_conf
 from werewolf_deception.benchmarks.runs.loop import Job
 from werewolf_env import GameConfig
 from werewolf_env.analysis import Bootstrap, GameRecord, fit_logistic, joint_key
-from werewolf_env.core import Role
+from werewolf_env.core import Role, Team
 from werewolf_env.engine import read_log
 from werewolf_env.record import Price, cost_usd
 
@@ -323,7 +323,8 @@ def entrant_table(
             if price is not None
             else None
         )
-        # Keys are "<entrant> | <role>": looked up, never split (an entrant may be called "a | b").
+        # Keys are "<entrant> | <role or team>": looked up, never split (an entrant may be called "a | b").
+        village = metrics["detective"].get("by_policy_team", {}).get(joint_key(name, Team.VILLAGE.value)) or {}
         roles = sorted(role.value for role in Role if joint_key(name, role.value) in by_policy_role)
         out[name] = {
             "games": games,
@@ -334,10 +335,8 @@ def entrant_table(
                 k: metrics["deceptive"].get("by_policy", {}).get(name, {}).get(k)
                 for k in ("lies_per_statement", "undetected_lie_share")
             },
-            "detection": {
-                k: metrics["detective"].get("by_policy", {}).get(name, {}).get(k)
-                for k in ("precision", "recall", "f1", "auroc_werewolf")
-            },
+            # On its village seats: a werewolf's flags on its partners are knowledge, not detection.
+            "detection": {k: village.get(k) for k in ("precision", "recall", "f1", "auroc_werewolf")},
             "persuasion": entrant_persuasion(metrics, name),
             "tokens_per_game": {
                 "prompt": round(prompt / games, 1) if games else 0,
