@@ -28,6 +28,7 @@ from werewolf_deception.benchmarks.console import (
     RESAMPLES,
     WIDTH,
     fit,
+    is_rate,
     legend_lines,
     lineup_itself,
     pack,
@@ -96,7 +97,7 @@ def report_command(args: argparse.Namespace) -> int:
     labeler = getattr(args, "labeler", DEFAULT_LABELER)
     try:
         rate = getattr(args, "max_fallback_rate", None)
-        if rate is not None and not 0.0 <= rate <= 1.0:  # NaN fails this too
+        if rate is not None and not is_rate(rate):
             raise ValueError(f"--max-fallback-rate must be between 0 and 1 (got {rate})")
         if args.out is not None:
             check_out_folder(args.out, "--out", REPORT_FOLDERS)

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from werewolf_deception.agents.llm import LLMOptions, validate_options
 from werewolf_deception.agents.play import AgentSpec, Lineup, ProbeResult, preflight
@@ -21,6 +21,12 @@ from werewolf_deception.benchmarks.console.values import COUNT, field_bounds, wh
 # The share of an LLM seat's actions the env may play for it before a run stops measuring the model (exit 4);
 # the report's status line reads the same rule.
 DEFAULT_MAX_FALLBACK_RATE = 0.10
+
+
+def is_rate(value: object) -> TypeGuard[float]:
+    """A share a fallback limit can be: a number from 0 to 1 (not a bool; NaN fails the range)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0
+
 
 # flag -> LLMOptions field (argparse's type check refuses "hot" at once; pydantic refuses NaN, ranges and URLs).
 # "{default}" in a text is the field's default in LLMOptions (the one place it is set).
@@ -136,7 +142,7 @@ def judge_settings(args: argparse.Namespace, specs: list[str]) -> dict[str, Any]
 def check_run_flags(args: argparse.Namespace) -> None:
     """Refuse impossible run-level values before anything starts (ValueError with the reason)."""
     rate = args.max_fallback_rate
-    if not 0.0 <= rate <= 1.0:  # NaN fails this too
+    if not is_rate(rate):
         raise ValueError(f"--max-fallback-rate must be between 0 and 1 (got {rate})")
 
 

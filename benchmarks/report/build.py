@@ -44,7 +44,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, cast
 
-from werewolf_deception.benchmarks.console import DEFAULT_MAX_FALLBACK_RATE, Bar, one_line_verdict, track
+from werewolf_deception.benchmarks.console import DEFAULT_MAX_FALLBACK_RATE, Bar, is_rate, one_line_verdict, track
 from werewolf_deception.benchmarks.labels import (
     DEFAULT_LABELER,
     LabelsError,
@@ -208,11 +208,7 @@ def build_report(
     which, and ``run.max_fallback_rate_from`` where it came from ("command": this argument, a file of
     ``JUDGED_IN``, or "default")."""
     run_dir = Path(run_dir)
-    if max_fallback_rate is not None and (
-        isinstance(max_fallback_rate, bool)
-        or not isinstance(max_fallback_rate, (int, float))
-        or not 0.0 <= max_fallback_rate <= 1.0  # NaN fails this too
-    ):
+    if max_fallback_rate is not None and not is_rate(max_fallback_rate):
         raise ValueError(f"max_fallback_rate must be a number between 0 and 1 (got {max_fallback_rate!r})")
     out_dir = report_dir(run_dir, out, labeler)
     if labeler != DEFAULT_LABELER and not labels_path(run_dir, labeler).is_file():
@@ -295,7 +291,7 @@ def judged_fallback_limit(run_dir: Path) -> tuple[float, str]:
         except (OSError, ValueError):  # missing, unreadable, not JSON, nested too deep
             continue
         rate = data.get("max_fallback_rate") if isinstance(data, dict) else None
-        if isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0.0 <= rate <= 1.0:
+        if is_rate(rate):
             return abs(float(rate)), name  # abs: -0.0 is 0
     return DEFAULT_MAX_FALLBACK_RATE, "default"
 

@@ -242,7 +242,7 @@ def _deception_against_detection(document: dict[str, Any]) -> Any:
         (
             f"{k} (baseline)",
             v["metrics"]["deceptive"]["all"]["all"],
-            v["metrics"]["detective"]["by_team"].get(village, {}),
+            detection_of(v["metrics"], "by_team", village),
             False,
         )
         for k, v in sorted(document.get("baselines", {}).items())
